@@ -1,0 +1,149 @@
+#pragma once
+// ipybox's C++ API: run Python in a stateful IPython kernel (the counterpart of the reference
+// SDK's CodeExecutor).
+//
+//   ipybox::CodeExecutor executor({.workspace = "/tmp/ws"});
+//   executor.start();
+//   auto result = executor.execute("print(6 * 7)");          // result.text == "42"
+//   auto stream = executor.stream("for i in range(3): print(i)");
+//   while (auto event = stream.next()) { ... }               // chunks, then the result
+//
+// Thread-safety: every method may be called from any thread. Executions run one at a time, in
+// call order. cancel() interrupts the running execution from another thread. The executor owns
+// its kernels; the destructor stops them. Streams must not outlive their executor.
+#include "ipybox/kernel/execution.hpp"
+#include "ipybox/process/environment.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ipybox {
+
+namespace kernel {
+class kernel_session;
+class execution_stream;
+}  // namespace kernel
+
+struct code_executor_options {
+    std::filesystem::path workspace;          // kernel cwd and import root; default: current dir
+    std::filesystem::path images_directory;   // default: <workspace>/images
+    std::map<std::string, std::string> kernel_env;  // added to the kernel's environment
+    // The host's environment: the kernel inherits only its allowlisted variables (PATH, HOME,
+    // LANG, ...); interpreter discovery searches its PATH.
+    process::environment_map host_environment;
+    std::optional<std::filesystem::path> python;           // --python
+    std::optional<std::filesystem::path> python_override;  // IPYBOX_PYTHON
+    std::filesystem::path runtime_directory;  // folder holding ipybox_runtime/
+    std::string transport = "ipc";            // kernel channels: "ipc" or "tcp"
+    std::chrono::milliseconds start_timeout{30000};
+    std::size_t max_output_bytes = 8 * 1024 * 1024;
+    bool keep_spare_kernel = true;  // makes reset() fast at the cost of one idle kernel
+};
+
+// A piece of output while the code runs.
+struct code_execution_chunk {
+    std::string stream;  // "stdout", "stderr" or "display"
+    std::string text;
+    std::optional<std::filesystem::path> image;
+};
+
+struct code_execution_result {
+    std::string text;
+    std::vector<std::filesystem::path> images;
+    bool cancelled = false;
+    std::vector<std::string> notices;
+    std::size_t omitted_output_bytes = 0;
+    std::optional<long long> kernel_micros;
+};
+
+// Why an execution failed. what() is the text to show: for an exception
+// "<ename>: <evalue>\n<traceback>"; for a timeout or a dead kernel, what happened to the state.
+class code_execution_error : public std::runtime_error {
+public:
+    enum class kind { exception, timeout, kernel_died, start_failed };
+    code_execution_error(kind k, const std::string& message, std::string output,
+                         std::string ename = {}, std::string evalue = {}, bool state_kept = true)
+        : std::runtime_error(message),
+          kind_(k),
+          output_(std::move(output)),
+          ename_(std::move(ename)),
+          evalue_(std::move(evalue)),
+          state_kept_(state_kept) {}
+    kind error_kind() const { return kind_; }
+    const std::string& output() const { return output_; }  // printed before the failure
+    const std::string& ename() const { return ename_; }
+    const std::string& evalue() const { return evalue_; }
+    bool state_kept() const { return state_kept_; }
+
+private:
+    kind kind_;
+    std::string output_, ename_, evalue_;
+    bool state_kept_;
+};
+
+using code_execution_event = std::variant<code_execution_chunk, code_execution_result>;
+
+// The events of one execution: chunks as they arrive, then the result. next() returns nullopt
+// after the result; it throws code_execution_error when the execution fails.
+class code_execution_stream {
+public:
+    ~code_execution_stream();
+    code_execution_stream(code_execution_stream&&) noexcept;
+    std::optional<code_execution_event> next();
+
+private:
+    friend class code_executor;
+    explicit code_execution_stream(std::unique_ptr<kernel::execution_stream> stream);
+    std::unique_ptr<kernel::execution_stream> stream_;
+    bool done_ = false;
+};
+
+class code_executor {
+public:
+    explicit code_executor(code_executor_options options = {});
+    ~code_executor();
+
+    code_executor(const code_executor&) = delete;
+    code_executor& operator=(const code_executor&) = delete;
+
+    // Finds the interpreter and starts the kernel. Throws code_execution_error(start_failed)
+    // naming the interpreter tried and the fix. execute() and stream() call it when needed.
+    void start();
+    void stop();
+
+    // Runs `code` to the end. Throws code_execution_error.
+    code_execution_result execute(const std::string& code,
+                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    code_execution_stream stream(const std::string& code,
+                                 std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+    void reset();   // a fresh kernel; the workspace and installed packages stay
+    void cancel();  // interrupts the running execution, which ends as cancelled
+
+    const std::filesystem::path& python() const;  // the interpreter in use (after start)
+    int kernel_pid() const;
+
+private:
+    kernel::kernel_session& session();
+    code_executor_options options_;
+    std::filesystem::path python_;
+    std::unique_ptr<kernel::kernel_session> session_;
+    mutable std::mutex mutex_;
+};
+
+// The names of the reference SDK.
+using CodeExecutor = code_executor;
+using CodeExecutorOptions = code_executor_options;
+using CodeExecutionResult = code_execution_result;
+using CodeExecutionChunk = code_execution_chunk;
+using CodeExecutionError = code_execution_error;
+
+}  // namespace ipybox

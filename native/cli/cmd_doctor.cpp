@@ -1,0 +1,86 @@
+#include "cmd_doctor.hpp"
+
+#include "ipybox/core/version.hpp"
+#include "ipybox/kernel/interpreter.hpp"
+
+#include <iostream>
+
+namespace ipybox::cli {
+namespace {
+
+void print_row(const std::string& what, const std::string& value) {
+    std::cout << "  " << what << std::string(what.size() < 14 ? 14 - what.size() : 1, ' ') << value
+              << "\n";
+}
+
+}  // namespace
+
+void setup_doctor(CLI::App& app, doctor_options& options) {
+    auto* doctor = app.add_subcommand(
+        "doctor", "Report the Python interpreter and packages ipybox uses, and what is missing");
+    doctor->add_option("--python", options.python, "Check this interpreter instead of searching");
+}
+
+int run_doctor(const doctor_options& options, const process::environment_map& environment) {
+    kernel::interpreter_search search;
+    if (options.python) search.explicit_path = *options.python;
+    if (const auto it = environment.find("IPYBOX_PYTHON"); it != environment.end() &&
+                                                            !it->second.empty()) {
+        search.env_override = it->second;
+    }
+    if (const auto it = environment.find("PATH"); it != environment.end()) {
+        search.path_variable = it->second;
+    }
+    search.environment = process::filter_environment(environment, process::default_allowlist());
+
+    std::cout << "ipybox " << core::version << "\n\nPython interpreters (in search order):\n";
+    std::optional<kernel::interpreter_probe> chosen;
+    for (const auto& candidate : kernel::interpreter_candidates(search)) {
+        auto probe = kernel::probe_interpreter(candidate, search.environment);
+        print_row(probe.path.string(), probe.usable ? "usable (Python " + probe.python_version + ")"
+                                                    : "rejected: " + probe.problem);
+        if (probe.usable && !chosen) chosen = std::move(probe);
+    }
+    const auto runtime = runtime_directory(environment);
+    const bool runtime_ok = std::filesystem::exists(runtime / "ipybox_runtime" / "kernel_main.py");
+
+    std::vector<std::string> problems;
+    std::cout << "\nKernel:\n";
+    if (chosen) {
+        print_row("interpreter", chosen->path.string());
+        print_row("ipykernel", chosen->ipykernel_version);
+        print_row("pydantic", chosen->pydantic_version.empty() ? "MISSING" : chosen->pydantic_version);
+        print_row("matplotlib",
+                  chosen->matplotlib_version.empty() ? "missing (plots unavailable)"
+                                                     : chosen->matplotlib_version);
+        if (chosen->pydantic_version.empty()) {
+            problems.push_back("pydantic is needed by generated MCP tool modules: "
+                               "sudo apt-get install python3-pydantic");
+        }
+        if (chosen->matplotlib_version.empty()) {
+            problems.push_back("matplotlib is optional, for plots: "
+                               "sudo apt-get install python3-matplotlib");
+        }
+    } else {
+        print_row("interpreter", "NONE FOUND");
+        problems.push_back("no interpreter has ipykernel: sudo apt-get install python3-ipykernel "
+                           "python3-pydantic python3-matplotlib (or pass --python PATH)");
+    }
+    print_row("runtime", runtime.string() + (runtime_ok ? "" : " (MISSING)"));
+    if (!runtime_ok) {
+        problems.push_back("the ipybox_runtime Python package is missing; reinstall ipybox "
+                           "(./install.sh) or set IPYBOX_RUNTIME_DIR");
+    }
+
+    std::cout << "\n";
+    if (problems.empty()) {
+        std::cout << "Everything ipybox needs is here.\n";
+        return exit_ok;
+    }
+    std::cout << "To fix:\n";
+    for (const auto& problem : problems) std::cout << "  - " << problem << "\n";
+    const bool fatal = !chosen || !runtime_ok;
+    return fatal ? exit_start_failed : exit_ok;
+}
+
+}  // namespace ipybox::cli

@@ -1,0 +1,136 @@
+#include "cmd_run.hpp"
+
+#include "ipybox/core/log.hpp"
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace ipybox::cli {
+namespace {
+
+std::optional<std::string> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::stringstream content;
+    content << in.rdbuf();
+    return content.str();
+}
+
+// Ctrl-C cancels the running code (the kernel lives in its own session and never sees the
+// terminal's SIGINT); a second Ctrl-C exits.
+class interrupt_forwarder {
+public:
+    explicit interrupt_forwarder(code_executor& executor) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        pthread_sigmask(SIG_BLOCK, &set, nullptr);
+        thread_ = std::thread([&executor, set] {
+            int count = 0;
+            while (true) {
+                int received = 0;
+                if (sigwait(&set, &received) != 0) return;
+                if (received != SIGINT) continue;
+                if (++count > 1) std::_Exit(130);
+                std::cerr << "\nipybox: interrupting (press Ctrl-C again to quit)" << std::endl;
+                executor.cancel();
+            }
+        });
+        thread_.detach();
+    }
+    interrupt_forwarder(const interrupt_forwarder&) = delete;
+    interrupt_forwarder& operator=(const interrupt_forwarder&) = delete;
+
+private:
+    std::thread thread_;
+};
+
+void print_chunk(const code_execution_chunk& chunk) {
+    if (chunk.image) {
+        std::cout << "[image saved: " << chunk.image->string() << "]\n" << std::flush;
+    } else if (chunk.stream == "stderr") {
+        std::cerr << chunk.text << std::flush;
+    } else {
+        std::cout << chunk.text << std::flush;
+    }
+}
+
+}  // namespace
+
+void setup_run(CLI::App& app, run_options& options) {
+    auto* run = app.add_subcommand(
+        "run", "Run Python files and -c snippets, in order, in one stateful IPython kernel");
+    run->add_option("files", options.files, "Python files to run");
+    run->add_option("-c,--code", options.snippets, "Python code to run (repeatable)");
+    run->add_option("--timeout", options.timeout_seconds,
+                    "Seconds each file or snippet may run before the kernel is interrupted")
+        ->check(CLI::PositiveNumber);
+    add_kernel_flags(*run, options.kernel);
+    run->callback([run, &options] {
+        // Recover the command-line order of files and snippets.
+        std::size_t file_index = 0;
+        std::size_t code_index = 0;
+        for (const auto* option : run->parse_order()) {
+            if (option->get_name() == "files" && file_index < options.files.size()) {
+                options.sources_in_order.push_back("f:" + options.files[file_index++]);
+            } else if (option->check_name("-c") && code_index < options.snippets.size()) {
+                options.sources_in_order.push_back("c:" + options.snippets[code_index++]);
+            }
+        }
+        if (options.sources_in_order.empty()) {
+            throw CLI::ValidationError("run", "give at least one FILE or -c CODE");
+        }
+    });
+}
+
+int run_run(const run_options& options, const process::environment_map& environment) {
+    auto executor_config = executor_options(options.kernel, environment);
+    executor_config.keep_spare_kernel = false;  // nothing here resets the kernel
+    code_executor executor(std::move(executor_config));
+    interrupt_forwarder forward_interrupts(executor);
+    std::optional<std::chrono::milliseconds> timeout;
+    if (options.timeout_seconds) {
+        timeout = std::chrono::milliseconds(static_cast<long long>(*options.timeout_seconds * 1000));
+    }
+    for (const auto& source : options.sources_in_order) {
+        std::string code = source.substr(2);
+        if (source[0] == 'f') {
+            auto content = read_file(code);
+            if (!content) {
+                std::cerr << "ipybox: cannot read " << code << "\n";
+                return exit_usage;
+            }
+            code = std::move(*content);
+        }
+        try {
+            auto stream = executor.stream(code, timeout);
+            while (auto event = stream.next()) {
+                if (const auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
+                    print_chunk(*chunk);
+                    continue;
+                }
+                const auto& result = std::get<code_execution_result>(*event);
+                for (const auto& notice : result.notices) std::cerr << "ipybox: " << notice << "\n";
+                if (result.omitted_output_bytes > 0) {
+                    std::cerr << "ipybox: " << result.omitted_output_bytes
+                              << " bytes of output were left out of the result\n";
+                }
+                if (result.cancelled) {
+                    std::cerr << "ipybox: cancelled\n";
+                    return exit_execution_error;
+                }
+            }
+        } catch (const code_execution_error& e) {
+            std::cout << std::flush;
+            std::cerr << e.what() << "\n";
+            return e.error_kind() == code_execution_error::kind::start_failed ? exit_start_failed
+                                                                              : exit_execution_error;
+        }
+    }
+    return exit_ok;
+}
+
+}  // namespace ipybox::cli

@@ -1,0 +1,67 @@
+#include "host_context.hpp"
+
+#include "ipybox/core/log.hpp"
+
+#include <unistd.h>
+
+namespace ipybox::cli {
+
+void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
+    command.add_option("--workspace", flags.workspace,
+                       "Kernel working directory and import root (created if missing)")
+        ->capture_default_str();
+    command.add_option("--python", flags.python,
+                       "Python interpreter with ipykernel (default: $IPYBOX_PYTHON, else the first "
+                       "python3 that has ipykernel)");
+    command.add_option("--env", flags.env, "KEY=VALUE set in the kernel's environment (repeatable)");
+    command.add_option("--transport", flags.transport, "Kernel channel transport")
+        ->check(CLI::IsMember({"ipc", "tcp"}))
+        ->capture_default_str();
+    command.add_option("--log-level", flags.log_level,
+                       "Log level on stderr: trace, debug, info, warning, error, off")
+        ->capture_default_str();
+}
+
+std::filesystem::path runtime_directory(const process::environment_map& environment) {
+    if (const auto it = environment.find("IPYBOX_RUNTIME_DIR"); it != environment.end()) {
+        return it->second;
+    }
+    char buffer[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+    if (length > 0) {
+        const std::filesystem::path exe(std::string(buffer, static_cast<std::size_t>(length)));
+        const auto installed = exe.parent_path().parent_path() / "share" / "ipybox" / "python";
+        if (std::filesystem::exists(installed / "ipybox_runtime")) return installed;
+    }
+    return IPYBOX_SOURCE_PYTHON_DIR;
+}
+
+code_executor_options executor_options(const kernel_flags& flags,
+                                       const process::environment_map& environment) {
+    code_executor_options options;
+    options.workspace = std::filesystem::absolute(flags.workspace);
+    options.host_environment = environment;
+    if (flags.python) options.python = *flags.python;
+    if (const auto it = environment.find("IPYBOX_PYTHON"); it != environment.end() &&
+                                                            !it->second.empty()) {
+        options.python_override = it->second;
+    }
+    options.runtime_directory = runtime_directory(environment);
+    options.transport = flags.transport;
+    constexpr std::string_view prefix = "KERNEL_ENV_";
+    for (const auto& [name, value] : environment) {
+        if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0) {
+            options.kernel_env[name.substr(prefix.size())] = value;
+        }
+    }
+    for (const auto& entry : flags.env) {
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            throw CLI::ValidationError("--env", "expected KEY=VALUE, got '" + entry + "'");
+        }
+        options.kernel_env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    return options;
+}
+
+}  // namespace ipybox::cli

@@ -1,0 +1,43 @@
+#pragma once
+// What the command line learns from the host: its environment, where the Python runtime
+// package is installed, and the options every subcommand shares.
+#include "ipybox/code_executor.hpp"
+#include "ipybox/process/environment.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace ipybox::cli {
+
+// Exit codes of every subcommand.
+enum exit_code : int {
+    exit_ok = 0,
+    exit_execution_error = 1,  // the code raised, timed out, or the kernel died
+    exit_usage = 2,
+    exit_start_failed = 3,     // no interpreter, or the kernel did not start
+};
+
+// Options shared by subcommands that run a kernel.
+struct kernel_flags {
+    std::string workspace = ".";
+    std::optional<std::string> python;
+    std::vector<std::string> env;  // KEY=VALUE for the kernel
+    std::string transport = "ipc";
+    std::string log_level = "warning";
+};
+
+void add_kernel_flags(CLI::App& command, kernel_flags& flags);
+
+// The folder that holds ipybox_runtime/: $IPYBOX_RUNTIME_DIR, else <exe>/../share/ipybox/python
+// (installed), else the source tree this binary was built from.
+std::filesystem::path runtime_directory(const process::environment_map& environment);
+
+// Executor options from the flags and the host: kernel_env = KERNEL_ENV_* (prefix stripped),
+// then --env. Throws CLI::ValidationError for a malformed --env.
+code_executor_options executor_options(const kernel_flags& flags,
+                                       const process::environment_map& environment);
+
+}  // namespace ipybox::cli

@@ -1,0 +1,41 @@
+// The ipybox command line. One file per subcommand (cmd_*.cpp); this file only wires them up.
+#include "cmd_doctor.hpp"
+#include "cmd_run.hpp"
+#include "host_context.hpp"
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/version.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    using namespace ipybox::cli;
+    CLI::App app{"ipybox: a stateful IPython sandbox for AI agents, with typed MCP tool calling"};
+    app.set_version_flag("--version", std::string("ipybox ") + ipybox::core::version);
+    app.require_subcommand(1);
+
+    run_options run;
+    doctor_options doctor;
+    setup_run(app, run);
+    setup_doctor(app, doctor);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    const auto environment = ipybox::process::current_environment();
+    try {
+        if (app.got_subcommand("run")) {
+            ipybox::core::set_log_level(run.kernel.log_level);
+            return run_run(run, environment);
+        }
+        if (app.got_subcommand("doctor")) return run_doctor(doctor, environment);
+    } catch (const CLI::Error& e) {
+        std::cerr << "ipybox: " << e.what() << "\n";
+        return exit_usage;
+    } catch (const std::exception& e) {
+        std::cerr << "ipybox: " << e.what() << "\n";
+        return exit_execution_error;
+    }
+    return exit_usage;
+}

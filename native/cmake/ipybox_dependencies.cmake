@@ -1,0 +1,13 @@
+# Every third-party dependency, found once. All come from Debian 12 packages (see install.sh).
+find_package(Threads REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(cppzmq REQUIRED)
+find_package(OpenSSL REQUIRED)
+# Asio, Beast and Process (v1) are header-only; Process v1 needs Boost.Filesystem.
+find_package(Boost 1.74 REQUIRED COMPONENTS filesystem)
+if(IPYBOX_BUILD_TESTS)
+    find_package(doctest REQUIRED)
+    include(doctest)
+endif()

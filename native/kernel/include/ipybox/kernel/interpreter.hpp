@@ -1,0 +1,61 @@
+#pragma once
+// Finding a Python interpreter that can run an IPython kernel (ARCHITECTURE.md, "Python
+// interpreter"): an explicit path, else IPYBOX_PYTHON, else the first candidate that can import
+// ipykernel. Callers pass configuration in; nothing here reads the environment itself.
+#include "ipybox/process/environment.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ipybox::kernel {
+
+struct interpreter_probe {
+    std::filesystem::path path;
+    bool usable = false;          // exists, runs, and has ipykernel
+    std::string problem;          // why not usable, for messages
+    std::string python_version;   // "3.11.2", empty if it did not run
+    std::string ipykernel_version;
+    std::string pydantic_version;
+    std::string matplotlib_version;
+};
+
+// Runs `path` once to learn its versions. Never throws; failures are described in `problem`.
+// `environment` is the probe's complete environment (normally the kernel's allowlist).
+interpreter_probe probe_interpreter(const std::filesystem::path& path,
+                                    const process::environment_map& environment,
+                                    std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+struct interpreter_search {
+    std::optional<std::filesystem::path> explicit_path;  // --python
+    std::optional<std::filesystem::path> env_override;   // IPYBOX_PYTHON
+    std::string path_variable;                           // the PATH to search for python3
+    process::environment_map environment;                // environment the probes run with
+};
+
+struct interpreter_choice {
+    interpreter_probe chosen;
+    std::vector<interpreter_probe> rejected;  // candidates tried before `chosen`
+};
+
+class interpreter_not_found : public std::runtime_error {
+public:
+    interpreter_not_found(const std::string& message, std::vector<interpreter_probe> tried)
+        : std::runtime_error(message), tried_(std::move(tried)) {}
+    const std::vector<interpreter_probe>& tried() const { return tried_; }
+
+private:
+    std::vector<interpreter_probe> tried_;
+};
+
+// The candidates in order, without probing them.
+std::vector<std::filesystem::path> interpreter_candidates(const interpreter_search& search);
+
+// Probes candidates in order and returns the first usable one. Throws interpreter_not_found
+// naming every candidate, why it was rejected, and how to fix it.
+interpreter_choice find_interpreter(const interpreter_search& search);
+
+}  // namespace ipybox::kernel

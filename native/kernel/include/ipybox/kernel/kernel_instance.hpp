@@ -1,0 +1,82 @@
+#pragma once
+// One running IPython kernel: its process, its connection, and the routing of its messages to
+// the executions that asked for them (by parent msg_id).
+//
+// Lifecycle: start() spawns and connects without waiting; wait_ready() blocks until the kernel
+// answered kernel_info AND an IOPub message of that request arrived (without the second, the
+// first execution's output is lost about half the time: ZeroMQ's slow-joiner); shutdown() asks
+// politely, then signals. A kernel process that exits at any time fails every pending execution
+// at once with a kernel_died event (its pidfd is watched by the connection's I/O thread).
+//
+// Thread-safety: every method may be called from any thread.
+#include "ipybox/kernel/kernel_events.hpp"
+#include "ipybox/process/environment.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ipybox::kernel {
+
+struct kernel_launch {
+    std::filesystem::path python;             // an interpreter with ipykernel
+    std::filesystem::path runtime_directory;  // the folder that contains ipybox_runtime/
+    std::filesystem::path working_directory;  // the kernel's cwd (the workspace)
+    // The kernel's complete environment; ipybox adds PYTHONPATH (runtime first) and
+    // IPYBOX_WORKSPACE.
+    process::environment_map environment;
+    std::string transport = "ipc";  // "ipc" or "tcp"
+    // Prepended to the kernel's command line (a sandbox wrapper); empty runs it directly.
+    std::vector<std::string> command_prefix;
+};
+
+class kernel_start_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// One execute_request in flight: its events arrive on `events`.
+struct pending_execution {
+    std::string msg_id;
+    event_queue events;
+};
+
+class kernel_instance {
+public:
+    // Spawns the kernel in a fresh private directory. Throws kernel_start_error if the process
+    // cannot be started at all.
+    static std::unique_ptr<kernel_instance> start(const kernel_launch& launch);
+    ~kernel_instance();  // shuts the kernel down (see shutdown) if still running
+
+    // Blocks until ready. Throws kernel_start_error if the kernel exits first or the deadline
+    // passes; the message names the interpreter and quotes the end of its output.
+    void wait_ready(std::chrono::steady_clock::time_point deadline);
+    bool ready() const;
+
+    // Sends an execute_request; the returned execution receives every event of that request.
+    std::shared_ptr<pending_execution> execute(const std::string& code);
+
+    // Sends interrupt_request on the control channel (ipykernel signals its process group).
+    void interrupt();
+
+    bool alive() const;
+    // Why the process exited ("killed by signal 9 (SIGKILL)"), or "" while it runs.
+    std::string exit_reason() const;
+    int pid() const;
+    // The kernel's language_info and implementation from its kernel_info_reply.
+    nlohmann::json info() const;
+
+    // shutdown_request on control, up to `grace` to exit, then SIGTERM/SIGKILL to its group.
+    void shutdown(std::chrono::milliseconds grace = std::chrono::milliseconds(1000));
+
+private:
+    struct impl;
+    explicit kernel_instance(std::unique_ptr<impl> state);
+    std::unique_ptr<impl> impl_;
+    int pid_ = -1;
+};
+
+}  // namespace ipybox::kernel

@@ -1,0 +1,138 @@
+#include "ipybox/kernel/interpreter.hpp"
+
+#include "ipybox/process/child_process.hpp"
+#include "ipybox/process/environment.hpp"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <mutex>
+#include <sstream>
+
+namespace ipybox::kernel {
+namespace {
+
+// Fast: find_spec does not import ipykernel (which takes half a second).
+constexpr const char* probe_script = R"PY(
+import importlib.util, json, platform, sys
+def version(name):
+    if importlib.util.find_spec(name) is None:
+        return ""
+    try:
+        from importlib.metadata import version as v
+        return v(name)
+    except Exception:
+        return "unknown"
+print("IPYBOX-PROBE " + json.dumps({"python": platform.python_version(),
+    "ipykernel": version("ipykernel"), "pydantic": version("pydantic"),
+    "matplotlib": version("matplotlib")}))
+)PY";
+
+}  // namespace
+
+interpreter_probe probe_interpreter(const std::filesystem::path& path,
+                                    const process::environment_map& environment,
+                                    std::chrono::milliseconds timeout) {
+    interpreter_probe probe;
+    probe.path = path;
+    if (path.has_parent_path() && ::access(path.c_str(), X_OK) != 0) {
+        probe.problem = "not an executable file";
+        return probe;
+    }
+    std::mutex mutex;
+    std::string report;
+    std::string other_output;
+    process::spawn_options options;
+    options.executable = path;
+    options.arguments = {"-c", probe_script};
+    options.environment = environment;
+    options.on_output_line = [&](std::string_view line) {
+        std::lock_guard lock(mutex);
+        if (line.rfind("IPYBOX-PROBE ", 0) == 0) {
+            report = std::string(line.substr(13));
+        } else if (other_output.size() < 2000) {
+            other_output.append(line).append("\n");
+        }
+    };
+    try {
+        auto child = process::child_process::spawn(std::move(options));
+        const auto status = child->wait_for(timeout);
+        if (!status) {
+            child->terminate(std::chrono::milliseconds(200));
+            probe.problem = "did not answer within " + std::to_string(timeout.count()) + " ms";
+            return probe;
+        }
+        child.reset();  // joins the reader, so `report` is complete
+        if (status->code != 0) {
+            probe.problem = "failed (" + status->describe() + ")";
+            return probe;
+        }
+    } catch (const process::process_error& e) {
+        probe.problem = e.what();
+        return probe;
+    }
+    try {
+        const auto parsed = nlohmann::json::parse(report);
+        probe.python_version = parsed.value("python", "");
+        probe.ipykernel_version = parsed.value("ipykernel", "");
+        probe.pydantic_version = parsed.value("pydantic", "");
+        probe.matplotlib_version = parsed.value("matplotlib", "");
+    } catch (const nlohmann::json::exception&) {
+        probe.problem = "is not a Python interpreter (no probe answer)";
+        return probe;
+    }
+    if (probe.ipykernel_version.empty()) {
+        probe.problem = "cannot import ipykernel";
+        return probe;
+    }
+    probe.usable = true;
+    return probe;
+}
+
+std::vector<std::filesystem::path> interpreter_candidates(const interpreter_search& search) {
+    if (search.explicit_path) return {*search.explicit_path};
+    if (search.env_override) return {*search.env_override};
+    std::vector<std::filesystem::path> out;
+    const auto add = [&](const std::filesystem::path& candidate) {
+        for (const auto& known : out) {
+            if (known == candidate) return;
+        }
+        out.push_back(candidate);
+    };
+    std::stringstream dirs(search.path_variable);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        if (dir.empty()) continue;
+        const auto candidate = std::filesystem::path(dir) / "python3";
+        if (::access(candidate.c_str(), X_OK) == 0) add(candidate);
+    }
+    add("/usr/bin/python3");
+    add("/usr/local/bin/python3");
+    return out;
+}
+
+interpreter_choice find_interpreter(const interpreter_search& search) {
+    interpreter_choice choice;
+    for (const auto& candidate : interpreter_candidates(search)) {
+        auto probe = probe_interpreter(candidate, search.environment);
+        if (probe.usable) {
+            choice.chosen = std::move(probe);
+            return choice;
+        }
+        choice.rejected.push_back(std::move(probe));
+    }
+    std::string message = "no Python interpreter with ipykernel found. Tried:";
+    for (const auto& probe : choice.rejected) {
+        message += "\n  " + probe.path.string() + ": " + probe.problem;
+    }
+    if (search.explicit_path) {
+        message += "\nInstall ipykernel for that interpreter, or pass another one with --python.";
+    } else if (search.env_override) {
+        message += "\nIPYBOX_PYTHON names that interpreter; install ipykernel for it or unset it.";
+    } else {
+        message += "\nOn Debian/Ubuntu: sudo apt-get install python3-ipykernel "
+                   "(then ipybox uses /usr/bin/python3), or pass --python PATH.";
+    }
+    throw interpreter_not_found(message, choice.rejected);
+}
+
+}  // namespace ipybox::kernel

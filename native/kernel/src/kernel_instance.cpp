@@ -1,0 +1,323 @@
+#include "ipybox/kernel/kernel_instance.hpp"
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/core/random.hpp"
+#include "ipybox/jupyter/kernel_connection.hpp"
+#include "ipybox/process/child_process.hpp"
+
+#include <condition_variable>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace ipybox::kernel {
+namespace {
+
+using clock = std::chrono::steady_clock;
+using jupyter::channel;
+using jupyter::message;
+
+// How long to wait for the IOPub echo of an answered kernel_info_request before asking again,
+// and for any answer at all before asking again (never on every poll: that livelocks the kernel).
+constexpr auto iopub_echo_wait = std::chrono::milliseconds(250);
+constexpr auto reply_wait = std::chrono::milliseconds(2000);
+
+std::optional<long long> timestamp_of(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_string()) return std::nullopt;
+    return jupyter::parse_timestamp_micros(it->get<std::string>());
+}
+
+kernel_event to_event(const message& msg) {
+    const auto type = msg.msg_type();
+    const auto& c = msg.content;
+    if (type == "stream") return stream_output{c.value("name", "stdout"), c.value("text", "")};
+    if (type == "display_data" || type == "execute_result") {
+        return display_output{c.value("data", nlohmann::json::object()), type == "execute_result"};
+    }
+    error_output error{c.value("ename", "Error"), c.value("evalue", ""), {}};
+    if (const auto tb = c.find("traceback"); tb != c.end() && tb->is_array()) {
+        for (const auto& line : *tb) {
+            if (line.is_string()) error.traceback.push_back(line.get<std::string>());
+        }
+    }
+    return error;
+}
+
+}  // namespace
+
+struct kernel_instance::impl {
+    kernel_launch launch;
+    std::shared_ptr<spdlog::logger> log = core::logger("kernel");
+    core::private_directory directory{"ipybox-"};
+    jupyter::connection_info info;
+
+    struct route {
+        std::shared_ptr<pending_execution> execution;
+        bool replied = false;
+        bool idle = false;
+    };
+
+    mutable std::mutex mutex;
+    std::condition_variable changed;
+    std::map<std::string, route> routes;
+    std::set<std::string> info_requests;
+    bool info_replied = false;
+    bool iopub_seen = false;
+    bool is_ready = false;
+    bool dead = false;
+    std::string death_reason;
+    nlohmann::json kernel_info = nlohmann::json::object();
+
+    // Declared before the connection: the connection (and its I/O thread, which watches the
+    // child's pidfd) must be destroyed first.
+    std::unique_ptr<process::child_process> child;
+    std::unique_ptr<jupyter::kernel_connection> connection;
+
+    void on_shell(message&& msg) {
+        const auto parent = msg.parent_msg_id();
+        std::lock_guard lock(mutex);
+        if (msg.msg_type() == "kernel_info_reply" && info_requests.count(parent) != 0) {
+            info_replied = true;
+            kernel_info = msg.content;
+            update_ready();
+            return;
+        }
+        const auto it = routes.find(parent);
+        if (it == routes.end() || msg.msg_type() != "execute_reply") return;
+        it->second.execution->events.push(execute_reply{msg.content.value("status", "ok"),
+                                                        msg.content.value("execution_count", 0),
+                                                        timestamp_of(msg.metadata, "started")});
+        it->second.replied = true;
+        if (it->second.idle) routes.erase(it);
+    }
+
+    void on_iopub(message&& msg) {
+        const auto parent = msg.parent_msg_id();
+        const auto type = msg.msg_type();
+        std::lock_guard lock(mutex);
+        if (info_requests.count(parent) != 0) {
+            iopub_seen = true;
+            update_ready();
+            return;
+        }
+        const auto it = routes.find(parent);
+        if (it == routes.end()) return;
+        auto& execution = *it->second.execution;
+        if (type == "status") {
+            if (msg.content.value("execution_state", "") != "idle") return;
+            execution.events.push(kernel_idle{timestamp_of(msg.header, "date")});
+            it->second.idle = true;
+            if (it->second.replied) routes.erase(it);
+        } else if (type == "stream" || type == "display_data" || type == "execute_result" ||
+                   type == "error") {
+            execution.events.push(to_event(msg));
+        }
+    }
+
+    void update_ready() {  // mutex held
+        if (info_replied && iopub_seen && !is_ready) {
+            is_ready = true;
+            log->debug("kernel {} ready", child->pid());
+        }
+        changed.notify_all();
+    }
+
+    void on_exit() {
+        const auto status = child->poll_exit();
+        std::lock_guard lock(mutex);
+        dead = true;
+        death_reason = status ? status->describe() : "exited";
+        log->info("kernel {} {}", child->pid(), death_reason);
+        for (auto& [id, r] : routes) r.execution->events.push(kernel_died{death_reason});
+        routes.clear();
+        changed.notify_all();
+    }
+
+    void request_kernel_info() {
+        auto request = jupyter::make_request("kernel_info_request", nlohmann::json::object(),
+                                             connection->session_id());
+        {
+            std::lock_guard lock(mutex);
+            info_requests.insert(request.msg_id());
+        }
+        connection->send(channel::shell, std::move(request));
+    }
+
+    std::string describe_start_failure(const std::string& what) const {
+        std::string text = "the kernel (" + launch.python.string() + ") " + what + ".";
+        const auto tail = child ? child->output_tail() : std::string();
+        if (!tail.empty()) text += " Its last output:\n" + tail;
+        return text;
+    }
+};
+
+kernel_instance::kernel_instance(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
+
+std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& launch) {
+    auto state = std::make_unique<impl>();
+    state->launch = launch;
+    auto& s = *state;
+    s.info = launch.transport == "tcp" ? jupyter::connection_info::make_tcp()
+                                       : jupyter::connection_info::make_ipc(s.directory.path() / "k");
+    const auto connection_file = s.directory.path() / "kernel.json";
+    {
+        std::ofstream out(connection_file);
+        out << s.info.to_json().dump(2);
+        if (!out) throw kernel_start_error("cannot write " + connection_file.string());
+    }
+
+    process::spawn_options options;
+    std::vector<std::string> command = launch.command_prefix;
+    command.push_back(launch.python.string());
+    for (const char* arg : {"-m", "ipybox_runtime.kernel_main", "-f"}) command.emplace_back(arg);
+    command.push_back(connection_file.string());
+    options.executable = command.front();
+    options.arguments.assign(command.begin() + 1, command.end());
+    options.environment = launch.environment;
+    auto& python_path = options.environment["PYTHONPATH"];
+    python_path = launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
+    options.environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();
+    options.working_directory = launch.working_directory;
+    auto log = s.log;
+    options.on_output_line = [log](std::string_view line) { log->debug("kernel: {}", line); };
+    try {
+        s.child = process::child_process::spawn(std::move(options));
+    } catch (const process::process_error& e) {
+        throw kernel_start_error(e.what());
+    }
+
+    jupyter::connection_handlers handlers;
+    auto* raw = state.get();
+    handlers.on_shell = [raw](message&& msg) { raw->on_shell(std::move(msg)); };
+    handlers.on_iopub = [raw](message&& msg) { raw->on_iopub(std::move(msg)); };
+    handlers.on_control = [raw](message&& msg) {
+        raw->log->debug("control: {}", msg.msg_type());
+    };
+    auto created = std::unique_ptr<kernel_instance>(new kernel_instance(std::move(state)));
+    created->pid_ = s.child->pid();
+    s.connection = std::make_unique<jupyter::kernel_connection>(s.info, core::new_uuid(), handlers);
+    if (s.child->exit_fd() >= 0) {
+        s.connection->watch_fd(s.child->exit_fd(), [raw] { raw->on_exit(); });
+    } else {
+        s.log->warn("this system has no pidfd; a dying kernel is noticed only by its heartbeat");
+    }
+    s.request_kernel_info();
+    return created;
+}
+
+kernel_instance::~kernel_instance() {
+    try {
+        shutdown();
+    } catch (const std::exception& e) {
+        impl_->log->warn("kernel shutdown failed: {}", e.what());
+    }
+}
+
+void kernel_instance::wait_ready(clock::time_point deadline) {
+    auto& s = *impl_;
+    auto last_request = clock::now();
+    std::unique_lock lock(s.mutex);
+    while (!s.is_ready) {
+        if (s.dead) {
+            lock.unlock();
+            throw kernel_start_error(s.describe_start_failure("exited during start-up (" +
+                                                              s.death_reason + ")"));
+        }
+        const auto now = clock::now();
+        if (now >= deadline) {
+            lock.unlock();
+            throw kernel_start_error(s.describe_start_failure("did not become ready in time"));
+        }
+        const auto resend_after = s.info_replied ? iopub_echo_wait : reply_wait;
+        if (now - last_request >= resend_after) {
+            lock.unlock();
+            s.request_kernel_info();
+            last_request = clock::now();
+            lock.lock();
+            continue;
+        }
+        s.changed.wait_until(lock, std::min(deadline, last_request + resend_after));
+    }
+}
+
+bool kernel_instance::ready() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->is_ready && !impl_->dead;
+}
+
+std::shared_ptr<pending_execution> kernel_instance::execute(const std::string& code) {
+    auto& s = *impl_;
+    auto request = jupyter::make_request("execute_request",
+                                         {{"code", code},
+                                          {"silent", false},
+                                          {"store_history", true},
+                                          {"user_expressions", nlohmann::json::object()},
+                                          {"allow_stdin", false},
+                                          {"stop_on_error", true}},
+                                         s.connection->session_id());
+    auto execution = std::make_shared<pending_execution>();
+    execution->msg_id = request.msg_id();
+    {
+        std::lock_guard lock(s.mutex);
+        if (s.dead) {
+            execution->events.push(kernel_died{s.death_reason});
+            return execution;
+        }
+        s.routes.emplace(execution->msg_id, impl::route{execution});
+    }
+    s.connection->send(channel::shell, std::move(request));
+    return execution;
+}
+
+void kernel_instance::interrupt() {
+    if (!alive()) return;
+    impl_->connection->send(channel::control,
+                            jupyter::make_request("interrupt_request", nlohmann::json::object(),
+                                                  impl_->connection->session_id()));
+}
+
+bool kernel_instance::alive() const {
+    std::lock_guard lock(impl_->mutex);
+    return !impl_->dead;
+}
+
+std::string kernel_instance::exit_reason() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->death_reason;
+}
+
+int kernel_instance::pid() const { return impl_->child ? impl_->child->pid() : pid_; }
+
+nlohmann::json kernel_instance::info() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->kernel_info;
+}
+
+void kernel_instance::shutdown(std::chrono::milliseconds grace) {
+    auto& s = *impl_;
+    if (!s.child) return;
+    if (alive() && ready()) {
+        s.connection->send(channel::control,
+                           jupyter::make_request("shutdown_request", {{"restart", false}},
+                                                 s.connection->session_id()));
+        if (!s.child->wait_for(grace)) s.log->debug("kernel ignored shutdown_request; signalling");
+    }
+    s.child->terminate(std::chrono::milliseconds(1000));
+    s.connection.reset();
+    {
+        std::lock_guard lock(s.mutex);
+        if (!s.dead) {
+            s.dead = true;
+            s.death_reason = "shut down";
+            for (auto& [id, r] : s.routes) r.execution->events.push(kernel_died{s.death_reason});
+            s.routes.clear();
+        }
+    }
+    pid_ = s.child->pid();
+    s.child.reset();
+}
+
+}  // namespace ipybox::kernel

@@ -1,0 +1,174 @@
+#include "ipybox/kernel/kernel_session.hpp"
+
+#include "ipybox/core/log.hpp"
+
+namespace ipybox::kernel {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+}  // namespace
+
+kernel_session::kernel_session(session_options options) : options_(std::move(options)) {
+    if (options_.images_directory.empty()) {
+        options_.images_directory = options_.launch.working_directory / "images";
+    }
+}
+
+kernel_session::~kernel_session() {
+    try {
+        stop();
+    } catch (const std::exception& e) {
+        core::logger("kernel")->error("stopping the kernel session failed: {}", e.what());
+    }
+}
+
+std::shared_ptr<kernel_instance> kernel_session::start_kernel() const {
+    std::shared_ptr<kernel_instance> kernel = kernel_instance::start(options_.launch);
+    kernel->wait_ready(clock::now() + options_.start_timeout);
+    return kernel;
+}
+
+void kernel_session::start() {
+    std::vector<std::string> ignored;
+    ensure_kernel(ignored);
+}
+
+std::shared_ptr<kernel_instance> kernel_session::ensure_kernel(std::vector<std::string>& notices) {
+    std::lock_guard lock(state_mutex_);
+    if (stopped_) throw kernel_start_error("the kernel session was stopped");
+    if (current_ && !current_->alive()) {
+        notices.push_back("The previous kernel died (" + current_->exit_reason() +
+                          "); this code ran in a fresh kernel, so variables, imports and "
+                          "definitions from before are gone.");
+        replace_kernel();
+    }
+    if (!current_) {
+        current_ = start_kernel();
+        if (options_.keep_spare) start_spare();
+    }
+    return current_;
+}
+
+void kernel_session::start_spare() {
+    if (spare_ || stopped_) return;
+    spare_ = std::async(std::launch::async, [this] { return start_kernel(); });
+}
+
+void kernel_session::retire(std::shared_ptr<kernel_instance> kernel) {
+    if (!kernel) return;
+    std::erase_if(retiring_, [](auto& done) {
+        return done.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    });
+    retiring_.push_back(std::async(std::launch::async, [kernel = std::move(kernel)] {
+        try {
+            kernel->shutdown(std::chrono::milliseconds(500));
+        } catch (const std::exception& e) {
+            core::logger("kernel")->warn("retiring kernel {} failed: {}", kernel->pid(), e.what());
+        }
+    }));
+}
+
+void kernel_session::replace_kernel() {
+    std::shared_ptr<kernel_instance> fresh;
+    if (spare_) {
+        auto spare = std::move(*spare_);
+        spare_.reset();
+        try {
+            fresh = spare.get();
+            if (!fresh->alive()) fresh.reset();
+        } catch (const std::exception& e) {
+            core::logger("kernel")->warn("the spare kernel failed to start: {}", e.what());
+        }
+    }
+    if (!fresh) fresh = start_kernel();
+    retire(std::move(current_));
+    current_ = std::move(fresh);
+    if (options_.keep_spare) start_spare();
+}
+
+std::unique_ptr<execution_stream> kernel_session::execute(
+    const std::string& code, std::optional<std::chrono::milliseconds> timeout) {
+    execution_slot_.acquire();
+    try {
+        std::vector<std::string> notices;
+        auto kernel = ensure_kernel(notices);
+        auto pending = kernel->execute(code);
+        std::unique_ptr<execution_stream> stream(
+            new execution_stream(*this, kernel, std::move(pending), timeout, std::move(notices)));
+        std::lock_guard lock(state_mutex_);
+        running_ = stream.get();
+        return stream;
+    } catch (...) {
+        execution_slot_.release();
+        throw;
+    }
+}
+
+void kernel_session::release(execution_stream* stream) {
+    {
+        std::lock_guard lock(state_mutex_);
+        if (running_ != stream) return;
+        running_ = nullptr;
+    }
+    execution_slot_.release();
+}
+
+execution_result kernel_session::run(const std::string& code,
+                                     std::optional<std::chrono::milliseconds> timeout) {
+    auto stream = execute(code, timeout);
+    while (!stream->finished()) stream->next();
+    return stream->finish();
+}
+
+void kernel_session::cancel() {
+    std::lock_guard lock(state_mutex_);
+    if (running_ != nullptr) running_->request_cancel();
+}
+
+void kernel_session::reset() {
+    cancel();
+    execution_slot_.acquire();
+    try {
+        std::lock_guard lock(state_mutex_);
+        if (current_) {
+            replace_kernel();
+        } else if (!stopped_) {
+            current_ = start_kernel();
+            if (options_.keep_spare) start_spare();
+        }
+    } catch (...) {
+        execution_slot_.release();
+        throw;
+    }
+    execution_slot_.release();
+}
+
+void kernel_session::stop() {
+    std::vector<std::future<void>> retiring;
+    std::optional<std::future<std::shared_ptr<kernel_instance>>> spare;
+    {
+        std::lock_guard lock(state_mutex_);
+        if (running_ != nullptr) running_->request_cancel();
+        stopped_ = true;
+        retire(std::move(current_));
+        current_.reset();
+        spare = std::move(spare_);
+        spare_.reset();
+        retiring.swap(retiring_);
+    }
+    if (spare) {
+        try {
+            if (auto kernel = spare->get()) kernel->shutdown(std::chrono::milliseconds(500));
+        } catch (const std::exception&) {  // a spare that never started has nothing to stop
+        }
+    }
+    for (auto& done : retiring) done.wait();
+}
+
+int kernel_session::kernel_pid() const {
+    std::lock_guard lock(state_mutex_);
+    return current_ ? current_->pid() : 0;
+}
+
+}  // namespace ipybox::kernel

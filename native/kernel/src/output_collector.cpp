@@ -1,0 +1,67 @@
+#include "ipybox/kernel/output_collector.hpp"
+
+#include "ipybox/core/base64.hpp"
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/random.hpp"
+#include "ipybox/core/text.hpp"
+
+#include <fstream>
+
+namespace ipybox::kernel {
+
+execution_error::execution_error(std::string ename, std::string evalue, std::string traceback,
+                                 std::string output)
+    : std::runtime_error(ename + ": " + evalue + (traceback.empty() ? "" : "\n" + traceback)),
+      ename_(std::move(ename)),
+      evalue_(std::move(evalue)),
+      traceback_(std::move(traceback)),
+      output_(std::move(output)) {}
+
+output_collector::output_collector(std::filesystem::path images_directory,
+                                   std::size_t max_output_bytes)
+    : images_directory_(std::move(images_directory)), text_(max_output_bytes) {}
+
+std::optional<output_chunk> output_collector::add(const stream_output& output) {
+    std::string text = core::sanitize_utf8(output.text);
+    text_.append(text);
+    return output_chunk{output.name, std::move(text), std::nullopt};
+}
+
+std::optional<output_chunk> output_collector::add(const display_output& output) {
+    const auto png = output.data.find("image/png");
+    if (png != output.data.end() && png->is_string()) {
+        // The text/plain of a figure ("<Figure size 640x480 with 1 Axes>") says nothing the
+        // image does not; only the image is kept.
+        const auto bytes = core::base64_decode(png->get<std::string>());
+        if (!bytes) {
+            core::logger("kernel")->warn("dropped an image/png output that is not valid base64");
+            return std::nullopt;
+        }
+        std::error_code ignored;
+        std::filesystem::create_directories(images_directory_, ignored);
+        auto path = images_directory_ / (core::random_hex(4) + ".png");
+        std::ofstream file(path, std::ios::binary);
+        file.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+        if (!file) {
+            core::logger("kernel")->error("cannot write image {}", path.string());
+            return std::nullopt;
+        }
+        images_.push_back(path);
+        return output_chunk{"display", "", path};
+    }
+    const auto plain = output.data.find("text/plain");
+    if (plain == output.data.end() || !plain->is_string()) return std::nullopt;
+    std::string text = core::sanitize_utf8(plain->get<std::string>());
+    if (text.empty() || text.back() != '\n') text.push_back('\n');
+    text_.append(text);
+    return output_chunk{"display", std::move(text), std::nullopt};
+}
+
+std::string output_collector::text() const {
+    std::string text = text_.str();
+    const auto end = text.find_last_not_of(" \t\r\n");
+    text.erase(end == std::string::npos ? 0 : end + 1);
+    return text;
+}
+
+}  // namespace ipybox::kernel

@@ -1,0 +1,200 @@
+#include "ipybox/process/child_process.hpp"
+
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+namespace ipybox::process {
+namespace bp = boost::process;
+
+namespace {
+
+constexpr std::size_t tail_capacity = 8192;
+constexpr std::size_t max_line = 64 * 1024;
+
+exit_status from_wait_status(int status) {
+    exit_status out;
+    if (WIFEXITED(status)) {
+        out.code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        out.signal = WTERMSIG(status);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string exit_status::describe() const {
+    if (signal != 0) {
+        const char* name = sigabbrev_np(signal);
+        return "killed by signal " + std::to_string(signal) +
+               (name != nullptr ? std::string(" (SIG") + name + ")" : std::string());
+    }
+    return "exited with code " + std::to_string(code);
+}
+
+// Reads the child's merged output on its own thread and hands out complete lines.
+struct child_process::reader {
+    int fd;
+    std::function<void(std::string_view)> on_line;
+    std::atomic<bool> stop{false};
+    mutable std::mutex tail_mutex;
+    std::string tail;
+    std::thread thread;
+
+    reader(int f, std::function<void(std::string_view)> callback)
+        : fd(f), on_line(std::move(callback)) {
+        thread = std::thread([this] { run(); });
+    }
+    ~reader() {
+        stop = true;
+        if (thread.joinable()) thread.join();
+        ::close(fd);
+    }
+
+    void emit(std::string_view line) {
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (on_line) {
+            try {
+                on_line(line);
+            } catch (...) {  // a logging callback must not kill the reader
+            }
+        }
+    }
+
+    void run() noexcept {
+        std::string pending;
+        char buffer[4096];
+        // Poll with a timeout so that a grandchild holding the pipe open cannot block shutdown.
+        while (!stop) {
+            pollfd item{fd, POLLIN, 0};
+            const int ready = ::poll(&item, 1, 100);
+            if (ready <= 0) continue;
+            const ssize_t got = ::read(fd, buffer, sizeof buffer);
+            if (got <= 0) break;
+            const std::string_view chunk(buffer, static_cast<std::size_t>(got));
+            {
+                std::lock_guard lock(tail_mutex);
+                tail.append(chunk);
+                if (tail.size() > 2 * tail_capacity) tail.erase(0, tail.size() - tail_capacity);
+            }
+            pending.append(chunk);
+            std::size_t start = 0;
+            for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos;
+                 start = nl + 1) {
+                emit(std::string_view(pending).substr(start, nl - start));
+            }
+            pending.erase(0, start);
+            if (pending.size() > max_line) {
+                emit(pending);
+                pending.clear();
+            }
+        }
+        if (!pending.empty()) emit(pending);
+    }
+};
+
+std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
+    bp::environment environment;
+    for (const auto& [name, value] : options.environment) environment[name] = value;
+    const auto directory = options.working_directory.empty() ? std::filesystem::current_path()
+                                                             : options.working_directory;
+    bp::pipe output;
+    std::unique_ptr<child_process> self(new child_process());
+    try {
+        bp::child child(
+            options.executable.string(), bp::args(options.arguments), environment,
+            bp::start_dir(directory.string()), bp::std_in < bp::null,
+            (bp::std_out & bp::std_err) > output,
+            bp::extend::on_exec_setup([](auto&) {
+                ::setsid();
+                // A child must not inherit our blocked signals (the CLI blocks SIGINT to forward
+                // it): a kernel that cannot receive SIGINT cannot be interrupted.
+                sigset_t none;
+                sigemptyset(&none);
+                ::sigprocmask(SIG_SETMASK, &none, nullptr);
+                ::signal(SIGINT, SIG_DFL);
+            }));
+        self->pid_ = child.id();
+        child.detach();  // we reap the child ourselves, by pid
+    } catch (const std::exception& e) {
+        throw process_error("cannot start " + options.executable.string() + ": " + e.what());
+    }
+    const int read_end = ::dup(output.native_source());
+    output.close();
+    self->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, self->pid_, 0));
+    self->reader_ = std::make_unique<reader>(read_end, std::move(options.on_output_line));
+    return self;
+}
+
+child_process::~child_process() {
+    if (!poll_exit()) terminate(std::chrono::milliseconds(500));
+    reader_.reset();
+    if (pidfd_ >= 0) ::close(pidfd_);
+}
+
+std::optional<exit_status> child_process::poll_exit() {
+    std::lock_guard lock(mutex_);
+    if (status_) return status_;
+    int status = 0;
+    const pid_t reaped = ::waitpid(pid_, &status, WNOHANG);
+    if (reaped == pid_) {
+        status_ = from_wait_status(status);
+    } else if (reaped < 0 && errno == ECHILD) {
+        status_ = exit_status{};  // reaped elsewhere; the status is unknown
+    }
+    return status_;
+}
+
+std::optional<exit_status> child_process::wait_for(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+        if (auto status = poll_exit()) return status;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return std::nullopt;
+        if (pidfd_ >= 0) {
+            pollfd item{pidfd_, POLLIN, 0};
+            ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        } else {
+            std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(5)));
+        }
+    }
+}
+
+void child_process::signal_group(int signal) {
+    std::lock_guard lock(mutex_);
+    if (status_) return;
+    // The child leads its own process group (setsid), so its pid is the group id.
+    if (::kill(-pid_, signal) != 0) ::kill(pid_, signal);
+}
+
+exit_status child_process::terminate(std::chrono::milliseconds grace) {
+    signal_group(SIGTERM);
+    if (auto status = wait_for(grace)) {
+        // The leader is gone; whatever it started may still run in its group.
+        ::kill(-pid_, SIGKILL);
+        return *status;
+    }
+    signal_group(SIGKILL);
+    if (auto status = wait_for(std::chrono::milliseconds(5000))) return *status;
+    return exit_status{};
+}
+
+std::string child_process::output_tail() const {
+    if (!reader_) return {};
+    std::lock_guard lock(reader_->tail_mutex);
+    return reader_->tail.size() > tail_capacity
+               ? reader_->tail.substr(reader_->tail.size() - tail_capacity)
+               : reader_->tail;
+}
+
+}  // namespace ipybox::process

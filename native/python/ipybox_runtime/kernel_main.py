@@ -1,0 +1,51 @@
+"""Entry point of every ipybox kernel.
+
+The native process starts ``python -m ipybox_runtime.kernel_main -f <connection file>`` with an
+explicit environment. This module makes the process fit for an agent's use (no colour codes,
+inline plots, no history database in the user's home, the workspace importable whatever the
+current directory becomes) and then hands over to ipykernel.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_COLOUR_VARIABLES = ("CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR")
+
+
+def _prepare_environment() -> None:
+    for name in _COLOUR_VARIABLES:
+        os.environ.pop(name, None)
+    os.environ["TERM"] = "dumb"
+    os.environ["NO_COLOR"] = "1"
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+
+
+def _prepare_import_path() -> None:
+    # The workspace stays importable (mcptools, gentools, ...) even after os.chdir in a cell.
+    workspace = os.environ.get("IPYBOX_WORKSPACE")
+    if workspace and workspace not in sys.path:
+        sys.path.insert(0, workspace)
+
+
+def _kernel_arguments(argv: list[str]) -> list[str]:
+    return [
+        *argv,
+        "--InteractiveShell.colors=NoColor",
+        "--HistoryManager.hist_file=:memory:",
+        "--IPKernelApp.quiet=True",
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    _prepare_environment()
+    _prepare_import_path()
+    from ipykernel.kernelapp import IPKernelApp
+
+    IPKernelApp.launch_instance(argv=_kernel_arguments(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    main()
