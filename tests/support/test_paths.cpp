@@ -1,6 +1,9 @@
 #include "test_paths.hpp"
 
+#include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+
+#include <cstdlib>
 
 namespace ipybox::testing {
 
@@ -15,3 +18,11 @@ std::filesystem::path fresh_directory(const std::string& hint) {
 }
 
 }  // namespace ipybox::testing
+
+namespace {
+// IPYBOX_TEST_LOG=debug shows ipybox's logs while a test runs.
+const bool log_level_applied = [] {
+    if (const char* level = std::getenv("IPYBOX_TEST_LOG")) ipybox::core::set_log_level(level);
+    return true;
+}();
+}  // namespace

@@ -182,6 +182,9 @@ execution_result execution_stream::finish() {
             result.notices.push_back("The cancelled code did not stop when interrupted; the kernel "
                                      "was restarted and its state was lost.");
         }
+    } else if (reply_.status == "aborted") {
+        throw execution_error("ExecutionAborted", "the kernel aborted this execution", "",
+                              std::move(output));
     } else if (error_ || reply_.status == "error") {
         const auto error = error_.value_or(error_output{"Error", "the kernel reported an error", {}});
         throw execution_error(error.ename, error.evalue, join_traceback(error.traceback),

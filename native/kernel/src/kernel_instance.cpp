@@ -87,6 +87,7 @@ struct kernel_instance::impl {
         }
         const auto it = routes.find(parent);
         if (it == routes.end() || msg.msg_type() != "execute_reply") return;
+        log->trace("shell execute_reply {} for {}", msg.content.value("status", ""), parent);
         it->second.execution->events.push(execute_reply{msg.content.value("status", "ok"),
                                                         msg.content.value("execution_count", 0),
                                                         timestamp_of(msg.metadata, "started")});
@@ -104,8 +105,12 @@ struct kernel_instance::impl {
             return;
         }
         const auto it = routes.find(parent);
-        if (it == routes.end()) return;
+        if (it == routes.end()) {
+            log->debug("iopub {} for unknown parent {}", type, parent);
+            return;
+        }
         auto& execution = *it->second.execution;
+        log->trace("iopub {} for {}", type, parent);
         if (type == "status") {
             if (msg.content.value("execution_state", "") != "idle") return;
             execution.events.push(kernel_idle{timestamp_of(msg.header, "date")});
@@ -256,7 +261,9 @@ std::shared_ptr<pending_execution> kernel_instance::execute(const std::string& c
                                           {"store_history", true},
                                           {"user_expressions", nlohmann::json::object()},
                                           {"allow_stdin", false},
-                                          {"stop_on_error", true}},
+                                          // Each execution stands alone: with stop_on_error a
+                                          // request arriving just after a failure is aborted.
+                                          {"stop_on_error", false}},
                                          s.connection->session_id());
     auto execution = std::make_shared<pending_execution>();
     execution->msg_id = request.msg_id();

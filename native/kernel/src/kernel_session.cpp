@@ -38,6 +38,7 @@ std::shared_ptr<kernel_instance> kernel_session::ensure_kernel(std::vector<std::
     std::lock_guard lock(state_mutex_);
     if (stopped_) throw kernel_start_error("the kernel session was stopped");
     if (current_ && !current_->alive()) {
+        core::logger("kernel")->debug("kernel {} is dead: {}", current_->pid(), current_->exit_reason());
         notices.push_back("The previous kernel died (" + current_->exit_reason() +
                           "); this code ran in a fresh kernel, so variables, imports and "
                           "definitions from before are gone.");
@@ -70,6 +71,7 @@ void kernel_session::retire(std::shared_ptr<kernel_instance> kernel) {
 }
 
 void kernel_session::replace_kernel() {
+    core::logger("kernel")->debug("replacing kernel {}", current_ ? current_->pid() : 0);
     std::shared_ptr<kernel_instance> fresh;
     if (spare_) {
         auto spare = std::move(*spare_);

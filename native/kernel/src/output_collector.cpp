@@ -22,7 +22,8 @@ output_collector::output_collector(std::filesystem::path images_directory,
     : images_directory_(std::move(images_directory)), text_(max_output_bytes) {}
 
 std::optional<output_chunk> output_collector::add(const stream_output& output) {
-    std::string text = core::sanitize_utf8(output.text);
+    // Terminal escape codes (colours from `!ls`, cursor moves) mean nothing to an agent.
+    std::string text = core::strip_ansi(core::sanitize_utf8(output.text));
     text_.append(text);
     return output_chunk{output.name, std::move(text), std::nullopt};
 }

@@ -1,0 +1,97 @@
+// Measures ipybox's kernel client against the real ipykernel and prints one JSON object:
+// start-to-ready, `pass` and `print(1)` round trips (with the kernel's own share, from its
+// message timestamps), reset-to-usable, and this process's peak RSS.
+//
+//   ipybox_kernel_bench [--runs N] [--python PATH]
+#include "ipybox/code_executor.hpp"
+#include "ipybox/process/environment.hpp"
+
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double ms_since(clock_type::time_point start) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const auto index = static_cast<std::size_t>(p / 100.0 * static_cast<double>(values.size() - 1));
+    return values[index];
+}
+
+nlohmann::json round_trips(ipybox::code_executor& executor, const std::string& code, int runs) {
+    std::vector<double> total;
+    std::vector<double> kernel;
+    for (int i = 0; i < 20; ++i) executor.execute(code);  // warm-up
+    for (int i = 0; i < runs; ++i) {
+        const auto start = clock_type::now();
+        const auto result = executor.execute(code);
+        total.push_back(ms_since(start));
+        if (result.kernel_micros) kernel.push_back(static_cast<double>(*result.kernel_micros) / 1000);
+    }
+    return {{"p50_ms", percentile(total, 50)},
+            {"p99_ms", percentile(total, 99)},
+            {"kernel_p50_ms", percentile(kernel, 50)},
+            {"runs", runs}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int runs = 500;
+    std::string python = "/usr/bin/python3";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (std::strcmp(argv[i], "--runs") == 0) runs = std::stoi(argv[i + 1]);
+        if (std::strcmp(argv[i], "--python") == 0) python = argv[i + 1];
+    }
+    const auto workspace = std::filesystem::temp_directory_path() / "ipybox-bench";
+    std::filesystem::create_directories(workspace);
+
+    ipybox::code_executor_options options;
+    options.workspace = workspace;
+    options.python = python;
+    options.host_environment = ipybox::process::current_environment();
+    options.runtime_directory = IPYBOX_SOURCE_PYTHON_DIR;
+    options.keep_spare_kernel = true;
+
+    nlohmann::json report;
+    ipybox::code_executor executor(options);
+    auto start = clock_type::now();
+    executor.start();
+    report["start_to_ready_ms"] = ms_since(start);
+    report["pass"] = round_trips(executor, "pass", runs);
+    report["print"] = round_trips(executor, "print(1)", runs);
+
+    std::vector<double> resets;
+    for (int i = 0; i < 5; ++i) {
+        executor.execute("pass");
+        // Give the spare time to come up, as it would between an agent's turns.
+        std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+        start = clock_type::now();
+        executor.reset();
+        executor.execute("pass");
+        resets.push_back(ms_since(start));
+    }
+    report["reset_to_usable_ms"] = percentile(resets, 50);
+    executor.stop();
+
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    report["peak_rss_mib"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+    std::cout << report.dump() << std::endl;
+    return 0;
+}

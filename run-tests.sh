@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the tests need, builds everything with warnings as errors, and runs every test
+# tier (unit, golden, integration) with ctest. This is what CI runs (.ci/run).
+#
+#   ./run-tests.sh               everything
+#   ./run-tests.sh -L unit       only one tier (arguments go to ctest)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+BUILD_DIR="${BUILD_DIR:-build}"
+JOBS="${JOBS:-$(nproc)}"
+
+./install.sh --deps-only
+
+# Real MCP peers and clients from npm (tests/node/package.json), when the suite has them.
+if [ -f tests/node/package.json ]; then
+    (cd tests/node && npm install --no-audit --no-fund --loglevel=error)
+fi
+
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPYBOX_BUILD_TESTS=ON \
+    -DIPYBOX_BUILD_BENCH=ON -DIPYBOX_WARNINGS_AS_ERRORS=ON > /dev/null
+cmake --build "$BUILD_DIR" -j "$JOBS"
+ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 300 "$@"

@@ -1,0 +1,54 @@
+#include "executor_fixture.hpp"
+
+#include "ipybox/process/environment.hpp"
+#include "test_paths.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace ipybox::testing {
+
+code_executor_options executor_options_for(const std::string& name) {
+    code_executor_options options;
+    options.workspace = fresh_directory(name);
+    options.host_environment = process::current_environment();
+    options.runtime_directory = source_dir() / "native" / "python";
+    options.keep_spare_kernel = false;
+    return options;
+}
+
+code_execution_error expect_error(code_executor& executor, const std::string& code,
+                                  std::optional<std::chrono::milliseconds> timeout) {
+    try {
+        const auto result = executor.execute(code, timeout);
+        FAIL("expected an error, got output: " << result.text);
+    } catch (const code_execution_error& e) {
+        return e;
+    }
+    throw std::logic_error("unreachable");
+}
+
+long resident_kib() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);) {
+        if (line.rfind("VmRSS:", 0) == 0) {
+            std::istringstream fields(line.substr(6));
+            long kib = 0;
+            fields >> kib;
+            return kib;
+        }
+    }
+    return 0;
+}
+
+std::filesystem::path write_script(const std::filesystem::path& dir, const std::string& name,
+                                   const std::string& body) {
+    const auto path = dir / name;
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path;
+}
+
+}  // namespace ipybox::testing

@@ -1,0 +1,26 @@
+#pragma once
+// Builds a code_executor against the real Debian ipykernel, in a fresh workspace.
+#include "ipybox/code_executor.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace ipybox::testing {
+
+// Options for a test executor: fresh workspace, this source tree's runtime package, the test
+// process's environment as the host's, no spare kernel unless asked.
+code_executor_options executor_options_for(const std::string& name);
+
+// Runs `code` and returns the error it raises; fails the test if it raises none.
+code_execution_error expect_error(code_executor& executor, const std::string& code,
+                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+// Resident set size of this process in KiB.
+long resident_kib();
+
+// Writes an executable shell script and returns its path.
+std::filesystem::path write_script(const std::filesystem::path& dir, const std::string& name,
+                                   const std::string& body);
+
+}  // namespace ipybox::testing

@@ -1,0 +1,52 @@
+#include "executor_fixture.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace ipybox;
+using ipybox::testing::executor_options_for;
+
+TEST_SUITE("kernel.output") {
+    TEST_CASE("a 500,000 character line comes back exactly") {
+        code_executor executor(executor_options_for("long-line"));
+        CHECK(executor.execute("print('a' * 500000)").text == std::string(500000, 'a'));
+    }
+
+    TEST_CASE("50,000 lines come back exactly") {
+        code_executor executor(executor_options_for("many-lines"));
+        const auto text = executor.execute("for i in range(50000): print(i)").text;
+        CHECK(std::count(text.begin(), text.end(), '\n') == 49999);
+        CHECK(text.substr(text.size() - 6) == "\n49999");
+    }
+
+    TEST_CASE("a 10,001 line input runs") {
+        code_executor executor(executor_options_for("long-input"));
+        std::string code = "total = 0\n";
+        for (int i = 0; i < 10000; ++i) code += "total += " + std::to_string(i) + "\n";
+        code += "total";
+        CHECK(executor.execute(code).text == "49995000");
+    }
+
+    TEST_CASE("50 MB of output is capped: head and tail kept, the omission counted, memory bounded") {
+        auto options = executor_options_for("flood");
+        options.max_output_bytes = 1024 * 1024;
+        code_executor executor(options);
+        executor.execute("1");
+        const long before = testing::resident_kib();
+        const auto result = executor.execute(
+            "import sys\nline = 'x' * 1023\nfor i in range(50 * 1024): print(line)\nprint('END')");
+        const long growth_mib = (testing::resident_kib() - before) / 1024;
+        CHECK(result.omitted_output_bytes > 48 * 1024 * 1024);
+        CHECK(result.text.size() < 2 * 1024 * 1024);
+        CHECK(result.text.find("bytes of output omitted") != std::string::npos);
+        CHECK(result.text.substr(result.text.size() - 3) == "END");
+        CHECK(growth_mib < 64);
+    }
+
+    TEST_CASE("text that is not valid UTF-8 arrives with replacement characters") {
+        code_executor executor(executor_options_for("utf8"));
+        const auto result = executor.execute("print('ok \\udcff end')");
+        CHECK(result.text == "ok \xef\xbf\xbd end");
+    }
+}
