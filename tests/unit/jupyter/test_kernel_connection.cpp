@@ -1,0 +1,164 @@
+// kernel_connection against a fake kernel made of raw ZeroMQ sockets speaking our wire module.
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/jupyter/kernel_connection.hpp"
+#include "ipybox/jupyter/wire.hpp"
+
+#include <doctest/doctest.h>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+using namespace ipybox::jupyter;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct received {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<message> iopub;
+    std::vector<message> shell;
+
+    bool wait_for(std::size_t iopub_count, std::chrono::milliseconds timeout) {
+        std::unique_lock lock(mutex);
+        return changed.wait_for(lock, timeout, [&] { return iopub.size() >= iopub_count; });
+    }
+};
+
+void send_frames(zmq::socket_t& socket, const std::vector<std::string>& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        socket.send(zmq::buffer(frames[i]),
+                    i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    }
+}
+
+struct fake_kernel {
+    ipybox::core::private_directory dir{"ipybox-fake-"};
+    connection_info info = connection_info::make_ipc(dir.path() / "k");
+    zmq::context_t context{1};
+    zmq::socket_t shell{context, zmq::socket_type::router};
+    zmq::socket_t iopub{context, zmq::socket_type::pub};
+
+    fake_kernel() {
+        shell.set(zmq::sockopt::linger, 0);
+        iopub.set(zmq::sockopt::linger, 0);
+        shell.bind(info.endpoint(channel::shell));
+        iopub.bind(info.endpoint(channel::iopub));
+    }
+
+    void publish(const message& msg, const std::string& key) {
+        send_frames(iopub, encode(msg, signer(key)));
+    }
+};
+
+message stream_message(const std::string& text) {
+    message msg = make_request("stream", {{"name", "stdout"}, {"text", text}}, "fake");
+    return msg;
+}
+
+// Publishes until the subscriber sees one message (ZeroMQ subscriptions take a moment).
+void wait_for_subscription(fake_kernel& kernel, received& got) {
+    for (int i = 0; i < 200; ++i) {
+        kernel.publish(stream_message("hello"), kernel.info.key);
+        if (got.wait_for(1, 20ms)) return;
+    }
+    FAIL("the subscriber never connected");
+}
+
+connection_handlers recording(received& got) {
+    connection_handlers handlers;
+    handlers.on_iopub = [&got](message&& msg) {
+        std::lock_guard lock(got.mutex);
+        got.iopub.push_back(std::move(msg));
+        got.changed.notify_all();
+    };
+    handlers.on_shell = [&got](message&& msg) {
+        std::lock_guard lock(got.mutex);
+        got.shell.push_back(std::move(msg));
+        got.changed.notify_all();
+    };
+    return handlers;
+}
+
+}  // namespace
+
+TEST_SUITE("jupyter.kernel_connection") {
+    TEST_CASE("drops and counts messages with a bad or short signature, and keeps going") {
+        fake_kernel kernel;
+        received got;
+        kernel_connection connection(kernel.info, "session", recording(got), {0ms, 3});
+        wait_for_subscription(kernel, got);
+        const std::size_t before = got.iopub.size();
+
+        kernel.publish(stream_message("forged"), "another-key");
+        auto frames = encode(stream_message("short"), signer(kernel.info.key));
+        frames[1] = frames[1].substr(0, 10);
+        send_frames(kernel.iopub, frames);
+        send_frames(kernel.iopub, {"no delimiter at all"});
+        kernel.publish(stream_message("genuine"), kernel.info.key);
+
+        REQUIRE(got.wait_for(before + 1, 5s));
+        std::this_thread::sleep_for(100ms);
+        std::lock_guard lock(got.mutex);
+        CHECK(got.iopub.size() == before + 1);
+        CHECK(got.iopub.back().content["text"] == "genuine");
+        CHECK(connection.dropped_messages() == 3);
+    }
+
+    TEST_CASE("sends signed requests on shell and routes replies back") {
+        fake_kernel kernel;
+        received got;
+        kernel_connection connection(kernel.info, "session", recording(got), {0ms, 3});
+        const auto id = connection.send(channel::shell,
+                                        make_request("kernel_info_request", nlohmann::json::object(), "x"));
+
+        std::vector<zmq::message_t> parts;
+        kernel.shell.set(zmq::sockopt::rcvtimeo, 5000);
+        REQUIRE(zmq::recv_multipart(kernel.shell, std::back_inserter(parts)));
+        std::vector<std::string> frames;
+        for (auto& part : parts) frames.push_back(part.to_string());
+        auto request = decode(frames, signer(kernel.info.key));
+        REQUIRE(request.msg);
+        CHECK(request.msg->msg_id() == id);
+        CHECK(request.msg->header["session"] == "session");
+
+        message reply = make_request("kernel_info_reply", {{"status", "ok"}}, "fake");
+        reply.parent_header = request.msg->header;
+        reply.identities = request.msg->identities;
+        send_frames(kernel.shell, encode(reply, signer(kernel.info.key)));
+        std::unique_lock lock(got.mutex);
+        REQUIRE(got.changed.wait_for(lock, 5s, [&] { return !got.shell.empty(); }));
+        CHECK(got.shell[0].parent_msg_id() == id);
+    }
+
+    TEST_CASE("reports a watched file descriptor once it becomes readable") {
+        fake_kernel kernel;
+        received got;
+        kernel_connection connection(kernel.info, "session", recording(got), {0ms, 3});
+        int fds[2];
+        REQUIRE(::pipe(fds) == 0);
+        std::atomic<int> calls{0};
+        connection.watch_fd(fds[0], [&] { ++calls; });
+        REQUIRE(::write(fds[1], "x", 1) == 1);
+        for (int i = 0; i < 500 && calls == 0; ++i) std::this_thread::sleep_for(10ms);
+        std::this_thread::sleep_for(50ms);
+        CHECK(calls == 1);
+        ::close(fds[0]);
+        ::close(fds[1]);
+    }
+
+    TEST_CASE("reports a lost heartbeat when nothing answers the pings") {
+        fake_kernel kernel;  // binds no heartbeat socket
+        received got;
+        std::atomic<bool> lost{false};
+        auto handlers = recording(got);
+        handlers.on_heartbeat_lost = [&] { lost = true; };
+        kernel_connection connection(kernel.info, "session", handlers, {20ms, 3});
+        for (int i = 0; i < 500 && !lost; ++i) std::this_thread::sleep_for(10ms);
+        CHECK(lost);
+    }
+}
