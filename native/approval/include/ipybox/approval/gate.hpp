@@ -1,0 +1,40 @@
+#pragma once
+// The approval gate: every tool call from kernel code waits here for a decision before the MCP
+// tool runs (ARCHITECTURE.md, security property 4).
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace ipybox::approval {
+
+struct tool_call {
+    std::string server_name;
+    std::string tool_name;
+    nlohmann::json arguments = nlohmann::json::object();
+
+    // "server.tool(a=1, b='x')" for prompts and logs; long argument lists are shortened.
+    std::string describe(std::size_t max_length = 300) const;
+};
+
+enum class verdict { approved, rejected, timed_out };
+
+struct decision {
+    verdict outcome = verdict::approved;
+    std::string reason;  // shown to the kernel code when not approved
+};
+
+// Decides about one call. Implementations block until they know (a prompt, a policy, a UI).
+// Thread-safety: decide() may be called from several threads at once.
+class gate {
+public:
+    virtual ~gate() = default;
+    virtual decision decide(const tool_call& call) = 0;
+};
+
+// Approves everything: the default of execute() and of the MCP server, as in the reference.
+class approve_all : public gate {
+public:
+    decision decide(const tool_call&) override { return {verdict::approved, {}}; }
+};
+
+}  // namespace ipybox::approval

@@ -1,0 +1,45 @@
+#pragma once
+// Fakes at the tool server's seams: an invoker that records calls, a gate with a fixed answer.
+#include "ipybox/toolserver/tool_invoker.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <vector>
+
+namespace ipybox::testing {
+
+class recording_invoker : public toolserver::tool_invoker {
+public:
+    std::set<std::string> servers = {"everything"};
+    std::vector<approval::tool_call> calls;
+    std::mutex mutex;
+
+    bool knows_server(const std::string& name) const override { return servers.count(name) != 0; }
+    toolserver::tool_outcome invoke(const approval::tool_call& call) override {
+        std::lock_guard lock(mutex);
+        calls.push_back(call);
+        if (call.tool_name == "explode") throw std::runtime_error("the MCP server died");
+        if (call.tool_name == "fail") {
+            return toolserver::tool_outcome::failure(toolserver::error_type::tool_error, "bad input");
+        }
+        return toolserver::tool_outcome::success(
+            {{"text", "ok:" + call.arguments.dump()}, {"structured", nullptr},
+             {"images", nlohmann::json::array()}, {"is_error", false}});
+    }
+};
+
+class fixed_gate : public approval::gate {
+public:
+    explicit fixed_gate(approval::verdict v) : verdict_(v) {}
+    std::atomic<int> asked{0};
+    approval::decision decide(const approval::tool_call&) override {
+        ++asked;
+        return {verdict_, {}};
+    }
+
+private:
+    approval::verdict verdict_;
+};
+
+}  // namespace ipybox::testing
