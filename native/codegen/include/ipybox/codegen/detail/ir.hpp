@@ -1,0 +1,85 @@
+#pragma once
+// The intermediate model between JSON Schema and Python text: the classes of one tool module.
+// Plain values; internal to codegen.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ipybox::codegen::detail {
+
+enum class type_kind {
+    any,          // Any
+    string,       // str (also format uri/email/...: never normalised)
+    integer,      // int
+    number,       // float (to_arguments sends integral values as JSON integers)
+    boolean,      // bool
+    none,         // None (JSON null alone)
+    date_time,    // datetime (format date-time)
+    date,         // date (format date)
+    list,         // List[members[0]]
+    dict,         // Dict[str, members[0]]
+    model,        // class_name, a ToolModel
+    enumeration,  // class_name, a (str, Enum)
+    literal,      // Literal[literal_values...]; scalars only
+    union_of,     // Union[members...], never nested, never containing none
+};
+
+struct type_ref {
+    type_kind kind = type_kind::any;
+    bool nullable = false;  // null is also allowed: Optional[...]
+    std::string class_name;
+    std::vector<type_ref> members;
+    std::vector<nlohmann::json> literal_values;
+};
+
+// Validation the generated Field() call carries. Spelled as the runtime's Field() accepts them.
+struct field_constraints {
+    std::optional<nlohmann::json> ge, gt, le, lt, multiple_of;  // numbers
+    std::optional<std::uint64_t> min_length, max_length;        // strings
+    std::optional<std::string> pattern;                         // strings (JSON Schema: search)
+    std::optional<std::uint64_t> min_items, max_items;          // lists
+};
+
+struct field_def {
+    std::string json_name;       // the property name as the server spells it (the alias)
+    std::string attribute_name;  // the Python attribute; equal to json_name when that is valid
+    type_ref type;
+    bool required = false;
+    std::optional<nlohmann::json> default_value;
+    std::string description;
+    field_constraints constraints;
+};
+
+enum class extra_fields { forbid, allow };
+
+struct model_def {
+    std::string class_name;
+    std::string description;
+    std::vector<field_def> fields;
+    extra_fields extra = extra_fields::forbid;
+};
+
+struct enum_member {
+    std::string name;
+    std::string value;
+};
+
+struct enum_def {
+    std::string class_name;
+    std::string description;
+    std::vector<enum_member> members;
+};
+
+using class_def = std::variant<enum_def, model_def>;
+
+struct module_ir {
+    // In definition order: whatever a class refers to comes first, except along reference
+    // cycles, where the renderer emits forward references.
+    std::vector<class_def> classes;
+    bool has_result = false;  // a `Result` model exists; otherwise run() returns TextResult
+};
+
+}  // namespace ipybox::codegen::detail

@@ -1,0 +1,138 @@
+#include <ipybox/codegen/detail/identifiers.hpp>
+#include <ipybox/codegen/detail/utf8.hpp>
+#include <ipybox/codegen/naming.hpp>
+
+namespace ipybox::codegen::detail {
+namespace {
+
+bool is_alnum(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+// Calls `visit(c, keep)` for each code point of `text`: `keep` is true for ASCII letters, digits
+// and (when `underscore_is_word`) `_`; everything else, non-ASCII included, is a separator.
+template <typename Visit>
+void for_each_ascii_word_char(std::string_view text, bool underscore_is_word, Visit visit) {
+    for (std::size_t pos = 0; pos < text.size();) {
+        const char32_t c = decode_utf8(text, pos);
+        const char ascii = c < 0x80 ? static_cast<char>(c) : '\0';
+        visit(ascii, is_alnum(ascii) || (underscore_is_word && ascii == '_'));
+    }
+}
+char upper(char c) {
+    return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
+std::string identifier_base(std::string_view text, std::string_view fallback) {
+    std::string name;
+    name.reserve(text.size());
+    for_each_ascii_word_char(text, true, [&](char c, bool keep) { name += keep ? c : '_'; });
+    name.erase(0, name.find_first_not_of('_'));
+    if (name.empty()) return std::string(fallback);
+    if (is_digit(name[0])) name = std::string(fallback) + "_" + name;
+    return name;
+}
+
+}  // namespace
+
+std::string pascal_case(std::string_view text) {
+    std::string name;
+    bool start_of_word = true;
+    for_each_ascii_word_char(text, false, [&](char c, bool keep) {
+        if (keep) name += start_of_word ? upper(c) : c;
+        start_of_word = !keep;
+    });
+    return name;
+}
+
+std::string class_name_from(std::string_view hint, std::string_view fallback) {
+    std::string name = pascal_case(hint);
+    if (name.empty() || is_digit(name[0])) name = std::string(fallback) + name;
+    return name;
+}
+
+std::string singular(std::string_view plural) {
+    std::string word(plural);
+    const auto ends_with = [&](std::string_view suffix) { return word.ends_with(suffix); };
+    if (word.size() > 3 && ends_with("ies")) {
+        word.replace(word.size() - 3, 3, "y");
+    } else if (word.size() > 3 &&
+               (ends_with("xes") || ends_with("ches") || ends_with("shes") || ends_with("sses"))) {
+        word.resize(word.size() - 2);
+    } else if (word.size() > 1 && ends_with("s") && !ends_with("ss") && !ends_with("us") &&
+               !ends_with("is")) {
+        word.pop_back();
+    }
+    return word;
+}
+
+std::string attribute_base_name(std::string_view property, const std::set<std::string>& reserved) {
+    std::string name = identifier_base(property, "field");
+    if (is_python_keyword(name) || reserved.contains(name)) name += '_';
+    return name;
+}
+
+std::string enum_member_base_name(std::string_view value) {
+    // `mro` is refused by Enum itself; `name` and `value` would hide the member's own properties.
+    static const std::set<std::string> reserved{"mro", "name", "value"};
+    std::string name = identifier_base(value, "value");
+    if (is_python_keyword(name) || reserved.contains(name)) name += '_';
+    return name;
+}
+
+const std::set<std::string>& reserved_attribute_names() {
+    static const std::set<std::string> names{
+        // pydantic 1.10 BaseModel
+        "Config", "construct", "copy", "dict", "from_orm", "json", "parse_file", "parse_obj",
+        "parse_raw", "schema", "schema_json", "update_forward_refs", "validate", "fields",
+        // pydantic 2.x BaseModel
+        "model_computed_fields", "model_config", "model_construct", "model_copy", "model_dump",
+        "model_dump_json", "model_extra", "model_fields", "model_fields_set", "model_json_schema",
+        "model_parametrized_name", "model_post_init", "model_rebuild", "model_validate",
+        "model_validate_json", "model_validate_strings",
+        // ToolModel
+        "to_arguments", "from_structured",
+        // names the class body itself evaluates in annotations and defaults
+        "Any", "Dict", "List", "Literal", "Optional", "Union", "Field", "date", "datetime", "str",
+        "int", "float", "bool"};
+    return names;
+}
+
+const std::set<std::string>& reserved_class_names() {
+    static const std::set<std::string> names{
+        "Params",   "Result",      "ToolModel", "Field",   "TextResult",    "call_tool", "Enum",
+        "Any",      "Dict",        "List",      "Literal", "Optional",      "Union",     "date",
+        "datetime", "SERVER_NAME", "TOOL_NAME", "run",     "rebuild_models"};
+    return names;
+}
+
+std::vector<std::string> assign_unique(const std::vector<std::string>& wanted,
+                                       const std::vector<std::string>& exact,
+                                       std::set<std::string> taken, std::string_view separator) {
+    std::vector<std::string> assigned(wanted.size());
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        if (i < exact.size() && wanted[i] == exact[i] && taken.insert(wanted[i]).second) {
+            assigned[i] = wanted[i];
+        }
+    }
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        if (!assigned[i].empty()) continue;
+        std::string candidate = wanted[i];
+        for (int n = 2; !taken.insert(candidate).second; ++n) {
+            candidate = wanted[i] + std::string(separator) + std::to_string(n);
+        }
+        assigned[i] = candidate;
+    }
+    return assigned;
+}
+
+std::string name_registry::claim(const std::string& base) {
+    std::string candidate = base;
+    for (int n = 2; !taken_.insert(candidate).second; ++n) candidate = base + std::to_string(n);
+    return candidate;
+}
+
+}  // namespace ipybox::codegen::detail

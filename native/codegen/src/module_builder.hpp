@@ -1,0 +1,65 @@
+#pragma once
+// The state of one build_module_ir() call: the classes found so far, the class names taken and
+// the `$ref` targets already turned into types. Private to codegen/src; not thread-safe (one
+// instance per call).
+#include <ipybox/codegen/detail/identifiers.hpp>
+#include <ipybox/codegen/detail/ir.hpp>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ipybox::codegen::detail {
+
+enum class schema_side { input, output };
+
+// Where a schema sits: inline under a property (its description belongs to the Field) or as a
+// named definition or root (its description becomes the class docstring).
+enum class placement { inline_schema, definition };
+
+class module_builder {
+  public:
+    explicit module_builder(module_ir& module);
+
+    // Call build_params, then build_result, then assign_attribute_names, once each.
+    void build_params(const nlohmann::json& schema);
+    void build_result(const nlohmann::json& schema);
+    void assign_attribute_names();
+
+  private:
+    struct document {
+        const nlohmann::json* root;
+        schema_side side;
+        std::map<const nlohmann::json*, type_ref> refs;  // resolved targets, by address
+        std::set<const nlohmann::json*> resolving;       // alias chains being followed
+    };
+
+    // ir_builder.cpp: objects and fields
+    const nlohmann::json& follow_root(const nlohmann::json& schema) const;
+    nlohmann::json merged_object(const nlohmann::json& schema, int depth) const;
+    void build_model(const nlohmann::json& schema, const std::string& class_name, int depth,
+                     placement where);
+    field_def build_field(const std::string& name, const nlohmann::json& property, bool required,
+                          int depth);
+
+    // ir_types.cpp: everything a property can be
+    type_ref build_type(const nlohmann::json& schema, const std::string& hint, int depth,
+                        placement where);
+    type_ref build_ref(const std::string& ref, const std::string& hint, int depth);
+    type_ref build_alternatives(const nlohmann::json& alternatives, const std::string& hint,
+                                int depth);
+    type_ref build_const(const nlohmann::json& value);
+    type_ref build_enum(const nlohmann::json& schema, const std::string& hint, placement where);
+    type_ref build_for_type(const nlohmann::json& schema, const std::string& type,
+                            const std::string& hint, int depth, placement where);
+    bool is_model_schema(const nlohmann::json& schema) const;
+
+    module_ir& module_;
+    name_registry names_;
+    document* doc_ = nullptr;
+};
+
+type_ref make_type(type_kind kind, std::string class_name = {});
+bool contains(const std::vector<std::string>& items, std::string_view item);
+
+}  // namespace ipybox::codegen::detail

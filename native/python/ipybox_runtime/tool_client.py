@@ -1,0 +1,193 @@
+"""Calls MCP tools from kernel code through the ipybox tool server.
+
+The host runs the tool server on a Unix socket in a private directory and gives the kernel two
+environment variables: ``IPYBOX_TOOL_SOCKET`` (the socket path) and ``IPYBOX_TOOL_TOKEN`` (the
+session token). A call is one HTTP/1.1 request, ``POST /run`` with a JSON body
+``{"server_name", "tool_name", "tool_args"}``; the host asks for approval, calls the MCP server
+and answers ``{"result": {...}}`` or ``{"error": {"type", "message"}}``.
+
+Standard library only. Thread-safe: every call uses its own connection.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import http.client
+import json
+import os
+import pathlib
+import socket
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+
+from .errors import (
+    ApprovalRejectedError,
+    ApprovalTimeoutError,
+    ToolRunnerError,
+    ToolServerUnavailableError,
+)
+
+__all__ = ["TextResult", "ToolOutput", "call_tool"]
+
+SOCKET_VARIABLE = "IPYBOX_TOOL_SOCKET"
+TOKEN_VARIABLE = "IPYBOX_TOOL_TOKEN"
+TIMEOUT_VARIABLE = "IPYBOX_TOOL_TIMEOUT"
+
+_ERROR_CLASSES = {"rejected": ApprovalRejectedError, "timeout": ApprovalTimeoutError}
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolOutput:
+    """What one tool call returned."""
+
+    text: str
+    """The text content blocks of the result, joined by newlines."""
+    structured: Any = None
+    """The ``structuredContent`` of the result, if the server sent one."""
+    images: List[pathlib.Path] = dataclasses.field(default_factory=list)
+    """Absolute paths of image content the host saved to files."""
+    is_error: bool = False
+
+
+class TextResult(str):
+    """The text a tool returned, with its images and structured content attached.
+
+    A ``str`` subclass, so it prints, compares and slices like the text itself.
+    """
+
+    images: List[pathlib.Path]
+    structured: Any
+
+    def __new__(
+        cls,
+        text: str = "",
+        images: Iterable[Union[str, os.PathLike]] = (),
+        structured: Any = None,
+    ) -> "TextResult":
+        result = super().__new__(cls, text)
+        result.images = [pathlib.Path(image) for image in images]
+        result.structured = structured
+        return result
+
+    @classmethod
+    def from_output(cls, output: ToolOutput) -> "TextResult":
+        return cls(output.text, output.images, output.structured)
+
+
+class _UnixHTTPConnection(http.client.HTTPConnection):
+    """``HTTPConnection`` whose transport is a Unix stream socket instead of TCP."""
+
+    def __init__(self, socket_path: str, timeout: Optional[float]) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self._socket_path = socket_path
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(self.timeout)
+            sock.connect(self._socket_path)
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+def call_tool(server_name: str, tool_name: str, arguments: Mapping[str, Any]) -> ToolOutput:
+    """Calls ``tool_name`` of MCP server ``server_name`` and returns its output.
+
+    Blocks until the host answers; the host enforces approval and tool timeouts, and
+    ``IPYBOX_TOOL_TIMEOUT`` (seconds) can bound the wait here too (default: none).
+
+    Raises ``ApprovalRejectedError`` / ``ApprovalTimeoutError`` when the call was not approved,
+    ``ToolServerUnavailableError`` when the tool server is not configured or not reachable, and
+    ``ToolRunnerError`` for every other failure, including errors the tool itself reported.
+    """
+    socket_path = os.environ.get(SOCKET_VARIABLE)
+    token = os.environ.get(TOKEN_VARIABLE)
+    if not socket_path or not token:
+        raise ToolServerUnavailableError(
+            "the ipybox tool server is not configured for this Python process "
+            f"({SOCKET_VARIABLE} and {TOKEN_VARIABLE} are not set); generated tool modules "
+            "work inside a kernel started by ipybox"
+        )
+    timeout = _timeout()
+    try:
+        body = json.dumps(
+            {"server_name": server_name, "tool_name": tool_name, "tool_args": dict(arguments)},
+            ensure_ascii=False,
+            allow_nan=False,
+        ).encode("utf-8")
+    except (TypeError, ValueError) as error:
+        raise ToolRunnerError(
+            f"the arguments of {server_name}.{tool_name} are not JSON: {error}"
+        ) from None
+
+    connection = _UnixHTTPConnection(socket_path, timeout)
+    try:
+        connection.request(
+            "POST",
+            "/run",
+            body=body,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+        )
+        response = connection.getresponse()
+        status, payload = response.status, response.read()
+    except (FileNotFoundError, ConnectionRefusedError) as error:
+        raise ToolServerUnavailableError(
+            f"the ipybox tool server is not running (cannot connect to {socket_path}: "
+            f"{error.strerror or error})"
+        ) from None
+    except socket.timeout:
+        raise ToolRunnerError(
+            f"no answer from the ipybox tool server within {timeout:g} s "
+            f"({TIMEOUT_VARIABLE}) for {server_name}.{tool_name}"
+        ) from None
+    except (OSError, http.client.HTTPException) as error:
+        raise ToolServerUnavailableError(
+            f"lost the connection to the ipybox tool server: {error}"
+        ) from None
+    finally:
+        connection.close()
+    return _output_from_response(status, payload)
+
+
+def _timeout() -> Optional[float]:
+    text = os.environ.get(TIMEOUT_VARIABLE, "").strip()
+    if not text or text.lower() == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ToolRunnerError(
+            f"{TIMEOUT_VARIABLE} must be a number of seconds, not {text!r}"
+        ) from None
+    return seconds if seconds > 0 else None
+
+
+def _output_from_response(status: int, payload: bytes) -> ToolOutput:
+    try:
+        document: Any = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        document = None
+    if isinstance(document, dict) and isinstance(document.get("error"), dict):
+        error: Dict[str, Any] = document["error"]
+        kind = error.get("type")
+        message = error.get("message")
+        if not isinstance(message, str) or not message:
+            message = f"the tool call failed ({kind or 'unknown error'})"
+        raise _ERROR_CLASSES.get(kind, ToolRunnerError)(message)
+    if status != 200:
+        excerpt = payload[:200].decode("utf-8", "replace")
+        raise ToolRunnerError(f"the ipybox tool server answered HTTP {status}: {excerpt}")
+    result = document.get("result") if isinstance(document, dict) else None
+    if not isinstance(result, dict):
+        raise ToolRunnerError("the ipybox tool server sent a malformed answer (no result object)")
+    text = result.get("text")
+    output = ToolOutput(
+        text=text if isinstance(text, str) else "",
+        structured=result.get("structured"),
+        images=[pathlib.Path(path) for path in result.get("images") or () if isinstance(path, str)],
+        is_error=result.get("is_error") is True,
+    )
+    if output.is_error:
+        raise ToolRunnerError(output.text or "the tool reported an error")
+    return output

@@ -1,0 +1,34 @@
+#pragma once
+// `${NAME}` placeholders in server parameters, filled host-side at connect time.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ipybox::workspace {
+
+// Some placeholders had no value. what() lists them: "undefined variable(s): A, B".
+class missing_variables_error : public std::runtime_error {
+  public:
+    explicit missing_variables_error(std::vector<std::string> names);
+    const std::vector<std::string>& names() const { return names_; }
+
+  private:
+    std::vector<std::string> names_;
+};
+
+// Looks a variable up; std::nullopt when it is not defined.
+using variable_lookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// Returns `value` with every `${NAME}` (NAME = [A-Za-z_][A-Za-z0-9_]*) in every string value,
+// at any depth of objects and arrays, replaced by lookup(NAME). Object keys and non-string values
+// are untouched; text that only looks similar (`$NAME`, `${A-B}`, `${}`) stays as it is.
+// Replacement text is not scanned again. Throws missing_variables_error naming every undefined
+// variable (sorted, each once) when at least one lookup fails; `value` is never modified.
+// Pure; thread-safe when `lookup` is.
+nlohmann::json substitute_placeholders(const nlohmann::json& value, const variable_lookup& lookup);
+
+}  // namespace ipybox::workspace

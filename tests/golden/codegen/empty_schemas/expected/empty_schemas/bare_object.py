@@ -1,0 +1,17 @@
+"""inputSchema is a bare object."""
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'empty_schemas'
+TOOL_NAME = 'bare_object'
+
+
+class Params(ToolModel):
+    pass
+
+
+def run(params: Params) -> TextResult:
+    """inputSchema is a bare object."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

@@ -1,0 +1,17 @@
+"""Calls the MCP tool no_description of server empty_schemas."""
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'empty_schemas'
+TOOL_NAME = 'no_description'
+
+
+class Params(ToolModel):
+    pass
+
+
+def run(params: Params) -> TextResult:
+    """Calls the MCP tool no_description of server empty_schemas."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

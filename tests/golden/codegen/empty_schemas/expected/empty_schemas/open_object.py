@@ -1,0 +1,19 @@
+"""Allows additional properties."""
+
+from typing import Optional
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'empty_schemas'
+TOOL_NAME = 'open_object'
+
+
+class Params(ToolModel, extra='allow'):
+    a: Optional[str] = None
+
+
+def run(params: Params) -> TextResult:
+    """Allows additional properties."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

@@ -1,0 +1,17 @@
+"""A tool with only a title"""
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'empty_schemas'
+TOOL_NAME = 'title_only'
+
+
+class Params(ToolModel):
+    pass
+
+
+def run(params: Params) -> TextResult:
+    """A tool with only a title"""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

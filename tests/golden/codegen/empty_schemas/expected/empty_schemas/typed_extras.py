@@ -1,0 +1,19 @@
+"""Additional properties with a schema."""
+
+from typing import Optional
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'empty_schemas'
+TOOL_NAME = 'typed_extras'
+
+
+class Params(ToolModel, extra='allow'):
+    a: Optional[str] = None
+
+
+def run(params: Params) -> TextResult:
+    """Additional properties with a schema."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

@@ -1,0 +1,17 @@
+"""A root anyOf without properties."""
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'empty_schemas'
+TOOL_NAME = 'union_root'
+
+
+class Params(ToolModel, extra='allow'):
+    pass
+
+
+def run(params: Params) -> TextResult:
+    """A root anyOf without properties."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

@@ -1,0 +1,22 @@
+"""Returns a resource reference that can be used by MCP clients"""
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'everything'
+TOOL_NAME = 'getResourceReference'
+
+
+class Params(ToolModel):
+    resourceId: float = Field(
+        ...,
+        ge=1,
+        le=100,
+        description='ID of the resource to reference (1-100)',
+    )
+
+
+def run(params: Params) -> TextResult:
+    """Returns a resource reference that can be used by MCP clients"""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

@@ -1,0 +1,17 @@
+"""Prints all environment variables, helpful for debugging MCP server configuration"""
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'everything'
+TOOL_NAME = 'printEnv'
+
+
+class Params(ToolModel):
+    pass
+
+
+def run(params: Params) -> TextResult:
+    """Prints all environment variables, helpful for debugging MCP server configuration"""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

@@ -1,0 +1,39 @@
+"""This is tool 3 with nested structured output.
+
+Args:
+    name: A name to process
+    level: Processing level
+"""
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import call_tool
+
+SERVER_NAME = 'everything'
+TOOL_NAME = 'tool_3'
+
+
+class Params(ToolModel):
+    level: int
+    name: str
+
+
+class InnerResult(ToolModel, extra='allow'):
+    code: int = Field(..., description='Status code')
+    details: str = Field(..., description='Detailed information')
+
+
+class Result(ToolModel, extra='allow'):
+    count: int = Field(..., description='Number of items processed')
+    inner: InnerResult = Field(..., description='Nested result data')
+    status: str = Field(..., description='Overall status of the operation')
+
+
+def run(params: Params) -> Result:
+    """This is tool 3 with nested structured output.
+
+    Args:
+        name: A name to process
+        level: Processing level
+    """
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return Result.from_structured(output)

@@ -1,0 +1,17 @@
+"""Tool named 'a_b_2'."""
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'names'
+TOOL_NAME = 'a_b_2'
+
+
+class Params(ToolModel):
+    pass
+
+
+def run(params: Params) -> TextResult:
+    """Tool named 'a_b_2'."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

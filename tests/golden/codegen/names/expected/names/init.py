@@ -1,0 +1,17 @@
+"""Tool named '__init__'."""
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'names'
+TOOL_NAME = '__init__'
+
+
+class Params(ToolModel):
+    pass
+
+
+def run(params: Params) -> TextResult:
+    """Tool named '__init__'."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

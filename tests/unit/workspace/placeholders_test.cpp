@@ -1,0 +1,74 @@
+// ${NAME} substitution in server parameters.
+#include <doctest/doctest.h>
+
+#include <ipybox/workspace/placeholders.hpp>
+#include <map>
+
+using namespace ipybox::workspace;
+using nlohmann::json;
+
+namespace {
+
+variable_lookup from(std::map<std::string, std::string> values) {
+    return [values = std::move(values)](std::string_view name) -> std::optional<std::string> {
+        const auto it = values.find(std::string(name));
+        if (it == values.end()) return std::nullopt;
+        return it->second;
+    };
+}
+
+}  // namespace
+
+TEST_CASE("replaces placeholders in string values at any depth, keys untouched") {
+    const json params = json::parse(R"({
+        "command": "npx", "args": ["-y", "${PKG}"],
+        "env": {"${KEY}": "${KEY}", "nested": [{"h": "Bearer ${TOKEN}"}]},
+        "n": 3, "flag": true, "none": null})");
+    const auto result =
+        substitute_placeholders(params, from({{"PKG", "server"}, {"KEY", "k"}, {"TOKEN", "t0"}}));
+    CHECK(result["args"] == json{"-y", "server"});
+    CHECK(result["env"]["${KEY}"] == "k");
+    CHECK(result["env"]["nested"][0]["h"] == "Bearer t0");
+    CHECK(result["n"] == 3);
+    CHECK(result["flag"] == true);
+    CHECK(result["none"].is_null());
+}
+
+TEST_CASE("replaces several and repeated placeholders in one string") {
+    const auto result =
+        substitute_placeholders(json("${A}-${B}-${A}"), from({{"A", "1"}, {"B", "2"}}));
+    CHECK(result == "1-2-1");
+}
+
+TEST_CASE("leaves text that only looks like a placeholder alone") {
+    const auto lookup = from({{"A", "x"}});
+    for (const char* text : {"$A", "${A-B}", "${}", "${1A}", "${A", "$${A}x"}) {
+        INFO(text);
+        const auto result = substitute_placeholders(json(text), lookup);
+        if (std::string(text) == "$${A}x") {
+            CHECK(result == "$xx");
+        } else {
+            CHECK(result == text);
+        }
+    }
+}
+
+TEST_CASE("does not rescan replacement text") {
+    CHECK(substitute_placeholders(json("${A}"), from({{"A", "${B}"}, {"B", "no"}})) == "${B}");
+}
+
+TEST_CASE("names every missing variable once, sorted") {
+    try {
+        substitute_placeholders(json{{"a", "${ZED} ${ALPHA}"}, {"b", {"${ZED}"}}, {"c", "${OK}"}},
+                                from({{"OK", "1"}}));
+        FAIL("expected missing_variables_error");
+    } catch (const missing_variables_error& error) {
+        CHECK(error.names() == std::vector<std::string>{"ALPHA", "ZED"});
+        CHECK(std::string(error.what()) == "undefined variable(s): ALPHA, ZED");
+    }
+}
+
+TEST_CASE("passes values without placeholders through unchanged") {
+    const json params = json::parse(R"({"a": [1, 2.5, "x", {"b": false}], "c": {}})");
+    CHECK(substitute_placeholders(params, from({})) == params);
+}
