@@ -2,6 +2,8 @@
 
 #include "ipybox/core/log.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <fstream>
 #include <iostream>
@@ -48,6 +50,17 @@ private:
     std::thread thread_;
 };
 
+// Asks on the terminal; an empty answer means yes. End of input means no.
+bool ask_for_approval(const approval_request& request) {
+    std::cerr << "Approve " << request.describe() << "? [Y/n] " << std::flush;
+    std::string answer;
+    if (!std::getline(std::cin, answer)) {
+        std::cerr << "\n";
+        return false;
+    }
+    return answer.empty() || answer == "y" || answer == "Y" || answer == "yes";
+}
+
 void print_chunk(const code_execution_chunk& chunk) {
     if (chunk.image) {
         std::cout << "[image saved: " << chunk.image->string() << "]\n" << std::flush;
@@ -69,6 +82,13 @@ void setup_run(CLI::App& app, run_options& options) {
                     "Seconds each file or snippet may run before the kernel is interrupted")
         ->check(CLI::PositiveNumber);
     add_kernel_flags(*run, options.kernel);
+    add_server_flags(*run, options.servers);
+    run->add_flag("--generate", options.generate,
+                  "Write mcptools/<server>/ in the workspace for every --server first");
+    run->add_option("--approve", options.approve,
+                    "Tool calls from the code: ask (prompt y/n for each), all, or none "
+                    "(default: ask on a terminal, all otherwise)")
+        ->check(CLI::IsMember({"ask", "all", "none"}));
     run->callback([run, &options] {
         // Recover the command-line order of files and snippets.
         std::size_t file_index = 0;
@@ -89,8 +109,24 @@ void setup_run(CLI::App& app, run_options& options) {
 int run_run(const run_options& options, const process::environment_map& environment) {
     auto executor_config = executor_options(options.kernel, environment);
     executor_config.keep_spare_kernel = false;  // nothing here resets the kernel
+    executor_config.mcp_servers = collect_servers(options.servers);
+    const std::string approve =
+        !options.approve.empty() ? options.approve : (::isatty(STDIN_FILENO) ? "ask" : "all");
     code_executor executor(std::move(executor_config));
     interrupt_forwarder forward_interrupts(executor);
+    if (options.generate) {
+        for (const auto& [name, params] : collect_servers(options.servers)) {
+            try {
+                const auto modules = executor.register_mcp_server(name, params);
+                std::cerr << "ipybox: generated mcptools/" << name << "/ (" << modules.size()
+                          << " tools)\n";
+            } catch (const std::exception& e) {
+                std::cerr << "ipybox: cannot generate the API of MCP server '" << name
+                          << "': " << e.what() << "\n";
+                return exit_start_failed;
+            }
+        }
+    }
     std::optional<std::chrono::milliseconds> timeout;
     if (options.timeout_seconds) {
         timeout = std::chrono::milliseconds(static_cast<long long>(*options.timeout_seconds * 1000));
@@ -110,6 +146,12 @@ int run_run(const run_options& options, const process::environment_map& environm
             while (auto event = stream.next()) {
                 if (const auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
                     print_chunk(*chunk);
+                    continue;
+                }
+                if (auto* request = std::get_if<approval_request>(&*event)) {
+                    const bool approved = approve == "all" ||
+                                          (approve == "ask" && ask_for_approval(*request));
+                    approved ? request->accept() : request->reject();
                     continue;
                 }
                 const auto& result = std::get<code_execution_result>(*event);

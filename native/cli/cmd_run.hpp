@@ -2,6 +2,7 @@
 // `ipybox run [FILE]... [-c CODE]...`: runs each file and -c snippet, in command-line order, in
 // one kernel, streaming output as it comes.
 #include "host_context.hpp"
+#include "server_flags.hpp"
 
 namespace ipybox::cli {
 
@@ -11,6 +12,9 @@ struct run_options {
     std::vector<std::string> snippets;
     std::vector<std::string> sources_in_order;  // filled after parsing: "f:<path>" or "c:<code>"
     std::optional<double> timeout_seconds;
+    server_flags servers;
+    bool generate = false;     // (re)write mcptools/<server>/ for every configured server first
+    std::string approve;       // "ask", "all" or "none"; default: ask on a terminal, else all
 };
 
 void setup_run(CLI::App& app, run_options& options);

@@ -1,5 +1,6 @@
 // The ipybox command line. One file per subcommand (cmd_*.cpp); this file only wires them up.
 #include "cmd_doctor.hpp"
+#include "cmd_generate.hpp"
 #include "cmd_run.hpp"
 #include "host_context.hpp"
 #include "ipybox/core/log.hpp"
@@ -15,19 +16,26 @@ int main(int argc, char** argv) {
 
     run_options run;
     doctor_options doctor;
+    generate_command_options generate;
     setup_run(app, run);
+    setup_generate(app, generate);
     setup_doctor(app, doctor);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // --help and --version exit 0; every usage error exits 2, whatever CLI11's own code.
+        return app.exit(e) == 0 ? exit_ok : exit_usage;
     }
     const auto environment = ipybox::process::current_environment();
     try {
         if (app.got_subcommand("run")) {
             ipybox::core::set_log_level(run.kernel.log_level);
             return run_run(run, environment);
+        }
+        if (app.got_subcommand("generate")) {
+            ipybox::core::set_log_level(generate.log_level);
+            return run_generate(generate, environment);
         }
         if (app.got_subcommand("doctor")) return run_doctor(doctor, environment);
     } catch (const CLI::Error& e) {

@@ -1,71 +1,56 @@
 #include "ipybox/code_executor.hpp"
 
+#include "approval_bridge.hpp"
+#include "execution_errors.hpp"
+#include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/core/random.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/toolserver/tool_server.hpp"
+#include "ipybox/mcp_sources.hpp"
+#include "mcp_client_pool.hpp"
+#include "mcp_runtime.hpp"
+#include "pool_tool_invoker.hpp"
+#include "source_generation.hpp"
 
 namespace ipybox {
-namespace {
-
-// Runs `body`, translating the kernel module's typed failures into the API's one error type.
-template <typename Body>
-auto translate_errors(Body&& body) -> decltype(body()) {
-    using kind = code_execution_error::kind;
-    try {
-        return body();
-    } catch (const kernel::execution_error& e) {
-        throw code_execution_error(kind::exception, e.what(), e.output(), e.ename(), e.evalue());
-    } catch (const kernel::execution_timeout& e) {
-        throw code_execution_error(kind::timeout, e.what(), e.output(), "TimeoutError", "",
-                                   e.state_kept());
-    } catch (const kernel::kernel_died_error& e) {
-        throw code_execution_error(kind::kernel_died, e.what(), e.output(), "KernelDied", "",
-                                   false);
-    } catch (const kernel::kernel_start_error& e) {
-        throw code_execution_error(kind::start_failed, e.what(), "", "KernelStartError", "",
-                                   false);
-    } catch (const kernel::interpreter_not_found& e) {
-        throw code_execution_error(kind::start_failed, e.what(), "", "InterpreterNotFound", "",
-                                   false);
-    }
-}
-
-code_execution_result to_api(kernel::execution_result&& result) {
-    return code_execution_result{std::move(result.text),        std::move(result.images),
-                                 result.cancelled,              std::move(result.notices),
-                                 result.omitted_output_bytes,   result.kernel_micros};
-}
-
-}  // namespace
-
-code_execution_stream::code_execution_stream(std::unique_ptr<kernel::execution_stream> stream)
-    : stream_(std::move(stream)) {}
-code_execution_stream::~code_execution_stream() = default;
-code_execution_stream::code_execution_stream(code_execution_stream&&) noexcept = default;
-
-std::optional<code_execution_event> code_execution_stream::next() {
-    if (done_) return std::nullopt;
-    while (!stream_->finished()) {
-        if (auto chunk = stream_->next()) {
-            return code_execution_chunk{std::move(chunk->stream), std::move(chunk->text),
-                                        std::move(chunk->image)};
-        }
-    }
-    done_ = true;
-    return translate_errors([&] { return code_execution_event(to_api(stream_->finish())); });
-}
 
 code_executor::code_executor(code_executor_options options) : options_(std::move(options)) {
     if (options_.workspace.empty()) options_.workspace = std::filesystem::current_path();
-    options_.workspace = std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace));
+    options_.workspace =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace));
+    if (options_.images_directory.empty()) options_.images_directory = options_.workspace / "images";
 }
 
 code_executor::~code_executor() { stop(); }
 
+void code_executor::start_tool_services() {
+    if (tool_server_) return;
+    private_dir_ = std::make_unique<core::private_directory>("ipybox-");
+    runtime_ = std::make_unique<app::mcp_runtime>();
+    app::pool_options pool_options;
+    // ${VAR}: the host's environment wins over the workspace .env, which is re-read at every
+    // server start so that edits apply without restarting ipybox.
+    pool_options.variables = host_variables(options_.host_environment, options_.workspace / ".env");
+    pool_options.default_cwd = options_.workspace;
+    pool_options.connect_timeout = options_.mcp_connect_timeout;
+    pool_ = std::make_unique<app::mcp_client_pool>(runtime_->io(), pool_options);
+    for (const auto& [name, params] : options_.mcp_servers) pool_->register_server(name, params);
+    approvals_ = std::make_unique<app::approval_bridge>(options_.approve_tool_calls,
+                                                        options_.approval_timeout);
+    invoker_ = std::make_unique<app::pool_tool_invoker>(*pool_, options_.images_directory);
+    tool_token_ = core::random_hex(32);
+    tool_server_ = std::make_unique<toolserver::tool_server>(
+        toolserver::tool_server_options{private_dir_->path() / "tools.sock", tool_token_},
+        *approvals_, *invoker_);
+}
+
 kernel::kernel_session& code_executor::session() {
     std::lock_guard lock(mutex_);
     if (session_) return *session_;
-    translate_errors([&] {
+    app::translate_errors([&] {
         kernel::interpreter_search search;
         search.explicit_path = options_.python;
         search.env_override = options_.python_override;
@@ -77,6 +62,7 @@ kernel::kernel_session& code_executor::session() {
         return 0;
     });
     std::filesystem::create_directories(options_.workspace);
+    start_tool_services();
 
     kernel::session_options session_options;
     auto& launch = session_options.launch;
@@ -88,6 +74,10 @@ kernel::kernel_session& code_executor::session() {
                                                      process::default_allowlist());
     if (!launch.environment.count("LANG")) launch.environment["LANG"] = "C.UTF-8";
     for (const auto& [name, value] : options_.kernel_env) launch.environment[name] = value;
+    // The kernel learns where the tool server is and the token it needs; nothing else of the
+    // host's MCP configuration reaches it.
+    launch.environment["IPYBOX_TOOL_SOCKET"] = tool_server_->socket_path().string();
+    launch.environment["IPYBOX_TOOL_TOKEN"] = tool_token_;
     session_options.images_directory = options_.images_directory;
     session_options.max_output_bytes = options_.max_output_bytes;
     session_options.start_timeout = options_.start_timeout;
@@ -100,7 +90,7 @@ kernel::kernel_session& code_executor::session() {
 
 void code_executor::start() {
     auto& s = session();
-    translate_errors([&] {
+    app::translate_errors([&] {
         s.start();
         return 0;
     });
@@ -113,23 +103,54 @@ void code_executor::stop() {
         session = std::move(session_);
     }
     if (session) session->stop();
-}
-
-code_execution_result code_executor::execute(const std::string& code,
-                                             std::optional<std::chrono::milliseconds> timeout) {
-    auto& s = session();
-    return translate_errors([&] { return to_api(s.run(code, timeout)); });
+    std::lock_guard lock(mutex_);
+    if (approvals_) approvals_->detach();
+    if (tool_server_) tool_server_->stop();
+    tool_server_.reset();
+    invoker_.reset();
+    approvals_.reset();
+    pool_.reset();
+    runtime_.reset();
+    private_dir_.reset();
 }
 
 code_execution_stream code_executor::stream(const std::string& code,
                                             std::optional<std::chrono::milliseconds> timeout) {
     auto& s = session();
-    return translate_errors([&] { return code_execution_stream(s.execute(code, timeout)); });
+    // One stream at a time, so that every approval request reaches the stream it belongs to.
+    stream_slot_.acquire();
+    try {
+        auto kernel_stream = app::translate_errors([&] { return s.execute(code, timeout); });
+        auto* raw = kernel_stream.get();
+        approvals_->attach({[raw] { raw->pause_timeout(); }, [raw] { raw->resume_timeout(); },
+                            [raw] { raw->wake(); }});
+        return code_execution_stream(std::move(kernel_stream), *approvals_, stream_slot_);
+    } catch (...) {
+        stream_slot_.release();
+        throw;
+    }
+}
+
+code_execution_result code_executor::execute(const std::string& code,
+                                             std::optional<std::chrono::milliseconds> timeout) {
+    auto events = stream(code, timeout);
+    while (auto event = events.next()) {
+        if (auto* request = std::get_if<approval_request>(&*event)) {
+            request->accept();
+        } else if (auto* result = std::get_if<code_execution_result>(&*event)) {
+            return std::move(*result);
+        }
+    }
+    return {};
 }
 
 void code_executor::reset() {
     auto& s = session();
-    translate_errors([&] {
+    {
+        std::lock_guard lock(mutex_);
+        if (pool_) pool_->close_sessions();
+    }
+    app::translate_errors([&] {
         s.reset();
         return 0;
     });
@@ -138,6 +159,23 @@ void code_executor::reset() {
 void code_executor::cancel() {
     std::lock_guard lock(mutex_);
     if (session_) session_->cancel();
+    // A call blocked on approval would keep the kernel from noticing the interrupt.
+    if (approvals_) approvals_->detach();
+}
+
+std::vector<std::string> code_executor::register_mcp_server(const std::string& name,
+                                                            const nlohmann::json& params,
+                                                            bool generate_sources) {
+    codegen::validate_server_name(name);  // kernel code imports it as mcptools.<name>
+    app::mcp_client_pool* pool = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        start_tool_services();
+        pool = pool_.get();
+    }
+    pool->register_server(name, params);
+    if (!generate_sources) return {};
+    return app::generate_from_pool(*pool, name, options_.workspace / "mcptools");
 }
 
 const std::filesystem::path& code_executor::python() const { return python_; }

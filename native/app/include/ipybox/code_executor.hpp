@@ -11,8 +11,11 @@
 // Thread-safety: every method may be called from any thread. Executions run one at a time, in
 // call order. cancel() interrupts the running execution from another thread. The executor owns
 // its kernels; the destructor stops them. Streams must not outlive their executor.
+#include "ipybox/approval_request.hpp"
 #include "ipybox/kernel/execution.hpp"
 #include "ipybox/process/environment.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -20,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <semaphore>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -31,6 +35,18 @@ namespace kernel {
 class kernel_session;
 class execution_stream;
 }  // namespace kernel
+namespace app {
+class approval_bridge;
+class mcp_runtime;
+class mcp_client_pool;
+class pool_tool_invoker;
+}  // namespace app
+namespace toolserver {
+class tool_server;
+}  // namespace toolserver
+namespace core {
+class private_directory;
+}  // namespace core
 
 struct code_executor_options {
     std::filesystem::path workspace;          // kernel cwd and import root; default: current dir
@@ -46,6 +62,17 @@ struct code_executor_options {
     std::chrono::milliseconds start_timeout{30000};
     std::size_t max_output_bytes = 8 * 1024 * 1024;
     bool keep_spare_kernel = true;  // makes reset() fast at the cost of one idle kernel
+
+    // Tool calls from kernel code: stream() yields an approval_request for each one unless
+    // approve_tool_calls is false; execute() approves them all. Without a decision within
+    // approval_timeout (if set) the call fails in the kernel with ApprovalTimeoutError.
+    bool approve_tool_calls = true;
+    std::optional<std::chrono::milliseconds> approval_timeout;
+    // MCP servers the kernel may call from the start, by name: {"command", "args", "env"} or
+    // {"url", "type", "headers"}. ${VAR} placeholders are filled from host_environment, then the
+    // workspace .env, when a server starts. More can be added with register_mcp_server().
+    std::map<std::string, nlohmann::json> mcp_servers;
+    std::chrono::milliseconds mcp_connect_timeout{30000};
 };
 
 // A piece of output while the code runs.
@@ -89,20 +116,28 @@ private:
     bool state_kept_;
 };
 
-using code_execution_event = std::variant<code_execution_chunk, code_execution_result>;
+using code_execution_event =
+    std::variant<code_execution_chunk, approval_request, code_execution_result>;
 
-// The events of one execution: chunks as they arrive, then the result. next() returns nullopt
-// after the result; it throws code_execution_error when the execution fails.
+// The events of one execution: chunks and approval requests as they arrive, then the result.
+// next() returns nullopt after the result; it throws code_execution_error when the execution
+// fails. Destroying an unfinished stream cancels the execution and rejects pending approvals.
 class code_execution_stream {
 public:
     ~code_execution_stream();
     code_execution_stream(code_execution_stream&&) noexcept;
+    code_execution_stream& operator=(code_execution_stream&&) = delete;
     std::optional<code_execution_event> next();
 
 private:
     friend class code_executor;
-    explicit code_execution_stream(std::unique_ptr<kernel::execution_stream> stream);
+    code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
+                          app::approval_bridge& approvals, std::binary_semaphore& slot);
+    void finish_approvals();
+
     std::unique_ptr<kernel::execution_stream> stream_;
+    app::approval_bridge* approvals_;
+    std::binary_semaphore* slot_;
     bool done_ = false;
 };
 
@@ -125,16 +160,36 @@ public:
     code_execution_stream stream(const std::string& code,
                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
-    void reset();   // a fresh kernel; the workspace and installed packages stay
+    // A fresh kernel and closed MCP sessions (they restart on next use); the workspace,
+    // installed packages and registered servers stay.
+    void reset();
     void cancel();  // interrupts the running execution, which ends as cancelled
+
+    // Records an MCP server the kernel may call (replacing one of the same name) and, when
+    // `generate_sources`, connects to it and writes <workspace>/mcptools/<name>/. Returns the
+    // generated module names (empty without generation). Throws std::invalid_argument for a
+    // bad name or parameters, and std::runtime_error when the server cannot be reached.
+    std::vector<std::string> register_mcp_server(const std::string& name, const nlohmann::json& params,
+                                                 bool generate_sources = true);
 
     const std::filesystem::path& python() const;  // the interpreter in use (after start)
     int kernel_pid() const;
 
 private:
     kernel::kernel_session& session();
+    void start_tool_services();  // mutex_ held
+
     code_executor_options options_;
     std::filesystem::path python_;
+    std::binary_semaphore stream_slot_{1};
+    // Declared in dependency order: destroyed from the kernel back to the runtime.
+    std::unique_ptr<core::private_directory> private_dir_;
+    std::unique_ptr<app::mcp_runtime> runtime_;
+    std::unique_ptr<app::mcp_client_pool> pool_;
+    std::unique_ptr<app::approval_bridge> approvals_;
+    std::unique_ptr<app::pool_tool_invoker> invoker_;
+    std::unique_ptr<toolserver::tool_server> tool_server_;
+    std::string tool_token_;
     std::unique_ptr<kernel::kernel_session> session_;
     mutable std::mutex mutex_;
 };
@@ -145,5 +200,6 @@ using CodeExecutorOptions = code_executor_options;
 using CodeExecutionResult = code_execution_result;
 using CodeExecutionChunk = code_execution_chunk;
 using CodeExecutionError = code_execution_error;
+using CodeExecutionStream = code_execution_stream;
 
 }  // namespace ipybox

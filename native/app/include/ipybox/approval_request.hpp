@@ -1,0 +1,34 @@
+#pragma once
+// A tool call from kernel code that waits for the application's decision (the counterpart of
+// the reference SDK's ApprovalRequest). The kernel code stays blocked until accept() or
+// reject() is called, the approval timeout passes, or the execution ends (which rejects it).
+//
+// Copies share one decision; the first accept()/reject() wins. Thread-safe.
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+namespace ipybox {
+
+class approval_request {
+public:
+    struct state;
+    explicit approval_request(std::shared_ptr<state> shared);
+
+    const std::string& server_name() const;
+    const std::string& tool_name() const;
+    const nlohmann::json& tool_args() const;
+    // "server.tool(a=1, b=\"x\")"
+    std::string describe() const;
+
+    void accept();
+    void reject();
+
+private:
+    std::shared_ptr<state> state_;
+};
+
+using ApprovalRequest = approval_request;
+
+}  // namespace ipybox

@@ -1,0 +1,97 @@
+#include "approval_bridge.hpp"
+
+#include <algorithm>
+
+namespace ipybox {
+
+void approval_request::state::settle(bool value) {
+    {
+        std::lock_guard lock(mutex);
+        if (approved) return;
+        approved = value;
+    }
+    decided.notify_all();
+}
+
+approval_request::approval_request(std::shared_ptr<state> shared) : state_(std::move(shared)) {}
+const std::string& approval_request::server_name() const { return state_->call.server_name; }
+const std::string& approval_request::tool_name() const { return state_->call.tool_name; }
+const nlohmann::json& approval_request::tool_args() const { return state_->call.arguments; }
+std::string approval_request::describe() const { return state_->call.describe(); }
+void approval_request::accept() { state_->settle(true); }
+void approval_request::reject() { state_->settle(false); }
+
+namespace app {
+
+approval_bridge::approval_bridge(bool enabled, std::optional<std::chrono::milliseconds> timeout)
+    : enabled_(enabled), timeout_(timeout) {}
+
+approval::decision approval_bridge::decide(const approval::tool_call& call) {
+    if (!enabled_) return {approval::verdict::approved, {}};
+    auto request = std::make_shared<approval_request::state>();
+    request->call = call;
+    stream_hooks hooks;
+    {
+        std::lock_guard lock(mutex_);
+        if (!hooks_) {
+            return {approval::verdict::rejected, "no execution is running to approve it"};
+        }
+        hooks = *hooks_;
+        queued_.push_back(request);
+        waiting_.push_back(request);
+        // The first waiting call stops the execution's clock; the last one restarts it.
+        if (waiting_.size() == 1) hooks.pause_timeout();
+    }
+    hooks.wake();
+
+    std::unique_lock wait_lock(request->mutex);
+    const auto is_decided = [&] { return request->approved.has_value(); };
+    bool decided = true;
+    if (timeout_) {
+        decided = request->decided.wait_for(wait_lock, *timeout_, is_decided);
+    } else {
+        request->decided.wait(wait_lock, is_decided);
+    }
+    if (!decided) request->approved = false;
+    const bool approved = *request->approved;
+    wait_lock.unlock();
+
+    {
+        std::lock_guard lock(mutex_);
+        std::erase(waiting_, request);
+        std::erase(queued_, request);
+        if (waiting_.empty() && hooks_) hooks_->resume_timeout();
+    }
+    if (!decided) {
+        return {approval::verdict::timed_out,
+                "no decision within " + std::to_string(timeout_->count()) + " ms"};
+    }
+    return {approved ? approval::verdict::approved : approval::verdict::rejected, {}};
+}
+
+void approval_bridge::attach(stream_hooks hooks) {
+    std::lock_guard lock(mutex_);
+    hooks_ = std::move(hooks);
+}
+
+void approval_bridge::detach() {
+    std::vector<std::shared_ptr<approval_request::state>> abandoned;
+    {
+        std::lock_guard lock(mutex_);
+        hooks_.reset();
+        abandoned = waiting_;
+        queued_.clear();
+    }
+    for (auto& request : abandoned) request->settle(false);
+}
+
+std::optional<approval_request> approval_bridge::pop() {
+    std::lock_guard lock(mutex_);
+    if (queued_.empty()) return std::nullopt;
+    auto next = std::move(queued_.front());
+    queued_.pop_front();
+    return approval_request(std::move(next));
+}
+
+}  // namespace app
+}  // namespace ipybox

@@ -1,0 +1,62 @@
+#pragma once
+// Connects the tool server's approval gate to the execution stream the application consumes:
+// a call waiting for approval becomes an approval_request event of the current stream, and the
+// stream's timeout clock stops while any call waits.
+//
+// Thread-safety: decide() runs on tool server threads; attach/detach/pop on the consumer's.
+#include "ipybox/approval/gate.hpp"
+#include "ipybox/approval_request.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+
+namespace ipybox {
+
+struct approval_request::state {
+    approval::tool_call call;
+    std::mutex mutex;
+    std::condition_variable decided;
+    std::optional<bool> approved;
+
+    void settle(bool value);
+};
+
+namespace app {
+
+// What the bridge needs from the stream it feeds.
+struct stream_hooks {
+    std::function<void()> pause_timeout;
+    std::function<void()> resume_timeout;
+    std::function<void()> wake;  // makes the consumer look at pending requests
+};
+
+class approval_bridge : public approval::gate {
+public:
+    // `enabled` false approves every call at once (approve_tool_calls = false).
+    approval_bridge(bool enabled, std::optional<std::chrono::milliseconds> timeout);
+
+    approval::decision decide(const approval::tool_call& call) override;
+
+    // Starts routing requests to a stream. With no stream attached, calls are rejected: code
+    // running outside an execution has nobody to ask.
+    void attach(stream_hooks hooks);
+    // Stops routing; requests still waiting are rejected ("the execution ended").
+    void detach();
+    // The next request for the attached stream, if any.
+    std::optional<approval_request> pop();
+
+private:
+    bool enabled_;
+    std::optional<std::chrono::milliseconds> timeout_;
+    std::mutex mutex_;
+    std::optional<stream_hooks> hooks_;
+    std::deque<std::shared_ptr<approval_request::state>> queued_;
+    std::vector<std::shared_ptr<approval_request::state>> waiting_;
+};
+
+}  // namespace app
+}  // namespace ipybox

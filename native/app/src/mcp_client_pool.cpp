@@ -1,0 +1,97 @@
+#include "mcp_client_pool.hpp"
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/workspace/placeholders.hpp"
+#include "transport_factory.hpp"
+
+#include <boost/asio/use_future.hpp>
+
+#include <thread>
+
+namespace ipybox::app {
+
+mcp_client_pool::mcp_client_pool(boost::asio::io_context& io, pool_options options)
+    : io_(io), options_(std::move(options)) {}
+
+mcp_client_pool::~mcp_client_pool() { close_sessions(); }
+
+void mcp_client_pool::register_server(const std::string& name, nlohmann::json params) {
+    validate_server_params(params);
+    std::shared_ptr<mcp::session::client_session> previous;
+    {
+        std::lock_guard lock(mutex_);
+        auto& slot = entries_[name];
+        if (slot) previous = std::move(slot->session);
+        slot = std::make_shared<entry>();
+        slot->params = std::move(params);
+    }
+    if (previous) previous->close();
+}
+
+bool mcp_client_pool::has_server(const std::string& name) const { return find(name) != nullptr; }
+
+std::shared_ptr<mcp_client_pool::entry> mcp_client_pool::find(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    const auto it = entries_.find(name);
+    return it == entries_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(const std::string& name) {
+    const auto slot = find(name);
+    if (!slot) throw unknown_server("no MCP server named '" + name + "' is registered");
+    std::lock_guard start_lock(slot->start_mutex);
+    {
+        std::lock_guard lock(mutex_);
+        if (slot->session && !slot->session->is_closed()) return slot->session;
+    }
+    if (slot->session) {
+        core::logger("app")->info("MCP server '{}' is gone; starting it again", name);
+    }
+    // Placeholders are filled here, host-side, on every start: generated code and the kernel
+    // only ever see "${VAR}".
+    const auto params = workspace::substitute_placeholders(slot->params, options_.variables);
+    auto channel = make_transport(io_, name, params, options_.default_cwd);
+    mcp::session::client_options client;
+    client.name = name;
+    client.connect_timeout = options_.connect_timeout;
+    client.request_timeout = options_.call_timeout;
+    auto session = mcp::session::client_session::create(io_, std::move(channel), client);
+    session->initialize(boost::asio::use_future).get();
+    std::lock_guard lock(mutex_);
+    slot->session = session;
+    return session;
+}
+
+mcp::session::call_tool_result mcp_client_pool::call_tool(const std::string& server,
+                                                          const std::string& tool,
+                                                          const nlohmann::json& arguments) {
+    auto session = session_for(server);
+    mcp::session::call_options call;
+    call.progress_resets_timeout = true;
+    return session->call_tool(tool, arguments, std::move(call), boost::asio::use_future).get();
+}
+
+std::vector<mcp::session::tool_descriptor> mcp_client_pool::list_tools(const std::string& server) {
+    return session_for(server)->list_tools(boost::asio::use_future).get();
+}
+
+void mcp_client_pool::close_sessions() {
+    std::vector<std::shared_ptr<mcp::session::client_session>> sessions;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto& [name, slot] : entries_) {
+            if (slot->session) sessions.push_back(std::move(slot->session));
+        }
+    }
+    for (auto& session : sessions) session->close();
+    // Let each server exit in an orderly way (stdin closed, then signals) before the runtime
+    // that drives the shutdown goes away; bounded by the transports' own grace periods.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(6);
+    for (auto& session : sessions) {
+        while (!session->is_closed() && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+}
+
+}  // namespace ipybox::app

@@ -1,0 +1,77 @@
+#pragma once
+// The host's registry of MCP servers and their live client sessions.
+//
+// Only the host registers servers (ARCHITECTURE.md, security property 1): kernel code names a
+// registered server and a tool, nothing more. Sessions start lazily on first use, with ${VAR}
+// placeholders filled at that moment from the host's variables (property 2), are cached, and
+// are restarted when the previous one closed (a crashed server costs one failed call, not all
+// later ones). Re-registering a name replaces its parameters and closes its session.
+//
+// Thread-safety: every method may be called from any thread; calls to different servers run in
+// parallel, and one server's start-up is serialised.
+#include "ipybox/mcp/session/client_session.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipybox::app {
+
+struct pool_options {
+    // Looks up ${VAR}s: the host environment first, then the workspace .env.
+    std::function<std::optional<std::string>(std::string_view)> variables;
+    std::filesystem::path default_cwd;  // for stdio servers without "cwd"
+    std::chrono::milliseconds connect_timeout{30000};
+    std::chrono::milliseconds call_timeout{600000};
+};
+
+class unknown_server : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class mcp_client_pool {
+public:
+    mcp_client_pool(boost::asio::io_context& io, pool_options options);
+    ~mcp_client_pool();
+
+    // Records (or replaces) a server. Validates the parameters' shape; does not connect.
+    // Throws std::invalid_argument.
+    void register_server(const std::string& name, nlohmann::json params);
+    bool has_server(const std::string& name) const;
+
+    // Blocking. Throws unknown_server, workspace::missing_variables_error (naming the variables),
+    // std::invalid_argument for bad parameters, and mcp::jsonrpc::request_failed subclasses for
+    // connection and protocol failures.
+    mcp::session::call_tool_result call_tool(const std::string& server, const std::string& tool,
+                                             const nlohmann::json& arguments);
+    std::vector<mcp::session::tool_descriptor> list_tools(const std::string& server);
+
+    // Closes every session; they restart on next use. Registrations stay.
+    void close_sessions();
+
+private:
+    struct entry {
+        nlohmann::json params;
+        std::shared_ptr<mcp::session::client_session> session;
+        std::mutex start_mutex;
+    };
+    std::shared_ptr<mcp::session::client_session> session_for(const std::string& name);
+    std::shared_ptr<entry> find(const std::string& name) const;
+
+    boost::asio::io_context& io_;
+    pool_options options_;
+    mutable std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<entry>> entries_;
+};
+
+}  // namespace ipybox::app

@@ -1,0 +1,63 @@
+#include "ipybox/mcp_sources.hpp"
+
+#include "ipybox/codegen/generator.hpp"
+#include "ipybox/codegen/naming.hpp"
+#include "ipybox/core/log.hpp"
+#include "ipybox/workspace/dotenv.hpp"
+#include "ipybox/workspace/package_writer.hpp"
+#include "mcp_runtime.hpp"
+#include "source_generation.hpp"
+
+namespace ipybox {
+namespace app {
+
+std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::string& server_name,
+                                            const std::filesystem::path& root_dir) {
+    codegen::validate_server_name(server_name);
+    std::vector<codegen::tool_descriptor> tools;
+    for (const auto& tool : pool.list_tools(server_name)) {
+        tools.push_back(codegen::parse_tool_descriptor(tool.raw.is_null() ? tool.to_json() : tool.raw));
+    }
+    const auto package = codegen::generate_package(server_name, tools);
+    workspace::write_generated_package(root_dir, server_name, package.files);
+    std::vector<std::string> modules;
+    for (const auto& module : package.modules) modules.push_back(module.module_name);
+    core::logger("app")->info("generated {} modules for MCP server '{}' in {}", modules.size(),
+                              server_name, (root_dir / server_name).string());
+    return modules;
+}
+
+}  // namespace app
+
+std::function<std::optional<std::string>(std::string_view)> host_variables(
+    std::map<std::string, std::string> environment, std::filesystem::path dotenv_file) {
+    return [environment = std::move(environment),
+            dotenv_file = std::move(dotenv_file)](std::string_view name) -> std::optional<std::string> {
+        if (const auto it = environment.find(std::string(name)); it != environment.end()) {
+            return it->second;
+        }
+        const auto values = workspace::load_dotenv(dotenv_file);
+        if (const auto it = values.find(std::string(name)); it != values.end()) return it->second;
+        return std::nullopt;
+    };
+}
+
+std::vector<std::string> generate_mcp_sources(const std::string& server_name,
+                                              const nlohmann::json& server_params,
+                                              const std::filesystem::path& root_dir,
+                                              const generate_options& options) {
+    codegen::validate_server_name(server_name);
+    app::mcp_runtime runtime;
+    app::pool_options pool_options;
+    pool_options.variables = options.variables
+                                 ? options.variables
+                                 : [](std::string_view) { return std::optional<std::string>(); };
+    pool_options.default_cwd = options.working_directory.empty() ? std::filesystem::current_path()
+                                                                 : options.working_directory;
+    pool_options.connect_timeout = options.connect_timeout;
+    app::mcp_client_pool pool(runtime.io(), pool_options);
+    pool.register_server(server_name, server_params);
+    return app::generate_from_pool(pool, server_name, root_dir);
+}
+
+}  // namespace ipybox

@@ -1,0 +1,25 @@
+#pragma once
+// Server parameters (already free of ${VAR} placeholders) to a transport: stdio for
+// {"command", "args", "env", "cwd"}, streamable HTTP or SSE for {"url", "type", "headers"}.
+#include "ipybox/mcp/transport/transport.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace ipybox::app {
+
+// Throws std::invalid_argument with an actionable message for parameters that name neither a
+// command nor a URL, or whose fields have the wrong types.
+std::shared_ptr<mcp::transport::transport> make_transport(boost::asio::io_context& io,
+                                                          const std::string& server_name,
+                                                          const nlohmann::json& params,
+                                                          const std::filesystem::path& default_cwd);
+
+// Checks the shape of server parameters without connecting (same errors as make_transport).
+void validate_server_params(const nlohmann::json& params);
+
+}  // namespace ipybox::app

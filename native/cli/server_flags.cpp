@@ -1,0 +1,53 @@
+#include "server_flags.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace ipybox::cli {
+
+void add_server_flags(CLI::App& command, server_flags& flags) {
+    command.add_option("--server", flags.servers,
+                       "MCP server the code may call: NAME=JSON or NAME=@file.json, where JSON is "
+                       "{\"command\",\"args\",\"env\"} or {\"url\",\"headers\"} (repeatable)");
+    command.add_option("--mcp-config", flags.config_files,
+                       "JSON file with {\"mcpServers\": {NAME: PARAMS}} (repeatable)");
+}
+
+nlohmann::json parse_json_argument(const std::string& flag, const std::string& text) {
+    std::string content = text;
+    if (!text.empty() && text[0] == '@') {
+        std::ifstream in(text.substr(1));
+        if (!in) throw CLI::ValidationError(flag, "cannot read " + text.substr(1));
+        std::stringstream buffer;
+        buffer << in.rdbuf();
+        content = buffer.str();
+    }
+    try {
+        return nlohmann::json::parse(content);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw CLI::ValidationError(flag, std::string("not valid JSON: ") + e.what());
+    }
+}
+
+std::map<std::string, nlohmann::json> collect_servers(const server_flags& flags) {
+    std::map<std::string, nlohmann::json> servers;
+    for (const auto& file : flags.config_files) {
+        const auto config = parse_json_argument("--mcp-config", "@" + file);
+        if (!config.is_object() || !config.contains("mcpServers") ||
+            !config["mcpServers"].is_object()) {
+            throw CLI::ValidationError("--mcp-config", file + " has no \"mcpServers\" object");
+        }
+        for (const auto& [name, params] : config["mcpServers"].items()) servers[name] = params;
+    }
+    for (const auto& entry : flags.servers) {
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            throw CLI::ValidationError("--server", "expected NAME=JSON or NAME=@file, got '" +
+                                                       entry + "'");
+        }
+        servers[entry.substr(0, eq)] = parse_json_argument("--server", entry.substr(eq + 1));
+    }
+    return servers;
+}
+
+}  // namespace ipybox::cli

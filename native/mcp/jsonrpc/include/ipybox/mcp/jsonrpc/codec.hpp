@@ -1,0 +1,52 @@
+#pragma once
+// Pure codec between one JSON text and one `message`. No I/O, no state, thread-safe.
+//
+// Decoding rules (each pinned by a unit test):
+// - not JSON, or nested deeper than `max_depth`          -> -32700 parse error, id unknown
+// - a top-level array (a batch)                          -> -32600 invalid request. Batching was
+//   removed from MCP in 2025-06-18; we reject it for every negotiated version (no known MCP peer
+//   sends batches) and answer with a single error response whose id is null.
+// - not an object, "jsonrpc" != "2.0", a non-string method, an id that is null, fractional or
+//   neither integer nor string, params that are neither object nor array, a response with both or
+//   neither of result/error, a malformed error object    -> -32600 invalid request
+// - "params": null is read as absent params (lenient: some clients write it).
+// Unknown members are ignored. When the id of a bad message can be read it is kept, so the error
+// response can name it.
+//
+// Encoding never fails: invalid UTF-8 inside strings is replaced by U+FFFD, and the output is a
+// single line (JSON escapes newlines inside strings), ready for newline framing.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "ipybox/mcp/jsonrpc/message.hpp"
+
+namespace ipybox::mcp::jsonrpc {
+
+// Why a text is not a message, and how to answer it.
+struct decode_failure {
+    error_object error;            // code is parse_error or invalid_request
+    std::optional<request_id> id;  // the offending message's id, when readable
+    bool reply_expected = true;    // false when the bad message looked like a response: answering
+                                   // a response risks an error ping-pong between two peers
+};
+
+using decode_result = std::variant<message, decode_failure>;
+
+inline constexpr std::size_t default_max_depth = 512;
+
+decode_result decode(std::string_view text, std::size_t max_depth = default_max_depth);
+
+// Interprets an already parsed JSON value (same rules, minus the parse step).
+decode_result decode_json(const json& value);
+
+json to_json(const message& msg);
+std::string encode(const message& msg);
+
+// Deepest nesting of arrays/objects in `text`, scanning at most until it exceeds `limit`. Pure
+// byte scan (strings and escapes respected); used to refuse hostile input before parsing it.
+std::size_t nesting_depth(std::string_view text, std::size_t limit);
+
+}  // namespace ipybox::mcp::jsonrpc

@@ -1,0 +1,158 @@
+#pragma once
+// The JSON-RPC dispatcher: turns a duplex message channel into an outbound API (requests with id
+// correlation, timeouts, cancellation, progress) and an inbound pump (requests and notifications
+// routed by method name to handlers).
+//
+// It knows method names only as strings, with two exceptions it owns because they are about
+// requests rather than about any one method: `notifications/cancelled` (sent on timeout or
+// cancellation of our requests, delivered to the cancellation token of the peer's request) and
+// `notifications/progress` (routed to the caller of the request whose progressToken it names).
+//
+// It is THE place where exceptions become wire errors: a handler that throws `jsonrpc_error`
+// answers with that error's code, message and data; any other std::exception answers -32603 with
+// its message; anything else -32603 "unknown exception". A request for a method without a handler
+// is answered -32601. Malformed input the transport could not decode is answered -32700/-32600
+// (unless it looked like a response).
+//
+// Threading: thread-safe. Every public member may be called from any thread. The send function
+// must be thread-safe too; it is called outside the dispatcher's lock. Handlers and progress
+// callbacks run on the thread that calls receive() (the io_context thread for our transports);
+// they must not block. Completions of outgoing requests are always posted to the io_context.
+//
+// Lifetime: create() returns a shared_ptr; timers and responders hold weak references, so
+// destroying the dispatcher is safe at any time. Destruction or close() fails pending requests
+// with `connection_closed` and cancels the tokens of incoming requests.
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ipybox/mcp/jsonrpc/cancellation.hpp"
+#include "ipybox/mcp/jsonrpc/codec.hpp"
+#include "ipybox/mcp/jsonrpc/completion.hpp"
+#include "ipybox/mcp/jsonrpc/message.hpp"
+
+namespace ipybox::mcp::jsonrpc {
+
+struct progress_update {
+    double progress = 0;
+    std::optional<double> total;
+    std::string message;  // empty when absent
+};
+
+struct request_options {
+    // nullopt: the dispatcher's default; zero: no timeout.
+    std::optional<std::chrono::milliseconds> timeout;
+    // Cancelling sends notifications/cancelled and fails the request with `request_cancelled`.
+    cancellation_token cancellation;
+    // When set, params._meta.progressToken is added and matching progress notifications are
+    // delivered here (on the receiving thread) until the request completes.
+    std::function<void(const progress_update&)> on_progress;
+    // Each progress notification restarts the timeout (for long operations that report).
+    bool progress_resets_timeout = false;
+};
+
+struct dispatcher_options {
+    std::chrono::milliseconds default_timeout = std::chrono::seconds(60);
+    std::string name = "jsonrpc";  // prefix of log lines, e.g. "server" or "client everything"
+};
+
+class dispatcher;
+
+namespace detail {
+struct incoming_state;
+}
+
+// The one way to answer an incoming request. Copyable handle, usable from any thread, answers
+// exactly once: the first reply wins, later ones are ignored (and logged). If every copy is
+// dropped without a reply, the peer receives -32603 "... finished without replying". After the
+// peer cancelled the request, or the connection closed, replies are silently dropped (MCP: a
+// cancelled request gets no response).
+class responder {
+  public:
+    const request_id& id() const;
+    bool finished() const;
+
+    void reply(json result) const;
+    void reply_error(error_object error) const;
+    // Applies the dispatcher's exception mapping (see the header comment).
+    void reply_exception(std::exception_ptr error) const;
+
+    // Sends notifications/progress if the request carried a progressToken and is not finished.
+    void report_progress(const progress_update& update) const;
+    bool wants_progress() const;
+
+  private:
+    friend class dispatcher;
+    explicit responder(std::shared_ptr<detail::incoming_state> state);
+    std::shared_ptr<detail::incoming_state> state_;
+};
+
+struct incoming_request {
+    request_id id;
+    std::string method;
+    json params;                      // null when absent
+    cancellation_token cancellation;  // fires on notifications/cancelled or connection close
+};
+
+using request_handler = std::function<void(const incoming_request&, responder)>;
+using notification_handler = std::function<void(const notification&)>;
+
+class dispatcher : public std::enable_shared_from_this<dispatcher> {
+  public:
+    using send_function = std::function<void(message)>;
+
+    // `send` delivers one message to the peer; it may throw (e.g. transport closed), which fails
+    // the request being sent with `connection_closed`.
+    static std::shared_ptr<dispatcher> create(boost::asio::io_context& io, send_function send,
+                                              dispatcher_options options = {});
+    ~dispatcher();
+
+    dispatcher(const dispatcher&) = delete;
+    dispatcher& operator=(const dispatcher&) = delete;
+
+    // Registers (or replaces) the handler of a method. Handlers may throw; see the header comment.
+    void on_request(const std::string& method, request_handler handler);
+    void on_notification(const std::string& method, notification_handler handler);
+
+    // Sends a request; `done` receives the result, or a `request_failed` subclass:
+    // remote_error, request_timeout, request_cancelled, connection_closed.
+    void send_request(const std::string& method, json params, request_options options,
+                      completion<json> done);
+    // Fire and forget; failures to send are logged.
+    void send_notification(const std::string& method, json params = nullptr);
+
+    // Transport side: one decoded message (or decode failure) from the peer.
+    void receive(decode_result incoming);
+    // Transport side: the channel is gone. Idempotent; the first reason is kept.
+    void close(const std::string& reason);
+
+    bool closed() const;
+    std::size_t pending_requests() const;
+    std::size_t active_incoming_requests() const;
+    boost::asio::io_context& io() const { return io_; }
+
+  private:
+    struct impl;
+    friend struct detail::incoming_state;
+    friend class responder;
+    dispatcher(boost::asio::io_context& io, send_function send, dispatcher_options options);
+
+    // Sends the answer unless the request was cancelled or the connection closed.
+    bool finish_incoming(const request_id& id, message answer);
+    void handle_request(request req);
+    void handle_notification(notification note);
+    void handle_response(const request_id& id, std::exception_ptr error, json result);
+    void on_timer(std::int64_t id, std::uint64_t generation);
+    void fail_pending(std::int64_t id, std::exception_ptr error, bool notify_peer,
+                      const std::string& cancel_reason);
+    void arm_timer(std::int64_t id);
+    void send_quietly(message msg);
+
+    boost::asio::io_context& io_;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace ipybox::mcp::jsonrpc

@@ -1,0 +1,180 @@
+#include "ipybox/mcp/jsonrpc/codec.hpp"
+
+#include <limits>
+
+namespace ipybox::mcp::jsonrpc {
+namespace {
+
+decode_failure invalid(const std::string& detail, std::optional<request_id> id = std::nullopt,
+                       bool reply_expected = true) {
+    return {{error_code::invalid_request, "Invalid Request: " + detail, nullptr},
+            std::move(id),
+            reply_expected};
+}
+
+decode_failure parse_failure(const std::string& detail) {
+    return {{error_code::parse_error, "Parse error: " + detail, nullptr}, std::nullopt, true};
+}
+
+// Strips nlohmann's "[json.exception.parse_error.101] " prefix; the rest names line and column.
+std::string describe_parse_error(const json::parse_error& error) {
+    std::string text = error.what();
+    if (const auto pos = text.find("] "); pos != std::string::npos) text.erase(0, pos + 2);
+    return text;
+}
+
+decode_result decode_error_object(const json& value, std::optional<request_id> id) {
+    const json& error = value.at("error");
+    if (!error.is_object()) return invalid("\"error\" must be an object", id, false);
+    const auto code = error.find("code");
+    if (code == error.end() || !code->is_number_integer()) {
+        return invalid("\"error.code\" must be an integer", id, false);
+    }
+    const auto text = error.find("message");
+    if (text == error.end() || !text->is_string()) {
+        return invalid("\"error.message\" must be a string", id, false);
+    }
+    const auto data = error.find("data");
+    const auto raw_code = code->get<std::int64_t>();
+    if (raw_code < std::numeric_limits<int>::min() || raw_code > std::numeric_limits<int>::max()) {
+        return invalid("\"error.code\" is out of range", id, false);
+    }
+    return message(error_response{std::move(id),
+                                  {static_cast<int>(raw_code), text->get<std::string>(),
+                                   data == error.end() ? json() : *data}});
+}
+
+decode_result decode_response(const json& value) {
+    const bool has_result = value.contains("result");
+    const bool has_error = value.contains("error");
+    const auto id_member = value.find("id");
+    const bool null_id = id_member == value.end() || id_member->is_null();
+    const auto id = null_id ? std::nullopt : request_id_from_json(*id_member);
+    if (has_result && has_error) {
+        return invalid("a response must not carry both \"result\" and \"error\"", id, false);
+    }
+    if (!null_id && !id) return invalid("\"id\" must be a string or an integer", id, false);
+    if (has_error) return decode_error_object(value, id);
+    if (!id) return invalid("a result response needs the id of its request", id, false);
+    return message(response{*id, value.at("result")});
+}
+
+}  // namespace
+
+std::size_t nesting_depth(std::string_view text, std::size_t limit) {
+    std::size_t depth = 0;
+    std::size_t deepest = 0;
+    bool in_string = false;
+    bool escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+            } else if (c == '\\') {
+                escaped = true;
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest) deepest = depth;
+            if (deepest > limit) return deepest;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+decode_result decode(std::string_view text, std::size_t max_depth) {
+    if (nesting_depth(text, max_depth) > max_depth) {
+        return parse_failure("nesting deeper than " + std::to_string(max_depth) + " levels");
+    }
+    json value;
+    try {
+        value = json::parse(text);
+    } catch (const json::parse_error& error) {
+        return parse_failure(describe_parse_error(error));
+    }
+    return decode_json(value);
+}
+
+decode_result decode_json(const json& value) {
+    if (value.is_array()) {
+        return invalid(
+            "batches are not supported (JSON-RPC batching was removed from MCP in 2025-06-18); "
+            "send one message per line");
+    }
+    if (!value.is_object()) return invalid("a message must be a JSON object");
+
+    const bool has_method = value.contains("method");
+    const bool looks_like_response =
+        !has_method && (value.contains("result") || value.contains("error"));
+    const auto id_member = value.find("id");
+    const std::optional<request_id> id =
+        id_member == value.end() ? std::nullopt : request_id_from_json(*id_member);
+
+    const auto version = value.find("jsonrpc");
+    if (version == value.end() || !version->is_string() || version->get<std::string>() != "2.0") {
+        return invalid("\"jsonrpc\" must be the string \"2.0\"", id, !looks_like_response);
+    }
+    if (looks_like_response) return decode_response(value);
+    if (!has_method) {
+        return invalid(
+            "a message needs \"method\" (request, notification) or \"result\"/\"error\" "
+            "(response)",
+            id);
+    }
+
+    const json& method = value.at("method");
+    if (!method.is_string()) return invalid("\"method\" must be a string", id);
+    json params;
+    if (const auto found = value.find("params"); found != value.end() && !found->is_null()) {
+        if (!found->is_object() && !found->is_array()) {
+            return invalid("\"params\" must be an object or an array", id);
+        }
+        params = *found;
+    }
+    if (id_member == value.end()) {
+        return message(notification{method.get<std::string>(), std::move(params)});
+    }
+    if (!id) {
+        return invalid("a request id must be a string or an integer (MCP forbids null ids)");
+    }
+    return message(request{*id, method.get<std::string>(), std::move(params)});
+}
+
+json to_json(const message& msg) {
+    json out = {{"jsonrpc", "2.0"}};
+    std::visit(
+        [&out](const auto& m) {
+            using type = std::decay_t<decltype(m)>;
+            if constexpr (std::is_same_v<type, request>) {
+                out["id"] = to_json(m.id);
+                out["method"] = m.method;
+                if (!m.params.is_null()) out["params"] = m.params;
+            } else if constexpr (std::is_same_v<type, notification>) {
+                out["method"] = m.method;
+                if (!m.params.is_null()) out["params"] = m.params;
+            } else if constexpr (std::is_same_v<type, response>) {
+                out["id"] = to_json(m.id);
+                out["result"] = m.result;
+            } else {
+                out["id"] = m.id ? to_json(*m.id) : json();
+                json error = {{"code", m.error.code}, {"message", m.error.message}};
+                if (!m.error.data.is_null()) error["data"] = m.error.data;
+                out["error"] = std::move(error);
+            }
+        },
+        msg);
+    return out;
+}
+
+std::string encode(const message& msg) {
+    return to_json(msg).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace ipybox::mcp::jsonrpc

@@ -1,0 +1,60 @@
+#pragma once
+// Private state shared by dispatcher.cpp and responder.cpp.
+#include <spdlog/logger.h>
+
+#include <atomic>
+#include <boost/asio/steady_timer.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "ipybox/mcp/jsonrpc/dispatcher.hpp"
+
+namespace ipybox::mcp::jsonrpc {
+namespace detail {
+
+// One incoming request, shared by all copies of its responder.
+struct incoming_state {
+    std::weak_ptr<dispatcher> owner;
+    request_id id;
+    std::string method;
+    json progress_token;  // null when the peer did not ask for progress
+    std::shared_ptr<spdlog::logger> log;
+    std::atomic<bool> finished{false};
+
+    ~incoming_state();
+};
+
+// The mapping from a handler's exception to the error a peer receives.
+error_object error_from_exception(std::exception_ptr error);
+std::string describe_exception(std::exception_ptr error);
+
+}  // namespace detail
+
+struct dispatcher::impl {
+    struct pending {
+        std::string method;
+        completion<json> done;
+        std::function<void(const progress_update&)> on_progress;
+        std::unique_ptr<boost::asio::steady_timer> timer;  // null: no timeout
+        std::chrono::milliseconds timeout{0};
+        bool progress_resets_timeout = false;
+        std::uint64_t generation = 0;  // bumped on each arming; stale timer callbacks compare it
+        cancellation_registration cancel_registration;
+    };
+
+    send_function send;
+    dispatcher_options options;
+    std::shared_ptr<spdlog::logger> log;
+
+    mutable std::mutex mutex;
+    bool closed = false;
+    std::string close_reason;
+    std::int64_t next_id = 1;
+    std::map<std::string, request_handler> request_handlers;
+    std::map<std::string, notification_handler> notification_handlers;
+    std::map<std::int64_t, pending> outgoing;
+    std::map<request_id, cancellation_source> incoming;
+};
+
+}  // namespace ipybox::mcp::jsonrpc

@@ -1,0 +1,162 @@
+#pragma once
+// Our MCP client: one connection to one downstream server over any transport.
+//
+// Call order: create() → initialize() → list_tools() / call_tool() / ping() / request() any
+// number of times, concurrently → close() (or destruction). Operations other than initialize()
+// before initialize() has completed throw std::logic_error (a broken call order, not a failure).
+//
+// Asynchronous operations take an Asio completion token (callback `void(std::exception_ptr, T)`,
+// `asio::use_awaitable`, `asio::use_future`; see jsonrpc/completion.hpp). Every failure is a
+// `jsonrpc::request_failed`:
+//   remote_error        the server answered with a JSON-RPC error (e.g. unknown tool: -32602)
+//   request_timeout     no answer in time (connect_timeout for initialize; per call otherwise)
+//   request_cancelled   the caller's cancellation token fired
+//   connection_closed   the transport closed or could not be started; reason says why, e.g.
+//                       "MCP server 'x' (pid 7) exited with status 3; last stderr lines: ..."
+//   protocol_error, unsupported_protocol_version   the server broke the protocol
+// A tool that ran and failed is not a failure here: call_tool yields is_error = true.
+//
+// Threading: thread-safe; every member may be called from any thread. Completion handlers run on
+// their associated executor (default: the io_context). Handlers registered with on_request /
+// on_notification run on the io_context thread that received the message.
+// Lifetime: create() returns a shared_ptr; pending operations keep the session alive. Destruction
+// closes the transport (an orderly stdio shutdown continues in the background).
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ipybox/mcp/jsonrpc/completion.hpp"
+#include "ipybox/mcp/jsonrpc/dispatcher.hpp"
+#include "ipybox/mcp/session/types.hpp"
+#include "ipybox/mcp/transport/transport.hpp"
+
+namespace ipybox::mcp::session {
+
+struct client_options {
+    implementation_info client_info{"ipybox", "", std::nullopt};  // empty version: ours
+    json capabilities = json::object();  // e.g. {"elicitation": {}} once we answer elicitation
+    std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);  // initialize
+    std::chrono::milliseconds request_timeout = std::chrono::seconds(60);  // default per request
+    std::string name = "client";  // label for logs, e.g. the server's configured name
+    // Called once when the connection ends (server exit, close()), on the io_context.
+    std::function<void(const transport::close_info&)> on_closed;
+};
+
+// What the server said in its initialize result.
+struct server_description {
+    std::string protocol_version;
+    implementation_info server_info;
+    json capabilities = json::object();
+    std::string instructions;
+};
+
+struct call_options {
+    std::optional<std::chrono::milliseconds> timeout;  // default: client_options.request_timeout
+    std::function<void(const jsonrpc::progress_update&)> on_progress;  // asks for progress
+    bool progress_resets_timeout = false;
+    jsonrpc::cancellation_token cancellation;
+};
+
+class client_session : public std::enable_shared_from_this<client_session> {
+  public:
+    static std::shared_ptr<client_session> create(boost::asio::io_context& io,
+                                                  std::shared_ptr<transport::transport> channel,
+                                                  client_options options = {});
+    ~client_session();
+
+    client_session(const client_session&) = delete;
+    client_session& operator=(const client_session&) = delete;
+
+    // Starts the transport, negotiates the protocol version (offers 2025-11-25, accepts any of
+    // supported_protocol_versions()), sends notifications/initialized. On failure the transport
+    // is closed. Completes with server_description. Calling it twice is a logic error.
+    template <class Token>
+    auto initialize(Token&& token) {
+        return jsonrpc::initiate<server_description>(
+            io_, std::forward<Token>(token),
+            [self = shared_from_this()](jsonrpc::completion<server_description> done) {
+                self->start_initialize(std::move(done));
+            });
+    }
+
+    // All tools, following nextCursor to the end. Completes with std::vector<tool_descriptor>.
+    template <class Token>
+    auto list_tools(Token&& token) {
+        return jsonrpc::initiate<std::vector<tool_descriptor>>(
+            io_, std::forward<Token>(token),
+            [self = shared_from_this()](jsonrpc::completion<std::vector<tool_descriptor>> done) {
+                self->start_list_tools(std::move(done));
+            });
+    }
+
+    // Completes with call_tool_result.
+    template <class Token>
+    auto call_tool(std::string name, json arguments, call_options options, Token&& token) {
+        return jsonrpc::initiate<call_tool_result>(
+            io_, std::forward<Token>(token),
+            [self = shared_from_this(), name = std::move(name), arguments = std::move(arguments),
+             options = std::move(options)](jsonrpc::completion<call_tool_result> done) mutable {
+                self->start_call_tool(std::move(name), std::move(arguments), std::move(options),
+                                      std::move(done));
+            });
+    }
+
+    // Completes with the round-trip time.
+    template <class Token>
+    auto ping(Token&& token) {
+        return jsonrpc::initiate<std::chrono::microseconds>(
+            io_, std::forward<Token>(token),
+            [self = shared_from_this()](jsonrpc::completion<std::chrono::microseconds> done) {
+                self->start_ping(std::move(done));
+            });
+    }
+
+    // Any request by method name; completes with the raw result.
+    template <class Token>
+    auto request(std::string method, json params, jsonrpc::request_options options, Token&& token) {
+        return jsonrpc::initiate<json>(
+            io_, std::forward<Token>(token),
+            [self = shared_from_this(), method = std::move(method), params = std::move(params),
+             options = std::move(options)](jsonrpc::completion<json> done) mutable {
+                self->start_request(method, std::move(params), std::move(options), std::move(done));
+            });
+    }
+
+    void notify(const std::string& method, json params = nullptr);
+
+    // Server-to-client requests (elicitation/create, roots/list, ...) and notifications.
+    void on_request(const std::string& method, jsonrpc::request_handler handler);
+    void on_notification(const std::string& method, jsonrpc::notification_handler handler);
+
+    // Orderly close of the transport; pending operations fail with connection_closed.
+    void close();
+
+    bool is_initialized() const;
+    bool is_closed() const;
+    // Throws std::logic_error before initialize() has completed.
+    server_description server() const;
+
+  private:
+    client_session(boost::asio::io_context& io, std::shared_ptr<transport::transport> channel,
+                   client_options options);
+
+    void start_initialize(jsonrpc::completion<server_description> done);
+    void start_list_tools(jsonrpc::completion<std::vector<tool_descriptor>> done);
+    void start_call_tool(std::string name, json arguments, call_options options,
+                         jsonrpc::completion<call_tool_result> done);
+    void start_ping(jsonrpc::completion<std::chrono::microseconds> done);
+    void start_request(const std::string& method, json params, jsonrpc::request_options options,
+                       jsonrpc::completion<json> done);
+    void require_initialized(const std::string& method) const;
+    void on_transport_closed(const transport::close_info& info);
+
+    struct state;
+    boost::asio::io_context& io_;
+    std::unique_ptr<state> state_;
+};
+
+}  // namespace ipybox::mcp::session

@@ -1,0 +1,129 @@
+#pragma once
+// Our MCP server: answers one client (Claude Code over stdio, or a test) on any transport.
+//
+// It answers initialize (the requested protocol version if we speak it, else our latest), ping,
+// logging/setLevel, tools/list (from the registry, paginated when tools_page_size > 0) and
+// tools/call. Requests other than initialize and ping before initialize are refused (-32600). A
+// client that never sends notifications/initialized is served anyway (logged once).
+//
+// tools/call: an unknown tool or malformed params is a JSON-RPC error (-32602). The handler is a
+// coroutine; its result is sent as is. If it throws jsonrpc::jsonrpc_error, the client receives
+// that JSON-RPC error (the dispatcher maps it); any other exception means the tool ran and failed:
+// the client receives a result with isError: true and the exception's message as text.
+// Arguments are not validated against input_schema here; handlers check what they use. A copy of
+// the handler lives until its coroutine completes, so a lambda coroutine's captures stay valid.
+//
+// Threading: thread-safe; every member may be called from any thread. Tool coroutines are spawned
+// on the io_context. Call order: create() → add_tool()... → start() → ... → close().
+#include <boost/asio/io_context.hpp>
+
+// clang-format off
+#include <utility>  // Boost 1.74's awaitable.hpp uses std::exchange without including <utility>
+#include <boost/asio/awaitable.hpp>
+// clang-format on
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ipybox/mcp/jsonrpc/completion.hpp"
+#include "ipybox/mcp/jsonrpc/dispatcher.hpp"
+#include "ipybox/mcp/session/types.hpp"
+#include "ipybox/mcp/transport/transport.hpp"
+
+namespace ipybox::mcp::session {
+
+// What a tool handler knows about the request it serves. Copyable; usable from any thread.
+class request_context {
+  public:
+    request_context(jsonrpc::request_id id, jsonrpc::cancellation_token cancellation,
+                    jsonrpc::responder responder);
+
+    const jsonrpc::request_id& request_id() const { return id_; }
+    // Fires when the client sends notifications/cancelled or the connection closes. The answer
+    // is then dropped whatever the handler returns; stopping early saves work.
+    const jsonrpc::cancellation_token& cancellation() const { return cancellation_; }
+    // notifications/progress to the client, if it asked for progress (else a no-op).
+    void report_progress(double progress, std::optional<double> total = std::nullopt,
+                         std::string message = {}) const;
+    bool wants_progress() const;
+
+  private:
+    jsonrpc::request_id id_;
+    jsonrpc::cancellation_token cancellation_;
+    jsonrpc::responder responder_;
+};
+
+using tool_handler =
+    std::function<boost::asio::awaitable<call_tool_result>(json arguments, request_context)>;
+
+struct server_options {
+    implementation_info server_info{"ipybox", "", std::nullopt};  // empty version: ours
+    std::string instructions;                                     // omitted when empty
+    std::size_t tools_page_size = 0;  // 0: every tool in one tools/list page
+    std::chrono::milliseconds request_timeout = std::chrono::seconds(60);  // ours to the client
+    std::string name = "server";                                           // label for logs
+    // Called once when the connection ends (stdin EOF, close()), on the io_context.
+    std::function<void(const transport::close_info&)> on_closed;
+};
+
+class server_session : public std::enable_shared_from_this<server_session> {
+  public:
+    static std::shared_ptr<server_session> create(boost::asio::io_context& io,
+                                                  std::shared_ptr<transport::transport> channel,
+                                                  server_options options = {});
+    ~server_session();
+
+    server_session(const server_session&) = delete;
+    server_session& operator=(const server_session&) = delete;
+
+    // Registers or replaces a tool. Once initialized, the client is told (tools/list_changed).
+    void add_tool(tool_descriptor descriptor, tool_handler handler);
+    bool remove_tool(const std::string& name);
+
+    // Starts the transport; returns at once. Throws transport::transport_error.
+    void start();
+    // Orderly close; in-flight tool calls see their cancellation token fire.
+    void close();
+
+    bool is_initialized() const;           // initialize answered
+    std::string protocol_version() const;  // empty before initialize
+    implementation_info client_info() const;
+    json client_capabilities() const;  // {} before initialize
+    // True when the client declared the top-level capability, e.g. "elicitation", "roots".
+    bool client_supports(const std::string& capability) const;
+    std::string log_level() const;  // from logging/setLevel; "info" until set
+
+    // Server-to-client request (e.g. elicitation/create); completes with the raw result or a
+    // jsonrpc::request_failed, like client_session operations.
+    template <class Token>
+    auto request(std::string method, json params, jsonrpc::request_options options, Token&& token) {
+        return jsonrpc::initiate<json>(
+            io_, std::forward<Token>(token),
+            [self = shared_from_this(), method = std::move(method), params = std::move(params),
+             options = std::move(options)](jsonrpc::completion<json> done) mutable {
+                self->start_request(method, std::move(params), std::move(options), std::move(done));
+            });
+    }
+    void notify(const std::string& method, json params = nullptr);
+
+  private:
+    server_session(boost::asio::io_context& io, std::shared_ptr<transport::transport> channel,
+                   server_options options);
+
+    void register_handlers();
+    void start_request(const std::string& method, json params, jsonrpc::request_options options,
+                       jsonrpc::completion<json> done);
+    json answer_initialize(const json& params);
+    json answer_tools_list(const json& params) const;
+    void serve_tools_call(const jsonrpc::incoming_request& request,
+                          const jsonrpc::responder& responder);
+    void on_transport_closed(const transport::close_info& info);
+
+    struct state;
+    boost::asio::io_context& io_;
+    std::unique_ptr<state> state_;
+};
+
+}  // namespace ipybox::mcp::session

@@ -1,0 +1,373 @@
+#include "ipybox/mcp/session/server_session.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/co_spawn.hpp>
+#include <mutex>
+#include <vector>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/version.hpp"
+#include "ipybox/mcp/jsonrpc/errors.hpp"
+#include "ipybox/mcp/session/protocol_version.hpp"
+
+namespace ipybox::mcp::session {
+namespace {
+
+using jsonrpc::error_code::invalid_params;
+using jsonrpc::error_code::invalid_request;
+
+constexpr std::array<std::string_view, 8> log_levels = {"debug", "info",     "notice", "warning",
+                                                        "error", "critical", "alert",  "emergency"};
+
+struct registered_tool {
+    tool_descriptor descriptor;
+    tool_handler handler;
+};
+
+// The MCP policy for the outcome of a tool: a result, a protocol error, or a failed run.
+void finish_tool_call(const jsonrpc::responder& responder, const std::string& tool,
+                      std::exception_ptr error, call_tool_result result) {
+    if (!error) {
+        responder.reply(result.to_json());
+        return;
+    }
+    try {
+        std::rethrow_exception(error);
+    } catch (const jsonrpc::jsonrpc_error&) {
+        responder.reply_exception(error);
+    } catch (const std::exception& failure) {
+        core::logger("mcp")->info("tool '{}' failed: {}", tool, failure.what());
+        responder.reply(call_tool_result::text(failure.what(), true).to_json());
+    } catch (...) {
+        responder.reply(
+            call_tool_result::text("the tool failed with an unknown exception", true).to_json());
+    }
+}
+
+}  // namespace
+
+request_context::request_context(jsonrpc::request_id id, jsonrpc::cancellation_token cancellation,
+                                 jsonrpc::responder responder)
+    : id_(std::move(id)),
+      cancellation_(std::move(cancellation)),
+      responder_(std::move(responder)) {}
+
+void request_context::report_progress(double progress, std::optional<double> total,
+                                      std::string message) const {
+    responder_.report_progress({progress, total, std::move(message)});
+}
+
+bool request_context::wants_progress() const {
+    return responder_.wants_progress();
+}
+
+struct server_session::state {
+    std::shared_ptr<transport::transport> channel;
+    std::shared_ptr<jsonrpc::dispatcher> dispatcher;
+    server_options options;
+    std::shared_ptr<spdlog::logger> log;
+
+    mutable std::mutex mutex;
+    bool initialized = false;           // initialize answered
+    bool initialized_notified = false;  // notifications/initialized received
+    bool early_request_logged = false;
+    std::string protocol_version;
+    implementation_info client_info;
+    json client_capabilities = json::object();
+    std::string log_level = "info";
+    std::vector<registered_tool> tools;  // registration order: stable pagination
+
+    void require_initialized(const std::string& method) {
+        std::lock_guard lock(mutex);
+        if (!initialized) {
+            throw jsonrpc::jsonrpc_error(
+                invalid_request,
+                "the session is not initialized: send initialize before '" + method + "'");
+        }
+        if (!initialized_notified && !early_request_logged) {
+            early_request_logged = true;
+            log->info("{}: the client sent '{}' before notifications/initialized; serving it",
+                      options.name, method);
+        }
+    }
+};
+
+std::shared_ptr<server_session> server_session::create(
+    boost::asio::io_context& io, std::shared_ptr<transport::transport> channel,
+    server_options options) {
+    std::shared_ptr<server_session> session(
+        new server_session(io, std::move(channel), std::move(options)));
+    session->register_handlers();
+    return session;
+}
+
+server_session::server_session(boost::asio::io_context& io,
+                               std::shared_ptr<transport::transport> channel,
+                               server_options options)
+    : io_(io), state_(std::make_unique<state>()) {
+    if (!channel) throw std::invalid_argument("server_session needs a transport");
+    if (options.server_info.version.empty()) options.server_info.version = core::version;
+    state_->channel = std::move(channel);
+    state_->options = std::move(options);
+    state_->log = core::logger("mcp");
+    jsonrpc::dispatcher_options dispatch;
+    dispatch.default_timeout = state_->options.request_timeout;
+    dispatch.name = state_->options.name;
+    state_->dispatcher = jsonrpc::dispatcher::create(
+        io, [channel = state_->channel](jsonrpc::message msg) { channel->send(std::move(msg)); },
+        std::move(dispatch));
+}
+
+server_session::~server_session() {
+    state_->dispatcher->close("the server session was closed");
+    state_->channel->close();
+}
+
+void server_session::register_handlers() {
+    std::weak_ptr<server_session> weak = shared_from_this();
+    using answer_function = std::function<json(server_session&, const json&)>;
+    auto answer = [this, weak](const std::string& method, bool before_initialize,
+                               answer_function compute) {
+        state_->dispatcher->on_request(
+            method, [weak, method, before_initialize, compute](
+                        const jsonrpc::incoming_request& request, jsonrpc::responder responder) {
+                auto self = weak.lock();
+                if (!self) throw std::runtime_error("the server session is gone");
+                if (!before_initialize) self->state_->require_initialized(method);
+                responder.reply(compute(*self, request.params));
+            });
+    };
+    answer("initialize", true,
+           [](server_session& self, const json& params) { return self.answer_initialize(params); });
+    answer("ping", true, [](server_session&, const json&) { return json::object(); });
+    answer("tools/list", false,
+           [](server_session& self, const json& params) { return self.answer_tools_list(params); });
+    answer("logging/setLevel", false, [](server_session& self, const json& params) {
+        const auto level = params.is_object() ? params.value("level", std::string()) : "";
+        if (std::find(log_levels.begin(), log_levels.end(), level) == log_levels.end()) {
+            throw jsonrpc::jsonrpc_error(invalid_params,
+                                         "logging/setLevel needs a syslog level such as \"info\"");
+        }
+        std::lock_guard lock(self.state_->mutex);
+        self.state_->log_level = level;
+        return json::object();
+    });
+    state_->dispatcher->on_request("tools/call", [weak](const jsonrpc::incoming_request& request,
+                                                        jsonrpc::responder responder) {
+        auto self = weak.lock();
+        if (!self) throw std::runtime_error("the server session is gone");
+        self->state_->require_initialized("tools/call");
+        self->serve_tools_call(request, responder);
+    });
+    state_->dispatcher->on_notification("notifications/initialized",
+                                        [weak](const jsonrpc::notification&) {
+                                            if (auto self = weak.lock()) {
+                                                std::lock_guard lock(self->state_->mutex);
+                                                self->state_->initialized_notified = true;
+                                            }
+                                        });
+}
+
+json server_session::answer_initialize(const json& params) {
+    const auto requested = params.is_object() ? params.find("protocolVersion") : params.end();
+    if (!params.is_object() || requested == params.end() || !requested->is_string()) {
+        throw jsonrpc::jsonrpc_error(invalid_params,
+                                     "initialize needs a string \"protocolVersion\"");
+    }
+    const auto version = negotiate_protocol_version(requested->get<std::string>());
+    auto client = implementation_info::from_json(params.value("clientInfo", json()));
+    {
+        std::lock_guard lock(state_->mutex);
+        if (state_->initialized) {
+            throw jsonrpc::jsonrpc_error(invalid_request, "initialize was already answered");
+        }
+        state_->initialized = true;
+        state_->protocol_version = version;
+        state_->client_info = client;
+        const auto capabilities = params.find("capabilities");
+        if (capabilities != params.end() && capabilities->is_object()) {
+            state_->client_capabilities = *capabilities;
+        }
+    }
+    state_->channel->set_protocol_version(version);
+    state_->log->info("{}: client {} {} initialized (MCP {}, requested {})", state_->options.name,
+                      client.name, client.version, version, requested->get<std::string>());
+    json result = {
+        {"protocolVersion", version},
+        {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object()}}},
+        {"serverInfo", state_->options.server_info.to_json()}};
+    if (!state_->options.instructions.empty())
+        result["instructions"] = state_->options.instructions;
+    return result;
+}
+
+json server_session::answer_tools_list(const json& params) const {
+    std::size_t start = 0;
+    if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+        const auto& cursor = params["cursor"];
+        const auto text = cursor.is_string() ? cursor.get<std::string>() : std::string();
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+            text.size() > 9) {
+            throw jsonrpc::jsonrpc_error(invalid_params, "tools/list: unknown cursor");
+        }
+        start = std::stoul(text);
+    }
+    std::lock_guard lock(state_->mutex);
+    const auto& tools = state_->tools;
+    if (start > tools.size())
+        throw jsonrpc::jsonrpc_error(invalid_params, "tools/list: stale cursor");
+    const auto page = state_->options.tools_page_size;
+    const auto end = page == 0 ? tools.size() : std::min(tools.size(), start + page);
+    json list = json::array();
+    for (auto i = start; i < end; ++i) list.push_back(tools[i].descriptor.to_json());
+    json result = {{"tools", std::move(list)}};
+    if (end < tools.size()) result["nextCursor"] = std::to_string(end);
+    return result;
+}
+
+void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
+                                      const jsonrpc::responder& responder) {
+    const json& params = request.params;
+    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
+        throw jsonrpc::jsonrpc_error(invalid_params, "tools/call needs a string \"name\"");
+    }
+    const auto name = params["name"].get<std::string>();
+    json arguments = params.value("arguments", json::object());
+    if (arguments.is_null()) arguments = json::object();
+    if (!arguments.is_object()) {
+        throw jsonrpc::jsonrpc_error(invalid_params, "tools/call: \"arguments\" must be an object");
+    }
+    tool_handler handler;
+    {
+        std::lock_guard lock(state_->mutex);
+        const auto found =
+            std::find_if(state_->tools.begin(), state_->tools.end(),
+                         [&](const auto& tool) { return tool.descriptor.name == name; });
+        if (found == state_->tools.end()) {
+            throw jsonrpc::jsonrpc_error(invalid_params, "Unknown tool: " + name);
+        }
+        handler = found->handler;
+    }
+    const request_context context(request.id, request.cancellation, responder);
+    // co_spawn keeps this function object (and the handler's captures) alive until the tool's
+    // coroutine completes; a synchronous throw from the handler is delivered as a failure too.
+    boost::asio::co_spawn(
+        io_,
+        [handler = std::move(handler), arguments = std::move(arguments), context]() mutable {
+            return handler(std::move(arguments), context);
+        },
+        [responder, name](std::exception_ptr error, call_tool_result result) {
+            finish_tool_call(responder, name, error, std::move(result));
+        });
+}
+
+void server_session::add_tool(tool_descriptor descriptor, tool_handler handler) {
+    if (descriptor.name.empty() || !handler) {
+        throw std::invalid_argument("add_tool needs a name and a handler");
+    }
+    bool announce = false;
+    {
+        std::lock_guard lock(state_->mutex);
+        auto& tools = state_->tools;
+        const auto found = std::find_if(tools.begin(), tools.end(), [&](const auto& tool) {
+            return tool.descriptor.name == descriptor.name;
+        });
+        if (found != tools.end()) {
+            *found = {std::move(descriptor), std::move(handler)};
+        } else {
+            tools.push_back({std::move(descriptor), std::move(handler)});
+        }
+        announce = state_->initialized;
+    }
+    if (announce) notify("notifications/tools/list_changed");
+}
+
+bool server_session::remove_tool(const std::string& name) {
+    bool removed = false;
+    bool announce = false;
+    {
+        std::lock_guard lock(state_->mutex);
+        auto& tools = state_->tools;
+        const auto before = tools.size();
+        tools.erase(std::remove_if(tools.begin(), tools.end(),
+                                   [&](const auto& tool) { return tool.descriptor.name == name; }),
+                    tools.end());
+        removed = tools.size() != before;
+        announce = removed && state_->initialized;
+    }
+    if (announce) notify("notifications/tools/list_changed");
+    return removed;
+}
+
+void server_session::start() {
+    std::weak_ptr<jsonrpc::dispatcher> weak_dispatcher = state_->dispatcher;
+    std::weak_ptr<server_session> weak_self = shared_from_this();
+    state_->channel->start(
+        [weak_dispatcher](jsonrpc::decode_result frame) {
+            if (auto dispatcher = weak_dispatcher.lock()) dispatcher->receive(std::move(frame));
+        },
+        [weak_self](const transport::close_info& info) {
+            if (auto self = weak_self.lock()) self->on_transport_closed(info);
+        });
+}
+
+void server_session::close() {
+    state_->dispatcher->close("the server closed the session");
+    state_->channel->close();
+}
+
+void server_session::on_transport_closed(const transport::close_info& info) {
+    state_->dispatcher->close(info.reason);
+    state_->log->info("{}: connection closed: {}", state_->options.name, info.reason);
+    if (!state_->options.on_closed) return;
+    try {
+        state_->options.on_closed(info);
+    } catch (const std::exception& error) {
+        state_->log->error("{}: the on_closed callback threw: {}", state_->options.name,
+                           error.what());
+    }
+}
+
+void server_session::start_request(const std::string& method, json params,
+                                   jsonrpc::request_options options,
+                                   jsonrpc::completion<json> done) {
+    state_->dispatcher->send_request(method, std::move(params), std::move(options),
+                                     std::move(done));
+}
+
+void server_session::notify(const std::string& method, json params) {
+    state_->dispatcher->send_notification(method, std::move(params));
+}
+
+bool server_session::is_initialized() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->initialized;
+}
+
+std::string server_session::protocol_version() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->protocol_version;
+}
+
+implementation_info server_session::client_info() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->client_info;
+}
+
+json server_session::client_capabilities() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->client_capabilities;
+}
+
+bool server_session::client_supports(const std::string& capability) const {
+    std::lock_guard lock(state_->mutex);
+    return state_->client_capabilities.contains(capability);
+}
+
+std::string server_session::log_level() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->log_level;
+}
+
+}  // namespace ipybox::mcp::session

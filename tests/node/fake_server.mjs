@@ -1,0 +1,52 @@
+// A deliberately misbehaving MCP server for ipybox's integration tests: raw JSON lines, no SDK.
+//
+// Usage: node fake_server.mjs <mode>
+//   well-behaved    answers initialize, tools/list and tools/call
+//   crash-on-call   exits with status 3 when a tool is called (after a line on stderr)
+//   killed-on-call  kills itself with SIGKILL when a tool is called
+//   hang-on-call    never answers tools/call
+//   garbage         writes non-JSON and non-JSON-RPC lines on stdout around its answers
+import readline from "node:readline";
+
+const mode = process.argv[2] ?? "well-behaved";
+const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+const noise = () => {
+  if (mode !== "garbage") return;
+  process.stdout.write("Server starting... (this line is not JSON)\n");
+  process.stdout.write('{"not": "a JSON-RPC message"}\n');
+  process.stdout.write("{truncated\n");
+};
+
+noise();
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (typeof message.method !== "string") return; // responses, error reports
+  const reply = (result) => send({ jsonrpc: "2.0", id: message.id, result });
+  switch (message.method) {
+    case "initialize":
+      noise();
+      reply({
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "fake-server", version: "0.0.1" },
+      });
+      break;
+    case "tools/list":
+      reply({ tools: [{ name: "noop", inputSchema: { type: "object" } }] });
+      break;
+    case "tools/call":
+      if (mode === "crash-on-call") {
+        process.stderr.write("fake server: crashing on purpose\n");
+        process.exit(3);
+      }
+      if (mode === "killed-on-call") process.kill(process.pid, "SIGKILL");
+      if (mode === "hang-on-call") break;
+      noise();
+      reply({ content: [{ type: "text", text: "ok" }] });
+      break;
+    default:
+      if (message.id !== undefined) {
+        send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
+      }
+  }
+});

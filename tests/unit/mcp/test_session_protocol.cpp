@@ -1,0 +1,210 @@
+// Each session against a raw JSON-RPC peer, for the cases a well-behaved peer never produces.
+#include "session_fixture.hpp"
+
+using namespace ipybox::testing;
+using namespace std::chrono_literals;
+using ipybox::mcp::jsonrpc::incoming_request;
+using ipybox::mcp::jsonrpc::request_timeout;
+using ipybox::mcp::jsonrpc::responder;
+using ipybox::mcp::session::client_options;
+using ipybox::mcp::session::client_session;
+using ipybox::mcp::session::protocol_error;
+using ipybox::mcp::session::server_description;
+using ipybox::mcp::session::server_options;
+using ipybox::mcp::session::server_session;
+using ipybox::mcp::session::unsupported_protocol_version;
+namespace asio = boost::asio;
+
+namespace {
+
+const json initialize_params(const std::string& version) {
+    return {{"protocolVersion", version},
+            {"capabilities", json::object()},
+            {"clientInfo", {{"name", "raw"}, {"version", "0"}}}};
+}
+
+// server_session on one end, a raw client on the other.
+struct raw_client_fixture {
+    boost::asio::io_context io;
+    std::shared_ptr<server_session> server;
+    std::unique_ptr<raw_peer> client;
+
+    raw_client_fixture() {
+        auto [client_end, server_end] = ipybox::mcp::transport::make_memory_pair(io);
+        server = server_session::create(io, server_end);
+        server->add_tool(tool_named("echo"),
+                         [](json args, request_context) -> asio::awaitable<call_tool_result> {
+                             co_return call_tool_result::text(args.value("message", ""));
+                         });
+        server->start();
+        client = std::make_unique<raw_peer>(io, client_end);
+    }
+    outcome<json> call(const std::string& method, json params) {
+        return client->call(io, method, std::move(params));
+    }
+};
+
+// client_session on one end, a raw server on the other.
+struct raw_server_fixture {
+    boost::asio::io_context io;
+    std::shared_ptr<client_session> client;
+    std::unique_ptr<raw_peer> server;
+    recorder<std::string> offered_versions;
+
+    explicit raw_server_fixture(const std::string& answered_version, client_options options = {}) {
+        auto [client_end, server_end] = ipybox::mcp::transport::make_memory_pair(io);
+        client = client_session::create(io, client_end, std::move(options));
+        server = std::make_unique<raw_peer>(io, server_end);
+        server->record_notification("notifications/initialized");
+        server->dispatcher->on_request(
+            "initialize", [answered_version, offered = offered_versions](
+                              const incoming_request& request, responder answer) {
+                offered.add(request.params["protocolVersion"].get<std::string>());
+                if (answered_version.empty())
+                    return;  // tests that need silence replace this handler
+                answer.reply({{"protocolVersion", answered_version},
+                              {"capabilities", {{"tools", json::object()}}},
+                              {"serverInfo", {{"name", "raw-server"}, {"version", "9"}}}});
+            });
+    }
+    outcome<server_description> initialize() {
+        outcome<server_description> result;
+        client->initialize(result.handler());
+        REQUIRE(run_until(io, [&] { return result.done(); }));
+        return result;
+    }
+};
+
+}  // namespace
+
+TEST_SUITE("mcp.session.server_protocol") {
+    TEST_CASE("requests before initialize are refused, ping is answered") {
+        raw_client_fixture f;
+        CHECK(raw_peer::error_code(f.call("tools/list", json::object())) == -32600);
+        CHECK(raw_peer::error_code(f.call("tools/call", {{"name", "echo"}})) == -32600);
+        CHECK(raw_peer::error_code(f.call("ping", nullptr)) == 0);
+    }
+
+    TEST_CASE("the server answers the requested version if supported, else its latest") {
+        for (const auto& [requested, expected] :
+             std::vector<std::pair<std::string, std::string>>{{"2025-11-25", "2025-11-25"},
+                                                              {"2025-06-18", "2025-06-18"},
+                                                              {"2025-03-26", "2025-03-26"},
+                                                              {"2024-11-05", "2024-11-05"},
+                                                              {"1999-01-01", "2025-11-25"}}) {
+            raw_client_fixture f;
+            const auto result = f.call("initialize", initialize_params(requested));
+            REQUIRE_FALSE(result.error());
+            CHECK_MESSAGE(result.value()["protocolVersion"] == expected, requested);
+            CHECK(result.value()["serverInfo"]["name"] == "ipybox");
+            CHECK(result.value()["capabilities"].contains("tools"));
+            CHECK(f.server->protocol_version() == expected);
+        }
+    }
+
+    TEST_CASE("a client that never sends notifications/initialized is still served") {
+        raw_client_fixture f;
+        REQUIRE_FALSE(f.call("initialize", initialize_params("2025-06-18")).error());
+        const auto result =
+            f.call("tools/call", {{"name", "echo"}, {"arguments", {{"message", "hi"}}}});
+        REQUIRE_FALSE(result.error());
+        CHECK(result.value()["content"][0]["text"] == "hi");
+    }
+
+    TEST_CASE("a second initialize and an initialize without protocolVersion are refused") {
+        raw_client_fixture f;
+        CHECK(raw_peer::error_code(f.call("initialize", {{"capabilities", json::object()}})) ==
+              -32602);
+        REQUIRE_FALSE(f.call("initialize", initialize_params("2025-11-25")).error());
+        CHECK(raw_peer::error_code(f.call("initialize", initialize_params("2025-11-25"))) ==
+              -32600);
+    }
+
+    TEST_CASE("malformed tools/call params are -32602") {
+        raw_client_fixture f;
+        REQUIRE_FALSE(f.call("initialize", initialize_params("2025-11-25")).error());
+        CHECK(raw_peer::error_code(f.call("tools/call", json::object())) == -32602);
+        CHECK(raw_peer::error_code(f.call("tools/call", {{"name", 5}})) == -32602);
+        CHECK(raw_peer::error_code(f.call("tools/call", {{"name", "echo"}, {"arguments", "x"}})) ==
+              -32602);
+        CHECK(raw_peer::error_code(f.call("tools/call", {{"name", "echo"}})) == 0);
+    }
+
+    TEST_CASE("an unknown tools/list cursor is -32602") {
+        raw_client_fixture f;
+        REQUIRE_FALSE(f.call("initialize", initialize_params("2025-11-25")).error());
+        CHECK(raw_peer::error_code(f.call("tools/list", {{"cursor", "not-ours"}})) == -32602);
+        CHECK(raw_peer::error_code(f.call("tools/list", {{"cursor", "99"}})) == -32602);
+        const auto all = f.call("tools/list", json::object());
+        CHECK(all.value()["tools"].size() == 1);
+        CHECK_FALSE(all.value().contains("nextCursor"));
+    }
+
+    TEST_CASE("logging/setLevel refuses an unknown level") {
+        raw_client_fixture f;
+        REQUIRE_FALSE(f.call("initialize", initialize_params("2025-11-25")).error());
+        CHECK(raw_peer::error_code(f.call("logging/setLevel", {{"level", "loud"}})) == -32602);
+        CHECK(raw_peer::error_code(f.call("logging/setLevel", {{"level", "debug"}})) == 0);
+    }
+}
+
+TEST_SUITE("mcp.session.client_protocol") {
+    TEST_CASE("the client offers 2025-11-25 and accepts every supported answer") {
+        for (const std::string version : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}) {
+            raw_server_fixture f(version);
+            const auto result = f.initialize();
+            REQUIRE_MESSAGE(!result.error(), result.error_message());
+            CHECK(result.value().protocol_version == version);
+            CHECK(result.value().server_info.name == "raw-server");
+            CHECK(f.offered_versions.items() == std::vector<std::string>{"2025-11-25"});
+            REQUIRE(run_until(f.io, [&] { return f.server->notifications.size() == 1; }));
+        }
+    }
+
+    TEST_CASE("the client refuses a server that answers an unsupported version") {
+        raw_server_fixture f("2023-01-01");
+        const auto result = f.initialize();
+        REQUIRE(result.failed_with<unsupported_protocol_version>());
+        CHECK(result.error_message().find("2023-01-01") != std::string::npos);
+        CHECK(result.error_message().find("2025-11-25") != std::string::npos);
+        CHECK(run_until(f.io, [&] { return f.client->is_closed(); }));
+        CHECK(f.server->notifications.size() == 0);
+    }
+
+    TEST_CASE("initialize fails after connect_timeout when the server never answers") {
+        client_options options;
+        options.connect_timeout = 50ms;
+        raw_server_fixture f("", options);
+        std::optional<responder> hold;
+        f.server->dispatcher->on_request("initialize", [&](const incoming_request&, responder r) {
+            hold = r;  // keeps the request open
+        });
+        const auto result = f.initialize();
+        CHECK(result.failed_with<request_timeout>());
+        CHECK(result.error_message().find("50 ms") != std::string::npos);
+    }
+
+    TEST_CASE("list_tools refuses a server that repeats a cursor") {
+        raw_server_fixture f("2025-11-25");
+        f.server->dispatcher->on_request("tools/list", [](const incoming_request&, responder r) {
+            r.reply({{"tools", json::array({{{"name", "t"}}})}, {"nextCursor", "again"}});
+        });
+        REQUIRE_FALSE(f.initialize().error());
+        outcome<std::vector<tool_descriptor>> result;
+        f.client->list_tools(result.handler());
+        REQUIRE(run_until(f.io, [&] { return result.done(); }));
+        CHECK(result.failed_with<protocol_error>());
+    }
+
+    TEST_CASE("a malformed tools/call result is a protocol error") {
+        raw_server_fixture f("2025-11-25");
+        f.server->dispatcher->on_request("tools/call", [](const incoming_request&, responder r) {
+            r.reply({{"content", "not an array"}});
+        });
+        REQUIRE_FALSE(f.initialize().error());
+        outcome<call_tool_result> result;
+        f.client->call_tool("t", json::object(), {}, result.handler());
+        REQUIRE(run_until(f.io, [&] { return result.done(); }));
+        CHECK(result.failed_with<protocol_error>());
+    }
+}
