@@ -36,6 +36,7 @@ void code_executor::start_tool_services() {
     pool_options.variables = host_variables(options_.host_environment, options_.workspace / ".env");
     pool_options.default_cwd = options_.workspace;
     pool_options.connect_timeout = options_.mcp_connect_timeout;
+    pool_options.call_timeout = options_.tool_call_timeout;
     pool_ = std::make_unique<app::mcp_client_pool>(runtime_->io(), pool_options);
     for (const auto& [name, params] : options_.mcp_servers) pool_->register_server(name, params);
     approvals_ = std::make_unique<app::approval_bridge>(options_.approve_tool_calls,
@@ -105,6 +106,9 @@ void code_executor::stop() {
     if (session) session->stop();
     std::lock_guard lock(mutex_);
     if (approvals_) approvals_->detach();
+    // Closing the sessions fails calls still in flight, which lets the tool server's handlers
+    // return; only then can the tool server stop.
+    if (pool_) pool_->close_sessions();
     if (tool_server_) tool_server_->stop();
     tool_server_.reset();
     invoker_.reset();

@@ -73,6 +73,8 @@ struct code_executor_options {
     // workspace .env, when a server starts. More can be added with register_mcp_server().
     std::map<std::string, nlohmann::json> mcp_servers;
     std::chrono::milliseconds mcp_connect_timeout{30000};
+    // How long one MCP tool call may take (progress notifications restart the clock).
+    std::chrono::milliseconds tool_call_timeout{300000};
 };
 
 // A piece of output while the code runs.
