@@ -1,6 +1,7 @@
 // The ipybox command line. One file per subcommand (cmd_*.cpp); this file only wires them up.
 #include "cmd_doctor.hpp"
 #include "cmd_generate.hpp"
+#include "cmd_mcp.hpp"
 #include "cmd_run.hpp"
 #include "host_context.hpp"
 #include "ipybox/core/log.hpp"
@@ -12,11 +13,15 @@ int main(int argc, char** argv) {
     using namespace ipybox::cli;
     CLI::App app{"ipybox: a stateful IPython sandbox for AI agents, with typed MCP tool calling"};
     app.set_version_flag("--version", std::string("ipybox ") + ipybox::core::version);
-    app.require_subcommand(1);
+    app.require_subcommand(0, 1);
+    // `ipybox --workspace DIR` (no subcommand) serves MCP, as the reference's command line did.
+    mcp_command_options mcp;
+    app.add_option("--workspace", mcp.workspace, "Without a subcommand: serve MCP for this workspace");
 
     run_options run;
     doctor_options doctor;
     generate_command_options generate;
+    setup_mcp(app, mcp);
     setup_run(app, run);
     setup_generate(app, generate);
     setup_doctor(app, doctor);
@@ -33,6 +38,9 @@ int main(int argc, char** argv) {
             ipybox::core::set_log_level(run.kernel.log_level);
             return run_run(run, environment);
         }
+        if (app.got_subcommand("mcp") || (app.get_subcommands().empty() && app.count("--workspace") > 0)) {
+            return run_mcp(mcp, environment);
+        }
         if (app.got_subcommand("generate")) {
             ipybox::core::set_log_level(generate.log_level);
             return run_generate(generate, environment);
@@ -45,5 +53,6 @@ int main(int argc, char** argv) {
         std::cerr << "ipybox: " << e.what() << "\n";
         return exit_execution_error;
     }
+    std::cerr << app.help();
     return exit_usage;
 }

@@ -4,11 +4,12 @@
 
 namespace ipybox {
 
-void approval_request::state::settle(bool value) {
+void approval_request::state::settle(bool value, std::string why) {
     {
         std::lock_guard lock(mutex);
         if (approved) return;
         approved = value;
+        reason = std::move(why);
     }
     decided.notify_all();
 }
@@ -19,7 +20,7 @@ const std::string& approval_request::tool_name() const { return state_->call.too
 const nlohmann::json& approval_request::tool_args() const { return state_->call.arguments; }
 std::string approval_request::describe() const { return state_->call.describe(); }
 void approval_request::accept() { state_->settle(true); }
-void approval_request::reject() { state_->settle(false); }
+void approval_request::reject(std::string reason) { state_->settle(false, std::move(reason)); }
 
 namespace app {
 
@@ -54,6 +55,7 @@ approval::decision approval_bridge::decide(const approval::tool_call& call) {
     }
     if (!decided) request->approved = false;
     const bool approved = *request->approved;
+    std::string reason = request->reason;
     wait_lock.unlock();
 
     {
@@ -66,7 +68,7 @@ approval::decision approval_bridge::decide(const approval::tool_call& call) {
         return {approval::verdict::timed_out,
                 "no decision within " + std::to_string(timeout_->count()) + " ms"};
     }
-    return {approved ? approval::verdict::approved : approval::verdict::rejected, {}};
+    return {approved ? approval::verdict::approved : approval::verdict::rejected, reason};
 }
 
 void approval_bridge::attach(stream_hooks hooks) {
@@ -82,7 +84,7 @@ void approval_bridge::detach() {
         abandoned = waiting_;
         queued_.clear();
     }
-    for (auto& request : abandoned) request->settle(false);
+    for (auto& request : abandoned) request->settle(false, "the execution ended");
 }
 
 std::optional<approval_request> approval_bridge::pop() {

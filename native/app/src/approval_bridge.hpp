@@ -21,8 +21,9 @@ struct approval_request::state {
     std::mutex mutex;
     std::condition_variable decided;
     std::optional<bool> approved;
+    std::string reason;
 
-    void settle(bool value);
+    void settle(bool value, std::string why = {});
 };
 
 namespace app {

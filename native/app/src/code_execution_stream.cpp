@@ -15,7 +15,7 @@ code_execution_result to_api(kernel::execution_result&& result) {
 
 code_execution_stream::code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
                                              app::approval_bridge& approvals,
-                                             std::binary_semaphore& slot)
+                                             core::ticket_lock& slot)
     : stream_(std::move(stream)), approvals_(&approvals), slot_(&slot) {}
 
 code_execution_stream::code_execution_stream(code_execution_stream&& other) noexcept

@@ -104,6 +104,11 @@ void code_executor::stop() {
         session = std::move(session_);
     }
     if (session) session->stop();
+    // A stream consumed on another thread still uses the approval bridge until it sees the end
+    // of its execution, which stopping the session has just caused; wait for it to let go.
+    if (!stream_slot_.wait_idle_for(std::chrono::seconds(10))) {
+        core::logger("app")->warn("a code execution stream is still in use while stopping");
+    }
     std::lock_guard lock(mutex_);
     if (approvals_) approvals_->detach();
     // Closing the sessions fails calls still in flight, which lets the tool server's handlers
@@ -150,14 +155,22 @@ code_execution_result code_executor::execute(const std::string& code,
 
 void code_executor::reset() {
     auto& s = session();
-    {
-        std::lock_guard lock(mutex_);
-        if (pool_) pool_->close_sessions();
+    // In line with executions: a reset waits for the running stream instead of cutting it off.
+    stream_slot_.acquire();
+    try {
+        {
+            std::lock_guard lock(mutex_);
+            if (pool_) pool_->close_sessions();
+        }
+        app::translate_errors([&] {
+            s.reset();
+            return 0;
+        });
+    } catch (...) {
+        stream_slot_.release();
+        throw;
     }
-    app::translate_errors([&] {
-        s.reset();
-        return 0;
-    });
+    stream_slot_.release();
 }
 
 void code_executor::cancel() {

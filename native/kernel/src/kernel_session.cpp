@@ -129,7 +129,6 @@ void kernel_session::cancel() {
 }
 
 void kernel_session::reset() {
-    cancel();
     execution_slot_.acquire();
     try {
         std::lock_guard lock(state_mutex_);

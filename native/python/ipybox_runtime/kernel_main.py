@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 
 _COLOUR_VARIABLES = ("CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR")
 
@@ -30,6 +32,20 @@ def _prepare_import_path() -> None:
         sys.path.insert(0, workspace)
 
 
+def _exit_with_parent() -> None:
+    # A kernel must not outlive the ipybox process that started it, even when that process is
+    # killed. ipykernel's own poller only notices a parent of pid 1, which misses subreapers.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="ipybox-parent-watch", daemon=True).start()
+
+
 def _kernel_arguments(argv: list[str]) -> list[str]:
     return [
         *argv,
@@ -42,6 +58,7 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     _prepare_environment()
     _prepare_import_path()
+    _exit_with_parent()
     from ipykernel.kernelapp import IPKernelApp
 
     IPKernelApp.launch_instance(argv=_kernel_arguments(sys.argv[1:] if argv is None else argv))

@@ -45,14 +45,21 @@ TEST_SUITE("kernel.timeouts") {
 
     TEST_CASE("cancel() from another thread ends the execution as cancelled") {
         code_executor executor(executor_options_for("cancel"));
-        std::thread canceller([&] {
-            std::this_thread::sleep_for(500ms);
-            executor.cancel();
-        });
-        const auto result = executor.execute("import time\nprint('started')\ntime.sleep(30)");
+        auto stream = executor.stream("import time\nprint('started', flush=True)\ntime.sleep(30)");
+        std::thread canceller;
+        std::optional<code_execution_result> result;
+        while (auto event = stream.next()) {
+            if (std::holds_alternative<code_execution_chunk>(*event) && !canceller.joinable()) {
+                // The code is running now: cancel it from another thread.
+                canceller = std::thread([&] { executor.cancel(); });
+            } else if (auto* done = std::get_if<code_execution_result>(&*event)) {
+                result = *done;
+            }
+        }
         canceller.join();
-        CHECK(result.cancelled);
-        CHECK(result.text == "started");
+        REQUIRE(result);
+        CHECK(result->cancelled);
+        CHECK(result->text == "started");
         CHECK(executor.execute("print('usable')").text == "usable");
     }
 

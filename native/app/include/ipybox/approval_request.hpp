@@ -23,7 +23,8 @@ public:
     std::string describe() const;
 
     void accept();
-    void reject();
+    // `reason` is shown to the kernel code after "rejected: ".
+    void reject(std::string reason = {});
 
 private:
     std::shared_ptr<state> state_;

@@ -12,6 +12,7 @@
 // call order. cancel() interrupts the running execution from another thread. The executor owns
 // its kernels; the destructor stops them. Streams must not outlive their executor.
 #include "ipybox/approval_request.hpp"
+#include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/kernel/execution.hpp"
 #include "ipybox/process/environment.hpp"
 
@@ -23,7 +24,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <semaphore>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -134,12 +134,12 @@ public:
 private:
     friend class code_executor;
     code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
-                          app::approval_bridge& approvals, std::binary_semaphore& slot);
+                          app::approval_bridge& approvals, core::ticket_lock& slot);
     void finish_approvals();
 
     std::unique_ptr<kernel::execution_stream> stream_;
     app::approval_bridge* approvals_;
-    std::binary_semaphore* slot_;
+    core::ticket_lock* slot_;
     bool done_ = false;
 };
 
@@ -163,7 +163,8 @@ public:
                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
     // A fresh kernel and closed MCP sessions (they restart on next use); the workspace,
-    // installed packages and registered servers stay.
+    // installed packages and registered servers stay. Waits for a running execution; call
+    // cancel() first to stop it.
     void reset();
     void cancel();  // interrupts the running execution, which ends as cancelled
 
@@ -183,7 +184,7 @@ private:
 
     code_executor_options options_;
     std::filesystem::path python_;
-    std::binary_semaphore stream_slot_{1};
+    core::ticket_lock stream_slot_;  // one stream (or reset) at a time, in call order
     // Declared in dependency order: destroyed from the kernel back to the runtime.
     std::unique_ptr<core::private_directory> private_dir_;
     std::unique_ptr<app::mcp_runtime> runtime_;

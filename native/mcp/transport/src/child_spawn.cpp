@@ -6,8 +6,6 @@
 
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
-#include <boost/process/env.hpp>
-#include <boost/process/environment.hpp>
 #include <boost/process/exe.hpp>
 #include <boost/process/extend.hpp>
 #include <boost/process/io.hpp>
@@ -41,6 +39,23 @@ struct child_setup : bp::extend::handler {
     }
 };
 
+// Hands execve exactly our environment. (Boost.Process 1.74's environment class reads past the
+// end of short entries when looking names up, so we bypass it.)
+struct explicit_environment : bp::extend::handler {
+    explicit explicit_environment(const environment_map& environment) {
+        for (const auto& [name, value] : environment) entries.push_back(name + "=" + value);
+    }
+    template <class Executor>
+    void on_setup(Executor& executor) const {
+        pointers.clear();
+        for (const auto& entry : entries) pointers.push_back(const_cast<char*>(entry.c_str()));
+        pointers.push_back(nullptr);
+        executor.env = pointers.data();
+    }
+    std::vector<std::string> entries;
+    mutable std::vector<char*> pointers;
+};
+
 void set_cloexec(int fd) {
     if (fd >= 0) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
 }
@@ -67,13 +82,11 @@ spawned_child spawn_child(boost::asio::io_context& io, const std::filesystem::pa
         set_cloexec(*result.stdout_pipe);
         set_cloexec(*result.stderr_pipe);
 
-        bp::environment child_env;
-        for (const auto& [name, value] : environment) child_env[name] = value;
         const std::string directory = cwd ? cwd->string() : std::string(".");
-        bp::child child(bp::exe = executable.string(), bp::args = args, child_env,
-                        bp::std_in<*result.stdin_pipe, bp::std_out> * result.stdout_pipe,
-                        bp::std_err > *result.stderr_pipe, bp::start_dir = directory,
-                        child_setup{});
+        bp::child child(
+            bp::exe = executable.string(), bp::args = args, explicit_environment(environment),
+            bp::std_in<*result.stdin_pipe, bp::std_out> * result.stdout_pipe,
+            bp::std_err > *result.stderr_pipe, bp::start_dir = directory, child_setup{});
         result.pid = child.id();
         child.detach();  // we reap it ourselves (pidfd or polling), not Boost
     } catch (const std::system_error& error) {

@@ -13,6 +13,7 @@
 //
 // Thread-safety: all methods may be called from any thread; cancel() is meant to be called
 // while another thread consumes a stream. The session must outlive its streams.
+#include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/kernel/execution.hpp"
 #include "ipybox/kernel/kernel_instance.hpp"
 #include "ipybox/kernel/output_collector.hpp"
@@ -23,7 +24,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <semaphore>
 #include <string>
 #include <vector>
 
@@ -124,7 +124,7 @@ public:
 
     // Interrupts the running execution, which then finishes as cancelled. No-op when idle.
     void cancel();
-    // A fresh kernel: the running execution (if any) is cancelled first.
+    // A fresh kernel. Waits for the running execution (cancel() it first to stop it).
     void reset();
     // Shuts every kernel down. The session cannot be used afterwards.
     void stop();
@@ -143,7 +143,7 @@ private:
     void release(execution_stream* stream);
 
     session_options options_;
-    std::binary_semaphore execution_slot_{1};
+    core::ticket_lock execution_slot_;  // executions and resets, in call order
     mutable std::mutex state_mutex_;
     std::shared_ptr<kernel_instance> current_;
     std::optional<std::future<std::shared_ptr<kernel_instance>>> spare_;

@@ -17,7 +17,8 @@
 // Threading: thread-safe. Every public member may be called from any thread. The send function
 // must be thread-safe too; it is called outside the dispatcher's lock. Handlers and progress
 // callbacks run on the thread that calls receive() (the io_context thread for our transports);
-// they must not block. Completions of outgoing requests are always posted to the io_context.
+// they must not block. Completions of outgoing requests are always posted to the io_context; one
+// that throws is logged, not propagated out of io_context::run().
 //
 // Lifetime: create() returns a shared_ptr; timers and responders hold weak references, so
 // destroying the dispatcher is safe at any time. Destruction or close() fails pending requests

@@ -1,0 +1,37 @@
+#pragma once
+// `ipybox mcp`: the MCP server that Claude Code and other MCP clients talk to, over stdio.
+//
+// Tools: register_mcp_server, execute_ipython_cell, install_package, reset (the reference's four,
+// with the same names and parameters). initialize is answered at once; the kernel starts in the
+// background and the first execution waits for it. One kernel per server process.
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace ipybox {
+
+struct mcp_server_options {
+    std::filesystem::path workspace;  // created if missing; the kernel's cwd and import root
+    std::optional<std::filesystem::path> python;
+    std::optional<std::filesystem::path> python_override;
+    // The host's environment. The workspace .env is added to it (variables already set win);
+    // KERNEL_ENV_X of the result reaches the kernel as X, the rest only ${VAR} substitution.
+    std::map<std::string, std::string> host_environment;
+    std::filesystem::path runtime_directory;
+    // Where registered servers are remembered between runs (host-side, outside the workspace);
+    // empty: not remembered.
+    std::filesystem::path registry_file;
+    // {"default": ..., "rules": [...]} (see approval/policy.hpp); null: allow everything.
+    nlohmann::json approval_policy;
+    std::chrono::milliseconds install_timeout{600000};
+};
+
+// Serves MCP on stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then stops every
+// child process. Returns the process exit code. Logs go to stderr only.
+int run_mcp_server(const mcp_server_options& options);
+
+}  // namespace ipybox

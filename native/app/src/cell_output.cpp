@@ -1,0 +1,87 @@
+#include "cell_output.hpp"
+
+#include "ipybox/core/base64.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace ipybox::app {
+namespace {
+
+using nlohmann::json;
+
+// Byte offsets of each code point start, plus the end.
+std::vector<std::size_t> code_point_offsets(const std::string& text) {
+    std::vector<std::size_t> offsets;
+    offsets.reserve(text.size() + 1);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80) offsets.push_back(i);
+    }
+    offsets.push_back(text.size());
+    return offsets;
+}
+
+json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }
+
+}  // namespace
+
+std::string clip_output(const std::string& text, const cell_output_options& options) {
+    const auto offsets = code_point_offsets(text);
+    const std::size_t length = offsets.size() - 1;
+    if (length <= options.max_chars) return text;
+    const std::size_t head = options.max_chars * 2 / 5;
+    const std::size_t tail = options.max_chars - head;
+    const std::size_t omitted = length - head - tail;
+    std::string marker = "\n\n[... " + std::to_string(omitted) + " characters omitted";
+    if (options.save_full_output) {
+        marker += "; the full output is in " + options.save_full_output(text).string();
+    }
+    marker += " ...]\n\n";
+    return text.substr(0, offsets[head]) + marker + text.substr(offsets[length - tail]);
+}
+
+mcp::session::call_tool_result cell_result(const code_execution_result& result,
+                                           const cell_output_options& options) {
+    std::string text;
+    for (const auto& notice : result.notices) text += "[ipybox] " + notice + "\n\n";
+    text += result.text;
+    if (result.cancelled) text += (text.empty() ? "" : "\n\n") + std::string("[ipybox] cancelled");
+    if (result.omitted_output_bytes > 0) {
+        text += "\n\n[ipybox] " + std::to_string(result.omitted_output_bytes) +
+                " bytes of output were dropped while the cell ran (output cap)";
+    }
+    mcp::session::call_tool_result out;
+    std::string image_lines;
+    for (const auto& image : result.images) {
+        std::ifstream file(image, std::ios::binary);
+        std::stringstream bytes;
+        bytes << file.rdbuf();
+        out.content.push_back({{"type", "image"},
+                               {"data", core::base64_encode(bytes.str())},
+                               {"mimeType", "image/png"}});
+        image_lines += "- [" + image.stem().string() + "](" + image.string() + ")\n";
+    }
+    text = clip_output(text, options);
+    if (!image_lines.empty()) text += "\n\nGenerated images:\n\n" + image_lines;
+    out.content.insert(out.content.begin(), text_block(std::move(text)));
+    return out;
+}
+
+mcp::session::call_tool_result cell_error(const code_execution_error& error,
+                                          const cell_output_options& options) {
+    std::string text;
+    if (!error.output().empty()) text = error.output() + "\n\n";
+    using kind = code_execution_error::kind;
+    switch (error.error_kind()) {
+        case kind::exception: text += error.what(); break;
+        case kind::timeout: text += std::string("TimeoutError: ") + error.what(); break;
+        case kind::kernel_died: text += std::string("KernelDied: ") + error.what(); break;
+        case kind::start_failed: text += std::string("KernelStartError: ") + error.what(); break;
+    }
+    mcp::session::call_tool_result out;
+    out.is_error = true;
+    out.content.push_back(text_block(clip_output(text, options)));
+    return out;
+}
+
+}  // namespace ipybox::app

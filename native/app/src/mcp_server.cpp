@@ -1,0 +1,166 @@
+#include "ipybox/mcp_server.hpp"
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/ticket_lock.hpp"
+#include "ipybox/core/version.hpp"
+#include "ipybox/mcp/session/server_session.hpp"
+#include "ipybox/mcp/transport/stdio_server_transport.hpp"
+#include "ipybox/workspace/dotenv.hpp"
+#include "mcp_runtime.hpp"
+#include "offload.hpp"
+#include "server_registry.hpp"
+#include "server_tool_specs.hpp"
+#include "server_tools.hpp"
+
+#include <boost/asio/signal_set.hpp>
+
+#include <future>
+#include <thread>
+
+namespace ipybox {
+namespace {
+
+namespace asio = boost::asio;
+using mcp::session::call_tool_result;
+using mcp::session::request_context;
+
+code_executor_options executor_options_for(const mcp_server_options& options) {
+    code_executor_options executor;
+    executor.workspace = options.workspace;
+    executor.python = options.python;
+    executor.python_override = options.python_override;
+    executor.host_environment = options.host_environment;
+    for (const auto& [name, value] : workspace::load_dotenv(options.workspace / ".env")) {
+        executor.host_environment.emplace(name, value);  // the real environment wins
+    }
+    constexpr std::string_view prefix = "KERNEL_ENV_";
+    for (const auto& [name, value] : executor.host_environment) {
+        if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0) {
+            executor.kernel_env[name.substr(prefix.size())] = value;
+        }
+    }
+    // Packages from install_package live in the workspace and are on the kernel's path from the
+    // start, so they import at once and survive reset().
+    auto& python_path = executor.kernel_env["PYTHONPATH"];
+    const auto site = (options.workspace / ".ipybox" / "site-packages").string();
+    python_path = python_path.empty() ? site : site + ":" + python_path;
+    executor.runtime_directory = options.runtime_directory;
+    executor.keep_spare_kernel = true;
+    executor.approve_tool_calls = true;  // decided by the approval policy in server_tools
+    return executor;
+}
+
+}  // namespace
+
+int run_mcp_server(const mcp_server_options& options) {
+    auto log = core::logger("server");
+    std::filesystem::create_directories(options.workspace);
+    app::server_registry registry(options.registry_file);
+    code_executor executor(executor_options_for(options));
+    for (const auto& [name, params] : registry.load()) {
+        try {
+            executor.register_mcp_server(name, params, /*generate_sources=*/false);
+        } catch (const std::exception& e) {
+            log->warn("cannot restore MCP server '{}': {}", name, e.what());
+        }
+    }
+    app::server_tools tools(options, executor, registry,
+                            options.approval_policy.is_null()
+                                ? approval::policy()
+                                : approval::policy::from_json(options.approval_policy));
+
+    // The kernel starts while the client initializes; the first execution waits for it.
+    std::thread kernel_starter([&] {
+        try {
+            executor.start();
+        } catch (const std::exception& e) {
+            log->error("the kernel did not start: {}", e.what());
+        }
+    });
+
+    asio::thread_pool workers(4);
+    std::promise<void> finished;
+    std::once_flag finish_once;
+    const auto finish = [&] { std::call_once(finish_once, [&] { finished.set_value(); }); };
+    int exit_code = 0;
+    {
+        app::mcp_runtime runtime;
+        mcp::session::server_options server;
+        server.server_info = {"ipybox", core::version, "ipybox"};
+        server.instructions = app::server_instructions();
+        server.name = "ipybox";
+        server.on_closed = [&](const mcp::transport::close_info& info) {
+            log->info("client connection closed: {}", info.reason);
+            finish();
+        };
+        auto session = mcp::session::server_session::create(
+            runtime.io(), mcp::transport::make_stdio_server_transport(runtime.io()), server);
+        tools.set_session(session);
+
+        // The handlers are plain functions returning an awaitable (not coroutines), for the
+        // same GCC 12 reason as offload().
+        using handler_result = asio::awaitable<call_tool_result>;
+        // Calls that touch the kernel run in the order their requests arrived: the place in
+        // line is taken here, on the I/O thread, and awaited on the worker.
+        core::ticket_lock arrival_order;
+        const auto in_order = [&arrival_order](auto work) {
+            return [&arrival_order, turn = arrival_order.take_ticket(), work = std::move(work)] {
+                arrival_order.wait_turn(turn);
+                struct pass_on {
+                    core::ticket_lock& lock;
+                    ~pass_on() { lock.release(); }
+                } release_when_done{arrival_order};
+                return work();
+            };
+        };
+        session->add_tool(app::register_mcp_server_spec(),
+                          [&](nlohmann::json arguments, request_context) -> handler_result {
+                              return app::offload<call_tool_result>(
+                                  workers, [&tools, arguments = std::move(arguments)] {
+                                      return tools.register_server(arguments);
+                                  });
+                          });
+        session->add_tool(app::install_package_spec(),
+                          [&](nlohmann::json arguments, request_context) -> handler_result {
+                              return app::offload<call_tool_result>(
+                                  workers, in_order([&tools, arguments = std::move(arguments)] {
+                                      return tools.install_package(arguments);
+                                  }));
+                          });
+        session->add_tool(app::execute_ipython_cell_spec(),
+                          [&](nlohmann::json arguments, request_context context) -> handler_result {
+                              return app::offload<call_tool_result>(
+                                  workers, in_order([&tools, arguments = std::move(arguments), context] {
+                                      return tools.execute_cell(arguments, context);
+                                  }));
+                          });
+        session->add_tool(app::reset_spec(), [&](nlohmann::json, request_context) -> handler_result {
+            return app::offload<call_tool_result>(workers, in_order([&tools] { return tools.reset(); }));
+        });
+
+        asio::signal_set signals(runtime.io(), SIGTERM, SIGINT);
+        signals.async_wait([&](const boost::system::error_code& error, int signal) {
+            if (error) return;
+            log->info("received signal {}; shutting down", signal);
+            exit_code = 128 + signal;
+            finish();
+        });
+        session->start();
+        log->info("ipybox {} serving MCP on stdio; workspace {}", core::version,
+                  options.workspace.string());
+        finished.get_future().wait();
+
+        // Stop the kernel first: a cell still running ends, its worker returns, nothing is left
+        // waiting on the session.
+        kernel_starter.join();
+        executor.cancel();
+        executor.stop();
+        workers.join();
+        session->close();
+        signals.cancel();
+    }
+    return exit_code;
+}
+
+}  // namespace ipybox

@@ -1,0 +1,243 @@
+#include "server_tools.hpp"
+
+#include "cell_output.hpp"
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/random.hpp"
+#include "package_installer.hpp"
+
+#include <boost/asio/use_future.hpp>
+
+#include <atomic>
+#include <fstream>
+#include <cmath>
+#include <condition_variable>
+#include <thread>
+
+namespace ipybox::app {
+namespace {
+
+using nlohmann::json;
+using mcp::session::call_tool_result;
+
+// A mistake in the arguments: reported to the model as a tool error it can correct.
+class argument_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string required_string(const json& arguments, const char* name) {
+    if (!arguments.is_object() || !arguments.contains(name)) {
+        throw argument_error(std::string("missing required argument \"") + name + "\"");
+    }
+    const auto& value = arguments[name];
+    if (!value.is_string()) {
+        throw argument_error(std::string("argument \"") + name + "\" must be a string, not " +
+                             value.type_name());
+    }
+    return value.get<std::string>();
+}
+
+template <typename Body>
+call_tool_result guarded(const char* tool, Body&& body) {
+    try {
+        return body();
+    } catch (const argument_error& e) {
+        return call_tool_result::text(std::string("Invalid arguments for ") + tool + ": " + e.what(),
+                                      true);
+    } catch (const std::invalid_argument& e) {
+        return call_tool_result::text(e.what(), true);
+    } catch (const code_execution_error& e) {
+        return call_tool_result::text(e.what(), true);
+    } catch (const std::exception& e) {
+        core::logger("server")->warn("{} failed: {}", tool, e.what());
+        return call_tool_result::text(std::string(tool) + " failed: " + e.what(), true);
+    }
+}
+
+// Python that forgets the modules of mcptools.<name> so the next import reads the new files.
+std::string unload_code(const std::string& server_name) {
+    return "__import__('ipybox_runtime.modules', fromlist=['unload']).unload('mcptools." +
+           server_name + "')";
+}
+
+}  // namespace
+
+server_tools::server_tools(const mcp_server_options& options, code_executor& executor,
+                           server_registry& registry, approval::policy policy)
+    : options_(options), executor_(executor), registry_(registry), policy_(std::move(policy)) {}
+
+call_tool_result server_tools::register_server(const json& arguments) {
+    return guarded("register_mcp_server", [&] {
+        const auto name = required_string(arguments, "server_name");
+        if (!arguments.contains("server_params") || !arguments["server_params"].is_object()) {
+            throw argument_error("\"server_params\" must be an object such as {\"command\": "
+                                 "\"npx\", \"args\": [...]} or {\"url\": \"https://...\"}");
+        }
+        const auto& params = arguments["server_params"];
+        std::vector<std::string> modules;
+        try {
+            modules = executor_.register_mcp_server(name, params);
+        } catch (const std::invalid_argument&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw std::runtime_error("cannot reach MCP server '" + name + "': " + e.what());
+        }
+        registry_.remember(name, params);
+        std::string text;
+        for (const auto& module : modules) text += module + "\n";
+        if (executor_.kernel_pid() != 0) {
+            const auto unloaded = executor_.execute(unload_code(name)).text;
+            if (unloaded != "0" && !unloaded.empty()) {
+                text += "\nModules of mcptools." + name +
+                        " imported before were unloaded; import them again to use the new API.\n";
+            }
+        }
+        return call_tool_result::text(text);
+    });
+}
+
+void server_tools::decide(approval_request& request) {
+    const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args()};
+    switch (policy_.action_for(call)) {
+        case approval::action::allow: request.accept(); return;
+        case approval::action::deny: request.reject("denied by the approval policy"); return;
+        case approval::action::ask: break;
+    }
+    auto session = session_.lock();
+    if (!session || !session->client_supports("elicitation")) {
+        request.reject("the approval policy asks the user, but this MCP client cannot ask "
+                       "(it does not support elicitation)");
+        return;
+    }
+    const json params = {
+        {"message", "Allow the code to call " + request.describe() + "?"},
+        {"requestedSchema",
+         {{"type", "object"},
+          {"properties", {{"approve", {{"type", "boolean"}, {"title", "Approve this call"}}}}},
+          {"required", {"approve"}}}}};
+    try {
+        mcp::jsonrpc::request_options no_timeout;
+        no_timeout.timeout = std::chrono::milliseconds(0);
+        const auto answer = session->request("elicitation/create", params, no_timeout,
+                                             boost::asio::use_future).get();
+        const bool accepted = answer.value("action", "") == "accept" &&
+                              answer.value("content", json::object()).value("approve", true);
+        accepted ? request.accept() : request.reject("the user declined");
+    } catch (const std::exception& e) {
+        request.reject(std::string("asking the user failed: ") + e.what());
+    }
+}
+
+std::filesystem::path server_tools::save_full_output(const std::string& text) const {
+    const auto directory = options_.workspace / ".ipybox" / "outputs";
+    std::filesystem::create_directories(directory);
+    const auto path = directory / ("output-" + core::random_hex(4) + ".txt");
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+call_tool_result server_tools::execute_cell(const json& arguments,
+                                            const mcp::session::request_context& context) {
+    return guarded("execute_ipython_cell", [&] {
+        const auto code = required_string(arguments, "code");
+        double timeout_seconds = 120;
+        if (arguments.contains("timeout") && !arguments["timeout"].is_null()) {
+            if (!arguments["timeout"].is_number()) throw argument_error("\"timeout\" must be a number");
+            timeout_seconds = arguments["timeout"].get<double>();
+            if (!(timeout_seconds > 0) || !std::isfinite(timeout_seconds)) {
+                throw argument_error("\"timeout\" must be a positive number of seconds");
+            }
+        }
+        long long max_chars = 5000;
+        if (arguments.contains("max_output_chars") && !arguments["max_output_chars"].is_null()) {
+            if (!arguments["max_output_chars"].is_number_integer()) {
+                throw argument_error("\"max_output_chars\" must be an integer");
+            }
+            max_chars = arguments["max_output_chars"].get<long long>();
+            if (max_chars <= 0) throw argument_error("\"max_output_chars\" must be at least 1");
+        }
+        if (context.cancellation().cancelled()) {
+            return call_tool_result::text("[ipybox] cancelled before it started", true);
+        }
+        cell_output_options output_options{static_cast<std::size_t>(max_chars),
+                                           [this](const std::string& text) { return save_full_output(text); }};
+
+        auto stream = executor_.stream(
+            code, std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000)));
+        // The cell is now the running one: a cancellation from the client interrupts it.
+        auto cancelled = context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
+        if (context.cancellation().cancelled()) executor_.cancel();  // cancelled while queued
+
+        std::mutex progress_mutex;
+        std::condition_variable progress_stop;
+        bool finished = false;
+        std::string last_line;
+        std::thread progress;
+        if (context.wants_progress()) {
+            progress = std::thread([&] {
+                const auto start = std::chrono::steady_clock::now();
+                std::unique_lock lock(progress_mutex);
+                while (!progress_stop.wait_for(lock, std::chrono::seconds(1), [&] { return finished; })) {
+                    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                    context.report_progress(elapsed, std::nullopt, "running; last output: " + last_line);
+                }
+            });
+        }
+        const auto stop_progress = [&] {
+            {
+                std::lock_guard lock(progress_mutex);
+                finished = true;
+            }
+            progress_stop.notify_all();
+            if (progress.joinable()) progress.join();
+        };
+        try {
+            while (auto event = stream.next()) {
+                if (auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
+                    const auto end = chunk->text.find_last_not_of('\n');
+                    if (end != std::string::npos) {
+                        const auto start = chunk->text.find_last_of('\n', end);
+                        std::lock_guard lock(progress_mutex);
+                        last_line = chunk->text.substr(start == std::string::npos ? 0 : start + 1,
+                                                       std::min<std::size_t>(end + 1, 200));
+                    }
+                } else if (auto* request = std::get_if<approval_request>(&*event)) {
+                    decide(*request);
+                } else {
+                    stop_progress();
+                    return cell_result(std::get<code_execution_result>(*event), output_options);
+                }
+            }
+        } catch (const code_execution_error& e) {
+            stop_progress();
+            return cell_error(e, output_options);
+        }
+        stop_progress();
+        return call_tool_result::text("");
+    });
+}
+
+call_tool_result server_tools::install_package(const json& arguments) {
+    return guarded("install_package", [&] {
+        const auto spec = required_string(arguments, "package_name");
+        executor_.start();
+        const auto outcome = install_with_pip(executor_.python(), spec,
+                                              options_.workspace / ".ipybox" / "site-packages",
+                                              options_.host_environment, options_.install_timeout);
+        if (!outcome.succeeded) return call_tool_result::text(outcome.output, true);
+        // Make a new top-level package visible to the running kernel at once.
+        executor_.execute("__import__('importlib').invalidate_caches()");
+        return call_tool_result::text(outcome.output);
+    });
+}
+
+call_tool_result server_tools::reset() {
+    return guarded("reset", [&] {
+        executor_.reset();
+        return call_tool_result::text(
+            "The kernel was reset: variables, imports and definitions are cleared. Workspace "
+            "files, installed packages, mcptools/ and registered servers are kept.");
+    });
+}
+
+}  // namespace ipybox::app

@@ -1,0 +1,43 @@
+#pragma once
+// The blocking implementations of `ipybox mcp`'s tools. Each returns an MCP tool result; a
+// failure the model can act on (bad arguments, an exception in the code, a timeout) is a result
+// with isError, never a JSON-RPC error.
+//
+// Thread-safety: every method may be called from several worker threads at once; executions are
+// serialised by the code executor.
+#include "ipybox/approval/policy.hpp"
+#include "ipybox/code_executor.hpp"
+#include "ipybox/mcp/session/server_session.hpp"
+#include "ipybox/mcp_server.hpp"
+#include "server_registry.hpp"
+
+#include <memory>
+
+namespace ipybox::app {
+
+class server_tools {
+public:
+    server_tools(const mcp_server_options& options, code_executor& executor,
+                 server_registry& registry, approval::policy policy);
+
+    // The session is needed for elicitation; set it before serving.
+    void set_session(std::shared_ptr<mcp::session::server_session> session) { session_ = session; }
+
+    mcp::session::call_tool_result register_server(const nlohmann::json& arguments);
+    mcp::session::call_tool_result execute_cell(const nlohmann::json& arguments,
+                                                const mcp::session::request_context& context);
+    mcp::session::call_tool_result install_package(const nlohmann::json& arguments);
+    mcp::session::call_tool_result reset();
+
+private:
+    void decide(approval_request& request);
+    std::filesystem::path save_full_output(const std::string& text) const;
+
+    const mcp_server_options& options_;
+    code_executor& executor_;
+    server_registry& registry_;
+    approval::policy policy_;
+    std::weak_ptr<mcp::session::server_session> session_;
+};
+
+}  // namespace ipybox::app

@@ -1,0 +1,21 @@
+#pragma once
+// `ipybox mcp`: serve MCP over stdio (see ipybox/mcp_server.hpp). `ipybox --workspace DIR` with
+// no subcommand means the same, for configurations written for the reference.
+#include "host_context.hpp"
+
+namespace ipybox::cli {
+
+struct mcp_command_options {
+    std::string workspace = ".";
+    std::optional<std::string> python;
+    bool sandbox = false;
+    std::optional<std::string> sandbox_config;
+    std::optional<std::string> approval_policy;
+    std::string log_level = "info";
+    std::string transport = "stdio";
+};
+
+void setup_mcp(CLI::App& app, mcp_command_options& options);
+int run_mcp(const mcp_command_options& options, process::environment_map environment);
+
+}  // namespace ipybox::cli
