@@ -17,7 +17,18 @@ if [ -f tests/node/package.json ]; then
     (cd tests/node && npm install --no-audit --no-fund --loglevel=error)
 fi
 
+# The MCP conformance suite needs Node 22, which npm provides as a package; kept apart from the
+# machine's own Node.
+CONFORMANCE_DIR="$PWD/tests/conformance-node"
+if [ ! -f "$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/package.json" ] ||
+   [ ! -x "$CONFORMANCE_DIR/node_modules/.bin/node" ]; then
+    mkdir -p "$CONFORMANCE_DIR"
+    (cd "$CONFORMANCE_DIR" && { [ -f package.json ] || npm init -y > /dev/null; } &&
+        npm install --no-audit --no-fund --loglevel=error node@22 @modelcontextprotocol/conformance@0.1.16)
+fi
+
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPYBOX_BUILD_TESTS=ON \
-    -DIPYBOX_BUILD_BENCH=ON -DIPYBOX_WARNINGS_AS_ERRORS=ON > /dev/null
+    -DIPYBOX_BUILD_BENCH=ON -DIPYBOX_WARNINGS_AS_ERRORS=ON \
+    -DIPYBOX_MCP_CONFORMANCE_DIR="$CONFORMANCE_DIR" > /dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"
 ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 300 "$@"

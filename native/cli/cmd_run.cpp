@@ -77,7 +77,11 @@ void setup_run(CLI::App& app, run_options& options) {
     auto* run = app.add_subcommand(
         "run", "Run Python files and -c snippets, in order, in one stateful IPython kernel");
     run->add_option("files", options.files, "Python files to run");
-    run->add_option("-c,--code", options.snippets, "Python code to run (repeatable)");
+    // One value per -c, so that `-c CODE file.py` leaves file.py to the positional files.
+    run->add_option("-c,--code", options.snippets, "Python code to run (repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
     run->add_option("--timeout", options.timeout_seconds,
                     "Seconds each file or snippet may run before the kernel is interrupted")
         ->check(CLI::PositiveNumber);

@@ -13,7 +13,10 @@ void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
     command.add_option("--python", flags.python,
                        "Python interpreter with ipykernel (default: $IPYBOX_PYTHON, else the first "
                        "python3 that has ipykernel)");
-    command.add_option("--env", flags.env, "KEY=VALUE set in the kernel's environment (repeatable)");
+    command.add_option("--env", flags.env, "KEY=VALUE set in the kernel's environment (repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
     command.add_option("--transport", flags.transport, "Kernel channel transport")
         ->check(CLI::IsMember({"ipc", "tcp"}))
         ->capture_default_str();

@@ -8,9 +8,15 @@ namespace ipybox::cli {
 void add_server_flags(CLI::App& command, server_flags& flags) {
     command.add_option("--server", flags.servers,
                        "MCP server the code may call: NAME=JSON or NAME=@file.json, where JSON is "
-                       "{\"command\",\"args\",\"env\"} or {\"url\",\"headers\"} (repeatable)");
+                       "{\"command\",\"args\",\"env\"} or {\"url\",\"headers\"} (repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
     command.add_option("--mcp-config", flags.config_files,
-                       "JSON file with {\"mcpServers\": {NAME: PARAMS}} (repeatable)");
+                       "JSON file with {\"mcpServers\": {NAME: PARAMS}} (repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
 }
 
 nlohmann::json parse_json_argument(const std::string& flag, const std::string& text) {

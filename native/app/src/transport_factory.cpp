@@ -1,9 +1,6 @@
 #include "transport_factory.hpp"
 
-#if __has_include("ipybox/mcp/http/http_transport.hpp")
-#include "ipybox/mcp/http/http_transport.hpp"
-#define IPYBOX_HAVE_HTTP_TRANSPORTS 1
-#endif
+#include "ipybox/mcp/http/transport_factory.hpp"
 #include "ipybox/mcp/transport/stdio_client_transport.hpp"
 
 #include <stdexcept>
@@ -64,13 +61,7 @@ std::shared_ptr<mcp::transport::transport> make_transport(boost::asio::io_contex
                                                           const json& params,
                                                           const std::filesystem::path& default_cwd) {
     validate_server_params(params);
-    if (!params.contains("command")) {
-#ifdef IPYBOX_HAVE_HTTP_TRANSPORTS
-        return mcp::http::make_http_transport(io, params);
-#else
-        throw std::invalid_argument("this build has no HTTP transports");
-#endif
-    }
+    if (!params.contains("command")) return mcp::http::make_http_transport(io, params, server_name);
     mcp::transport::stdio_client_options options;
     options.command = params["command"].get<std::string>();
     if (params.contains("args")) options.args = params["args"].get<std::vector<std::string>>();

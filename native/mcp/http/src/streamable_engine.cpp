@@ -1,0 +1,252 @@
+#include "streamable_engine.hpp"
+
+#include <boost/asio/post.hpp>
+
+namespace ipybox::mcp::http::detail {
+namespace {
+
+bool answers(const jsonrpc::decode_result& frame, const jsonrpc::request_id& id) {
+    const auto* msg = std::get_if<jsonrpc::message>(&frame);
+    if (msg == nullptr) return false;
+    if (const auto* response = std::get_if<jsonrpc::response>(msg)) return response->id == id;
+    if (const auto* error = std::get_if<jsonrpc::error_response>(msg)) return error->id == id;
+    return false;
+}
+
+std::string millis(std::chrono::milliseconds duration) {
+    return std::to_string(duration.count()) + " ms";
+}
+
+}  // namespace
+
+streamable_engine::streamable_engine(boost::asio::io_context& io, http_transport_options options,
+                                     url endpoint)
+    : engine_base(io, std::move(options), std::move(endpoint)) {}
+
+void streamable_engine::send(std::string body, std::optional<jsonrpc::request_id> id) {
+    asio::post(strand_, [self = std::static_pointer_cast<streamable_engine>(shared_from_this()),
+                         message = outgoing{std::move(body), std::move(id)}]() mutable {
+        if (self->closing_) return;
+        self->queue_.push_back(std::move(message));
+        self->pump();
+    });
+}
+
+void streamable_engine::set_protocol_version(const std::string& version) {
+    std::lock_guard lock(mutex_);
+    protocol_version_ = version;
+}
+
+std::optional<std::string> streamable_engine::session_id() const {
+    std::lock_guard lock(mutex_);
+    return session_id_;
+}
+
+void streamable_engine::pump() {
+    while (!queue_.empty() && !barrier_busy_ && !closing_) {
+        auto& next = queue_.front();
+        if (next.id) {
+            ++unsent_requests_;
+        } else {
+            // A notification or response waits until every earlier request is on the wire, and
+            // holds back later messages until the server has accepted it.
+            if (unsent_requests_ > 0) return;
+            barrier_busy_ = true;
+        }
+        auto message = std::move(next);
+        queue_.pop_front();
+        spawn(post(std::move(message)), "a POST");
+    }
+}
+
+request_type streamable_engine::make(bhttp::verb method, std::string body,
+                                     const std::string& last_event_id) const {
+    auto request = make_request(method, target_, options_.headers, std::move(body));
+    if (method == bhttp::verb::post) {
+        request.set(bhttp::field::accept, "application/json, text/event-stream");
+        request.set(bhttp::field::content_type, "application/json");
+    } else if (method == bhttp::verb::get) {
+        request.set(bhttp::field::accept, "text/event-stream");
+        request.set(bhttp::field::cache_control, "no-cache");
+    }
+    {
+        std::lock_guard lock(mutex_);
+        if (session_id_) request.set("Mcp-Session-Id", *session_id_);
+        if (!protocol_version_.empty()) request.set("MCP-Protocol-Version", protocol_version_);
+    }
+    // Ids come from our SSE parser (never CR or LF); anything else unusual is not sent back.
+    if (!last_event_id.empty() &&
+        std::all_of(last_event_id.begin(), last_event_id.end(),
+                    [](unsigned char c) { return c >= 0x20 && c != 0x7f; })) {
+        request.set("Last-Event-ID", last_event_id);
+    }
+    return request;
+}
+
+bool streamable_engine::capture_session_id(const connection& exchange) {
+    const auto value = exchange.header("Mcp-Session-Id");
+    if (value.empty()) return true;
+    {
+        std::lock_guard lock(mutex_);
+        if (session_id_) return true;
+        if (is_valid_session_id(value)) {
+            session_id_ = value;
+            return true;
+        }
+    }
+    fail(
+        "the server sent an invalid Mcp-Session-Id (it must be 1-1024 visible ASCII "
+        "characters)");
+    return false;
+}
+
+bool streamable_engine::session_expired(unsigned status, bool sent_session_id) {
+    if (status != 404 || !sent_session_id) return false;
+    fail("the MCP session " + session_id().value_or("") +
+         " has expired (the server answered 404 Not Found); a new session must be initialized");
+    return true;
+}
+
+bool streamable_engine::take_event(const sse_event& event,
+                                   const std::optional<jsonrpc::request_id>& awaiting) {
+    auto frame = decode_event(event);
+    if (!frame) return false;
+    const bool is_answer = awaiting && answers(*frame, *awaiting);
+    deliver(std::move(*frame));
+    return is_answer;
+}
+
+void streamable_engine::on_exchange_failure(const exchange_failure& failure,
+                                            const std::optional<jsonrpc::request_id>& id,
+                                            const char* what) {
+    switch (failure.kind()) {
+        case failure_kind::cancelled:
+            return;
+        case failure_kind::unreachable:
+            fail(std::string("cannot reach the server: ") + failure.what());
+            return;
+        case failure_kind::lost:
+            fail(std::string("lost the connection ") + what + ": " + failure.what());
+            return;
+        case failure_kind::timed_out:
+        case failure_kind::malformed:
+            break;
+    }
+    std::string message = std::string(what) + ": " + failure.what();
+    if (failure.kind() == failure_kind::timed_out) {
+        message += " (read timeout " + millis(options_.read_timeout) + ")";
+    }
+    if (id) {
+        deliver(http_failure_response(*id, description() + ": " + message));
+    } else {
+        log_->warn("{}: {}", description(), message);
+    }
+}
+
+asio::awaitable<void> streamable_engine::post(outgoing message) {
+    bool unsent = message.id.has_value();
+    auto request_written = [this, &unsent] {
+        if (!unsent) return;
+        unsent = false;
+        --unsent_requests_;
+        pump();
+    };
+    lease exchange(*this, target_, {options_.connect_timeout, options_.read_timeout});
+    const bool sent_session_id = session_id().has_value();
+    std::optional<exchange_failure> failure;
+    try {
+        co_await exchange->send(make(bhttp::verb::post, std::move(message.body)));
+        request_written();
+        co_await exchange->read_header(options_.read_timeout);
+    } catch (const exchange_failure& caught) {
+        failure = caught;
+    }
+    request_written();
+    if (!message.id) {  // the barrier this notification or response held
+        barrier_busy_ = false;
+        pump();
+    }
+    if (failure) {
+        on_exchange_failure(
+            *failure, message.id,
+            message.id ? "while waiting for a response" : "while sending a message");
+        co_return;
+    }
+    if (closing_ || !capture_session_id(*exchange)) co_return;
+    const auto status = exchange->status();
+    if (session_expired(status, sent_session_id)) co_return;
+    if (status < 200 || status >= 300) {
+        const auto body = co_await read_error_body(*exchange);
+        const auto problem = "POST " + target_.origin() + target_.path + " was refused: " +
+                             describe_http_status(status, exchange->reason(), body);
+        if (message.id) {
+            deliver(http_failure_response(*message.id, description() + ": " + problem, status));
+        } else {
+            log_->warn("{}: {}", description(), problem);
+        }
+        co_return;
+    }
+    maybe_listen();
+    if (status == 202 || status == 204 || exchange->body_done()) co_return;
+
+    const auto kind = classify_content_type(exchange->header("Content-Type"));
+    if (kind == body_kind::event_stream) {
+        co_await follow_post_stream(*exchange, message.id);
+        co_return;
+    }
+    if (kind == body_kind::json) {
+        std::string body;
+        try {
+            body = co_await exchange->read_all(options_.max_message_bytes);
+        } catch (const exchange_failure& caught) {
+            failure = caught;
+        }
+        if (failure) {
+            on_exchange_failure(*failure, message.id, "while reading a response");
+            co_return;
+        }
+        for (auto& frame : decode_json_body(body)) deliver(std::move(frame));
+        co_return;
+    }
+    if (message.id) {
+        deliver(http_failure_response(*message.id,
+                                      description() +
+                                          ": the response has the unexpected Content-Type '" +
+                                          exchange->header("Content-Type") + "'",
+                                      status));
+    }
+}
+
+asio::awaitable<void> streamable_engine::follow_post_stream(connection& exchange,
+                                                            std::optional<jsonrpc::request_id> id) {
+    sse_parser parser(options_.max_message_bytes);
+    bool answered = false;
+    std::optional<exchange_failure> failure;
+    try {
+        co_await read_events(exchange, parser, [this, &id, &answered](const sse_event& event) {
+            if (take_event(event, id)) answered = true;
+            return true;
+        });
+    } catch (const exchange_failure& caught) {
+        failure = caught;
+    }
+    if (closing_ || !id || answered) co_return;
+    if (failure && failure->kind() == failure_kind::cancelled) co_return;
+    if (!parser.last_event_id().empty()) {
+        // The server may close a stream early and expect us to resume it (2025-11-25 polling).
+        log_->debug("{}: the response stream of request {} ended early; resuming it", description(),
+                    jsonrpc::to_string(*id));
+        co_await get_stream(id, parser.last_event_id(), parser.retry(), true);
+        co_return;
+    }
+    if (failure && failure->kind() == failure_kind::lost) {
+        fail(std::string("lost the connection while waiting for a response: ") + failure->what());
+        co_return;
+    }
+    const std::string why = failure ? failure->what() : "the stream ended";
+    deliver(http_failure_response(
+        *id, description() + ": the response stream closed without an answer (" + why +
+                 ") and cannot be resumed (its events carried no ids)"));
+}
+
+}  // namespace ipybox::mcp::http::detail

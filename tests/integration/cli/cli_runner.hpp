@@ -1,0 +1,22 @@
+#pragma once
+// Runs the ipybox executable of this build with a shell command line and captures its stdout,
+// stderr and exit code separately.
+#include <string>
+
+namespace ipybox::testing {
+
+struct command_result {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+// `arguments` is appended to the executable's path as shell text (quote it yourself);
+// `input` is fed to standard input; `environment` ("A=1 B=2") is set for the command only.
+command_result run_ipybox(const std::string& arguments, const std::string& input = "",
+                          const std::string& environment = "");
+
+// Single-quotes `text` for /bin/sh.
+std::string shell_quote(const std::string& text);
+
+}  // namespace ipybox::testing
