@@ -190,9 +190,20 @@ std::vector<std::string> code_executor::register_mcp_server(const std::string& n
         start_tool_services();
         pool = pool_.get();
     }
+    const auto previous = pool->params_of(name);
     pool->register_server(name, params);
     if (!generate_sources) return {};
-    return app::generate_from_pool(*pool, name, options_.workspace / "mcptools");
+    try {
+        return app::generate_from_pool(*pool, name, options_.workspace / "mcptools");
+    } catch (...) {
+        // A failed re-registration leaves the working one (and its mcptools/) in place.
+        if (previous) {
+            pool->register_server(name, *previous);
+        } else {
+            pool->unregister_server(name);
+        }
+        throw;
+    }
 }
 
 const std::filesystem::path& code_executor::python() const { return python_; }

@@ -30,6 +30,24 @@ void mcp_client_pool::register_server(const std::string& name, nlohmann::json pa
 
 bool mcp_client_pool::has_server(const std::string& name) const { return find(name) != nullptr; }
 
+std::optional<nlohmann::json> mcp_client_pool::params_of(const std::string& name) const {
+    const auto slot = find(name);
+    if (!slot) return std::nullopt;
+    return slot->params;
+}
+
+void mcp_client_pool::unregister_server(const std::string& name) {
+    std::shared_ptr<mcp::session::client_session> session;
+    {
+        std::lock_guard lock(mutex_);
+        const auto it = entries_.find(name);
+        if (it == entries_.end()) return;
+        session = std::move(it->second->session);
+        entries_.erase(it);
+    }
+    if (session) session->close();
+}
+
 std::shared_ptr<mcp_client_pool::entry> mcp_client_pool::find(const std::string& name) const {
     std::lock_guard lock(mutex_);
     const auto it = entries_.find(name);

@@ -48,6 +48,10 @@ public:
     // Throws std::invalid_argument.
     void register_server(const std::string& name, nlohmann::json params);
     bool has_server(const std::string& name) const;
+    // The registered parameters of `name`, if any.
+    std::optional<nlohmann::json> params_of(const std::string& name) const;
+    // Forgets a server and closes its session.
+    void unregister_server(const std::string& name);
 
     // Blocking. Throws unknown_server, workspace::missing_variables_error (naming the variables),
     // std::invalid_argument for bad parameters, and mcp::jsonrpc::request_failed subclasses for

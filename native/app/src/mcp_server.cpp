@@ -44,6 +44,8 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     // start, so they import at once and survive reset().
     auto& python_path = executor.kernel_env["PYTHONPATH"];
     const auto site = (options.workspace / ".ipybox" / "site-packages").string();
+    // It must exist before any kernel starts: Python caches a missing path entry as absent.
+    std::filesystem::create_directories(site);
     python_path = python_path.empty() ? site : site + ":" + python_path;
     executor.runtime_directory = options.runtime_directory;
     executor.keep_spare_kernel = true;

@@ -7,6 +7,7 @@
 namespace ipybox::app {
 
 install_outcome install_with_pip(const std::filesystem::path& python, const std::string& spec,
+                                 const std::filesystem::path& working_directory,
                                  const std::filesystem::path& target,
                                  const std::map<std::string, std::string>& host_environment,
                                  std::chrono::milliseconds timeout) {
@@ -38,6 +39,7 @@ install_outcome install_with_pip(const std::filesystem::path& python, const std:
     options.arguments = {"-m", "pip", "install", "--no-input", "--disable-pip-version-check",
                          "--target", target.string(), "--upgrade", "--", spec};
     options.environment = environment;
+    options.working_directory = working_directory;  // a relative path spec means the workspace
     options.on_output_line = [&](std::string_view line) {
         std::lock_guard lock(mutex);
         if (output.size() < 64 * 1024) output.append(line).append("\n");

@@ -17,6 +17,7 @@ struct install_outcome {
 // Refuses (without running pip) an empty spec and one that starts with '-' (pip options are not
 // accepted: --index-url, -r, -e ... would change what pip does). Never throws for pip failures.
 install_outcome install_with_pip(const std::filesystem::path& python, const std::string& spec,
+                                 const std::filesystem::path& working_directory,
                                  const std::filesystem::path& target,
                                  const std::map<std::string, std::string>& host_environment,
                                  std::chrono::milliseconds timeout);

@@ -7,6 +7,7 @@
 
 #include <boost/asio/use_future.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <cmath>
@@ -150,10 +151,11 @@ call_tool_result server_tools::execute_cell(const json& arguments,
         }
         long long max_chars = 5000;
         if (arguments.contains("max_output_chars") && !arguments["max_output_chars"].is_null()) {
-            if (!arguments["max_output_chars"].is_number_integer()) {
+            const auto& value = arguments["max_output_chars"];
+            if (!value.is_number() || std::floor(value.get<double>()) != value.get<double>()) {
                 throw argument_error("\"max_output_chars\" must be an integer");
             }
-            max_chars = arguments["max_output_chars"].get<long long>();
+            max_chars = static_cast<long long>(std::min(value.get<double>(), 1e15));
             if (max_chars <= 0) throw argument_error("\"max_output_chars\" must be at least 1");
         }
         if (context.cancellation().cancelled()) {
@@ -162,8 +164,16 @@ call_tool_result server_tools::execute_cell(const json& arguments,
         cell_output_options output_options{static_cast<std::size_t>(max_chars),
                                            [this](const std::string& text) { return save_full_output(text); }};
 
-        auto stream = executor_.stream(
-            code, std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000)));
+        // At least 1 ms (an interrupt must not overtake the code) and at most a year.
+        const auto timeout = std::chrono::milliseconds(static_cast<long long>(
+            std::clamp(timeout_seconds * 1000.0, 1.0, 365.0 * 24 * 3600 * 1000)));
+        std::optional<code_execution_stream> started;
+        try {
+            started.emplace(executor_.stream(code, timeout));
+        } catch (const code_execution_error& e) {
+            return cell_error(e, output_options);
+        }
+        auto& stream = *started;
         // The cell is now the running one: a cancellation from the client interrupts it.
         auto cancelled = context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
         if (context.cancellation().cancelled()) executor_.cancel();  // cancelled while queued
@@ -221,7 +231,7 @@ call_tool_result server_tools::install_package(const json& arguments) {
     return guarded("install_package", [&] {
         const auto spec = required_string(arguments, "package_name");
         executor_.start();
-        const auto outcome = install_with_pip(executor_.python(), spec,
+        const auto outcome = install_with_pip(executor_.python(), spec, options_.workspace,
                                               options_.workspace / ".ipybox" / "site-packages",
                                               options_.host_environment, options_.install_timeout);
         if (!outcome.succeeded) return call_tool_result::text(outcome.output, true);
