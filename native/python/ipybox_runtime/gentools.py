@@ -1,0 +1,193 @@
+"""Creates saved code actions (``gentools/<category>/<name>/``) from ipybox's scaffold.
+
+A saved code action is a package with a typed interface (``api.py``), the work (``impl.py``,
+imported only when ``run()`` is called) and an ``__init__.py`` re-exporting the interface::
+
+    from ipybox_runtime.gentools import new_gentool
+    package = new_gentool("weather", "city_report")   # gentools/weather/city_report/
+    (package / "api.py").write_text(...)               # then fill in api.py and impl.py
+
+``catalog()`` lists what an agent can build on: the generated tool modules under ``mcptools/``,
+the output parsers under ``mcpparse/`` and the saved actions under ``gentools/``, each with the
+first line of its docstring, read without importing (so listing runs no code).
+
+The scaffold is the ``gentools-template`` directory installed next to this package's parent
+(``share/ipybox/gentools-template``), or at the root of a source checkout.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import keyword
+import os
+import pathlib
+from typing import Dict, List, Tuple, Union
+
+__all__ = ["catalog", "new_gentool", "template_dir"]
+
+TEMPLATE_DIR_NAME = "gentools-template"
+WORKSPACE_VARIABLE = "IPYBOX_WORKSPACE"
+
+# (file in the template, file in the created tree); {category} and {name} are filled in.
+_ACTION_FILES = (
+    ("category/action/__init__.py", "{category}/{name}/__init__.py"),
+    ("category/action/api.py", "{category}/{name}/api.py"),
+    ("category/action/impl.py", "{category}/{name}/impl.py"),
+)
+_CATEGORY_FILE = ("category/__init__.py", "{category}/__init__.py")
+
+
+def template_dir() -> pathlib.Path:
+    """The scaffold directory; raises ``FileNotFoundError`` naming the places looked at."""
+    here = pathlib.Path(__file__).resolve()
+    # Installed: share/ipybox/{python/ipybox_runtime, gentools-template}.
+    # Source tree: native/python/ipybox_runtime and gentools-template at the root.
+    candidates = [here.parents[2] / TEMPLATE_DIR_NAME, here.parents[3] / TEMPLATE_DIR_NAME]
+    for candidate in candidates:
+        if (candidate / _ACTION_FILES[1][0]).is_file():
+            return candidate
+    raise FileNotFoundError(
+        "the ipybox gentools scaffold is missing; looked for "
+        + " and ".join(str(candidate) for candidate in candidates)
+        + " (reinstall ipybox)"
+    )
+
+
+def _check_name(kind: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"the {kind} must be a string, not {type(value).__name__}")
+    problem = None
+    if not value:
+        problem = "it is empty"
+    elif "/" in value or "\\" in value or os.sep in value:
+        problem = "it contains a path separator"
+    elif not value.isascii() or not value.isidentifier():
+        problem = "it is not a Python identifier (letters, digits and _, not starting with a digit)"
+    elif keyword.iskeyword(value):
+        problem = "it is a Python keyword"
+    elif value.startswith("_"):
+        problem = "it starts with an underscore"
+    if problem:
+        raise ValueError(
+            f"invalid gentools {kind} {value!r}: {problem}; use a name like 'github' or "
+            "'top_repositories'"
+        )
+    return value
+
+
+def _resolve_root(root: Union[str, "os.PathLike[str]"]) -> pathlib.Path:
+    path = pathlib.Path(root)
+    if not path.is_absolute():
+        # The kernel may have changed directory; the workspace is where saved actions belong.
+        base = os.environ.get(WORKSPACE_VARIABLE) or os.getcwd()
+        path = pathlib.Path(base) / path
+    return path
+
+
+def _render(text: str, category: str, name: str) -> str:
+    return text.replace("{{category}}", category).replace("{{name}}", name)
+
+
+def new_gentool(
+    category: str,
+    name: str,
+    *,
+    root: Union[str, "os.PathLike[str]"] = "gentools",
+    overwrite: bool = False,
+) -> pathlib.Path:
+    """Creates ``<root>/<category>/<name>/`` from the scaffold and returns that directory.
+
+    ``category`` and ``name`` must be ASCII Python identifiers that are not keywords and do not
+    start with an underscore (``ValueError`` otherwise). A relative ``root`` is taken from the
+    workspace (``$IPYBOX_WORKSPACE``, else the current directory).
+
+    Writes ``__init__.py``, ``api.py`` and ``impl.py`` of the action, and the category's
+    ``__init__.py`` when it is missing (an existing one is never replaced). When any of the
+    action's files exists already, nothing is written and ``FileExistsError`` names it, unless
+    ``overwrite=True``, which replaces the action's files with fresh scaffold copies.
+    """
+    _check_name("category", category)
+    _check_name("name", name)
+    root_path = _resolve_root(root)
+    template = template_dir()
+
+    planned: List[Tuple[pathlib.Path, pathlib.Path]] = []
+    for source, target in _ACTION_FILES:
+        planned.append((template / source, root_path / target.format(category=category, name=name)))
+    if not overwrite:
+        for _, target_path in planned:
+            if target_path.exists() or target_path.is_symlink():
+                raise FileExistsError(
+                    f"{target_path} already exists; choose another name, or pass overwrite=True "
+                    "to replace the saved action's files"
+                )
+    category_source, category_target = _CATEGORY_FILE
+    category_init = root_path / category_target.format(category=category)
+    if not (category_init.exists() or category_init.is_symlink()):
+        planned.append((template / category_source, category_init))
+
+    contents: Dict[pathlib.Path, str] = {
+        target_path: _render(source_path.read_text(encoding="utf-8"), category, name)
+        for source_path, target_path in planned
+    }
+    package = root_path / category / name
+    package.mkdir(parents=True, exist_ok=True)
+    for target_path, text in contents.items():
+        target_path.write_text(text, encoding="utf-8")
+    importlib.invalidate_caches()  # so that the new package imports in this same kernel
+    return package
+
+
+def _summary(path: pathlib.Path) -> Tuple[str, List[str]]:
+    """First docstring line of a module and the names of its top-level functions, unimported."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, SyntaxError, ValueError) as error:
+        return f"(cannot be read: {error})", []
+    docstring = (ast.get_docstring(tree) or "").strip()
+    functions = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+    return (docstring.splitlines()[0] if docstring else "(no docstring)"), functions
+
+
+def _packages(directory: pathlib.Path) -> List[pathlib.Path]:
+    if not directory.is_dir():
+        return []
+    return sorted(
+        path for path in directory.iterdir()
+        if path.is_dir() and path.name.isidentifier() and not path.name.startswith(("_", "."))
+    )
+
+
+def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
+    """What the workspace offers, one line each: tool modules, parsers and saved code actions.
+
+    ``workspace`` defaults to ``$IPYBOX_WORKSPACE``, else the current directory. Files are read,
+    never imported. Lines look like::
+
+        mcptools.github.search_repositories  Search for GitHub repositories [run_parsed]
+        mcpparse.github.search_repositories  Parses search_repositories text into models
+        gentools.github.top_repositories     The most starred repositories of a user
+    """
+    base = _resolve_root(workspace if workspace is not None else ".")
+    entries: List[Tuple[str, str]] = []
+    for root_name in ("mcptools", "mcpparse"):
+        for server in _packages(base / root_name):
+            for module in sorted(server.glob("*.py")):
+                if module.name == "__init__.py":
+                    continue
+                summary, functions = _summary(module)
+                if "run_parsed" in functions:
+                    summary += " [run_parsed]"
+                entries.append((f"{root_name}.{server.name}.{module.stem}", summary))
+    for category in _packages(base / "gentools"):
+        for action in _packages(category):
+            if (action / "api.py").is_file():
+                summary, _ = _summary(action / "api.py")
+                entries.append((f"gentools.{category.name}.{action.name}", summary))
+    if not entries:
+        return f"nothing under {base}/mcptools, mcpparse or gentools yet"
+    width = max(len(name) for name, _ in entries)
+    return "\n".join(f"{name.ljust(width)}  {summary}" for name, summary in entries)

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The plugins' launchers (plugins/*/bin/ipybox-mcp) against fake `ipybox` and `docker` programs:
+# how they find the binary, which workspace and flags they pass, and what they say when
+# something is missing. No Claude Code and no real server needed; runs in about a second.
+#
+#   tests/integration/plugin/launchers.test.sh
+# shellcheck disable=SC2016,SC2034 # the checks are strings, eval'd (and expanded) when they run
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/../../.." && pwd)"
+DEFAULT="$ROOT/plugins/codeact-default/bin/ipybox-mcp"
+SANDBOX="$ROOT/plugins/codeact-sandbox/bin/ipybox-mcp"
+DOCKER="$ROOT/plugins/codeact-docker/bin/ipybox-mcp"
+VERSION="$(sed -n 's/^project(ipybox VERSION \([0-9][0-9.]*\).*/\1/p' "$ROOT/CMakeLists.txt")"
+
+SCRATCH="$(mktemp -d /tmp/ipybox-launchers-XXXXXX)"
+trap 'rm -rf "$SCRATCH"' EXIT
+passed=0
+failed=0
+
+check() {  # check <description> <command...>: the command must succeed
+    local description="$1"
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "ok - $description"
+    else
+        failed=$((failed + 1))
+        echo "not ok - $description"
+        echo "  stdout: $(cat "$SCRATCH/out" 2>/dev/null)"
+        echo "  stderr: $(cat "$SCRATCH/err" 2>/dev/null)"
+        echo "  recorded: $(cat "$SCRATCH/record" 2>/dev/null)"
+    fi
+}
+contains() { grep -qF -- "$2" "$1"; }
+lacks() { ! grep -qF -- "$2" "$1"; }
+
+# A fake ipybox: prints its version, records its arguments and cwd, exits 0.
+mkdir -p "$SCRATCH/fakebin" "$SCRATCH/project" "$SCRATCH/elsewhere" "$SCRATCH/home"
+make_fake_ipybox() {  # make_fake_ipybox <path> <version>
+    cat > "$1" <<EOF
+#!/bin/sh
+if [ "\$1" = --version ]; then echo "ipybox $2"; exit 0; fi
+{ printf 'cwd=%s\n' "\$PWD"; for a in "\$@"; do printf 'arg=%s\n' "\$a"; done; } > "$SCRATCH/record"
+EOF
+    chmod +x "$1"
+}
+make_fake_ipybox "$SCRATCH/fakebin/ipybox" "$VERSION"
+make_fake_ipybox "$SCRATCH/old-ipybox" "0.0.1"
+
+# Runs a launcher with a minimal environment; extra VAR=value arguments come first.
+launch() {  # launch <launcher> [VAR=value ...] -- [arguments...]
+    local launcher="$1"
+    shift
+    local variables=()
+    while [ "$1" != -- ]; do variables+=("$1"); shift; done
+    shift
+    rm -f "$SCRATCH/record"
+    (cd "$SCRATCH/elsewhere" && env -i HOME="$SCRATCH/home" PATH="/usr/bin:/bin" "${variables[@]}" \
+        "$launcher" "$@" > "$SCRATCH/out" 2> "$SCRATCH/err")
+    echo $? > "$SCRATCH/status"
+}
+status_is() { [ "$(cat "$SCRATCH/status")" = "$1" ]; }
+
+# --- finding the binary --------------------------------------------------------------------
+launch "$DEFAULT" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "runs IPYBOX_BIN as 'mcp --workspace <CLAUDE_PROJECT_DIR>'" \
+    eval 'status_is 0 && [ "$(grep ^arg= "$SCRATCH/record" | tr "\n" " ")" = "arg=mcp arg=--workspace arg=$SCRATCH/project " ]'
+check "prints nothing on stderr when versions agree" eval '[ ! -s "$SCRATCH/err" ]'
+
+launch "$DEFAULT" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" --
+check "workspace defaults to the directory Claude Code starts the server in" \
+    contains "$SCRATCH/record" "arg=$SCRATCH/elsewhere"
+
+launch "$DEFAULT" PATH="$SCRATCH/fakebin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "finds ipybox on PATH" eval 'status_is 0 && contains "$SCRATCH/record" "arg=mcp"'
+
+launch "$DEFAULT" IPYBOX_BIN="$SCRATCH/old-ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "warns when the binary's version differs from the plugin's, and still starts" \
+    eval 'status_is 0 && contains "$SCRATCH/err" "version '"'"'0.0.1'"'"' but this plugin is $VERSION" && contains "$SCRATCH/record" "arg=mcp"'
+
+launch "$DEFAULT" IPYBOX_BIN="$SCRATCH/nonexistent" --
+check "a wrong IPYBOX_BIN is named, with the install hint, exit 127" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "IPYBOX_BIN is set to" && contains "$SCRATCH/err" "install.sh"'
+
+# Nothing anywhere: hide a real /usr/local/bin/ipybox in a private mount namespace if there is one.
+run_without_installed_ipybox() {  # run_without_installed_ipybox <launcher>
+    if [ ! -e /usr/local/bin/ipybox ]; then
+        launch "$1" --
+        return
+    fi
+    if [ "$(id -u)" != 0 ] || ! command -v unshare > /dev/null; then
+        echo "FAIL: /usr/local/bin/ipybox exists; hiding it for this test needs root and unshare" > "$SCRATCH/err"
+        echo 99 > "$SCRATCH/status"
+        return
+    fi
+    rm -f "$SCRATCH/record"
+    (cd "$SCRATCH/elsewhere" && unshare --mount sh -c 'mount -t tmpfs none /usr/local/bin && exec "$@"' sh \
+        env -i HOME="$SCRATCH/home" PATH="/usr/bin:/bin" "$1" > "$SCRATCH/out" 2> "$SCRATCH/err")
+    echo $? > "$SCRATCH/status"
+}
+run_without_installed_ipybox "$DEFAULT"
+check "without a binary: exit 127, the places looked at, and this clone's install.sh" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "native ipybox binary was not found" && contains "$SCRATCH/err" "$ROOT/install.sh"'
+
+cp -r "$ROOT/plugins/codeact-default" "$SCRATCH/cached-copy"
+run_without_installed_ipybox "$SCRATCH/cached-copy/bin/ipybox-mcp"
+check "without a binary, from an installed copy: says to clone and run ./install.sh" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "clone the ipybox repository, then run ./install.sh"'
+
+# --- sandbox -------------------------------------------------------------------------------
+check "codeact-default and codeact-sandbox share one launcher (identical files)" cmp -s "$DEFAULT" "$SANDBOX"
+
+launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox without a sandbox-config.json passes no config" \
+    eval 'contains "$SCRATCH/record" "arg=--sandbox" && lacks "$SCRATCH/record" "arg=--sandbox-config"'
+
+echo '{}' > "$SCRATCH/project/sandbox-config.json"
+launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox with the project's sandbox-config.json passes it" \
+    eval '[ "$(grep ^arg= "$SCRATCH/record" | tr "\n" " ")" = "arg=mcp arg=--workspace arg=$SCRATCH/project arg=--sandbox arg=--sandbox-config arg=$SCRATCH/project/sandbox-config.json " ]'
+
+launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox --sandbox-config /etc/x.json
+check "an explicit --sandbox-config is not doubled" \
+    eval '[ "$(grep -c "arg=--sandbox-config" "$SCRATCH/record")" = 1 ] && contains "$SCRATCH/record" "arg=/etc/x.json"'
+
+launch "$DEFAULT" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "codeact-default ignores sandbox-config.json" lacks "$SCRATCH/record" "sandbox"
+rm "$SCRATCH/project/sandbox-config.json"
+
+# --- docker --------------------------------------------------------------------------------
+# A fake docker: `image inspect` answers per $FAKE_DOCKER_MODE, `run` records its arguments.
+mkdir -p "$SCRATCH/dockerbin"
+cat > "$SCRATCH/dockerbin/docker" <<EOF
+#!/bin/sh
+if [ "\$1 \$2" = "image inspect" ]; then
+    case "\${FAKE_DOCKER_MODE:-ok}" in
+        missing) echo "Error: No such image: \$5" >&2; exit 1 ;;
+        daemon) echo "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?" >&2; exit 1 ;;
+        otheruid) echo 4321; exit 0 ;;
+        *) id -u; exit 0 ;;
+    esac
+fi
+{ printf 'cwd=%s\n' "\$PWD"; for a in "\$@"; do printf 'arg=%s\n' "\$a"; done; } > "$SCRATCH/record"
+EOF
+chmod +x "$SCRATCH/dockerbin/docker"
+DOCKER_PATH="PATH=$SCRATCH/dockerbin:/usr/bin:/bin"
+
+launch "$DOCKER" "$DOCKER_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+expected="arg=run arg=-i arg=--rm arg=--mount arg=type=bind,source=$SCRATCH/project,target=/app/workspace arg=ipybox:$VERSION arg=ipybox arg=mcp arg=--workspace arg=/app/workspace "
+check "docker: runs ipybox:<version> with the project mounted at /app/workspace" \
+    eval 'status_is 0 && [ "$(grep ^arg= "$SCRATCH/record" | tr "\n" " ")" = "$expected" ] && [ ! -s "$SCRATCH/err" ]'
+
+launch "$DOCKER" "$DOCKER_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/project" IPYBOX_DOCKER_IMAGE=my/ipybox:dev \
+    IPYBOX_DOCKER_RUN_ARGS="--network none -e KERNEL_ENV_MODE=test" --
+check "docker: IPYBOX_DOCKER_IMAGE and IPYBOX_DOCKER_RUN_ARGS are used" \
+    eval 'grep ^arg= "$SCRATCH/record" | tr "\n" " " | grep -qF "arg=--network arg=none arg=-e arg=KERNEL_ENV_MODE=test arg=my/ipybox:dev arg=ipybox"'
+
+launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=missing --
+check "docker: a missing image names it and ./docker-build.sh, exit 1" \
+    eval 'status_is 1 && contains "$SCRATCH/err" "image ipybox:$VERSION does not exist" && contains "$SCRATCH/err" "$ROOT/docker-build.sh" && [ ! -e "$SCRATCH/record" ]'
+
+launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=daemon --
+check "docker: an unreachable daemon is reported as such, exit 1" \
+    eval 'status_is 1 && contains "$SCRATCH/err" "Cannot connect to the Docker daemon" && contains "$SCRATCH/err" "Start the Docker daemon"'
+
+launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=otheruid --
+check "docker: an image built for another UID is warned about, and still runs" \
+    eval 'status_is 0 && contains "$SCRATCH/err" "runs as UID 4321" && contains "$SCRATCH/record" "arg=run"'
+
+mkdir -p "$SCRATCH/nodocker"
+for tool in sed head dirname id; do ln -s "$(command -v "$tool")" "$SCRATCH/nodocker/$tool"; done
+launch "$DOCKER" PATH="$SCRATCH/nodocker" --
+check "docker: no docker on PATH says so, exit 127" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "docker was not found"'
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
