@@ -2,6 +2,7 @@
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <cerrno>
 #include <csignal>
 
 #include "integration_support.hpp"
@@ -21,6 +22,17 @@ namespace {
 
 stdio_client_options fake_server(const std::string& mode) {
     return node_server(node_dir() / "fake_server.mjs", {mode});
+}
+
+int pid_of(const ipybox::mcp::transport::transport& channel) {
+    const auto text = channel.describe();
+    const auto at = text.find("(pid ");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(text.substr(at + 5));
+}
+
+bool process_gone(int pid) {
+    return ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 stdio_client_options shell(const std::string& script) {
@@ -145,7 +157,8 @@ TEST_SUITE("mcp.integration.misbehaving") {
         recorder<close_info> closed;
         channel->start([](auto) {}, [closed](const close_info& info) { closed.add(info); });
         channel->close();
-        REQUIRE(run_until(io, [&] { return closed.size() == 1; }, 10s));
+        REQUIRE(run_until(
+            io, [&] { return closed.size() == 1; }, 10s));
         ipybox::core::set_log_sink(std::make_shared<spdlog::sinks::stderr_sink_mt>());
         const auto lines = sink->last_formatted();
         std::vector<std::string> forwarded;
@@ -170,7 +183,6 @@ TEST_SUITE("mcp.integration.misbehaving") {
         run_for(io, 100ms);
         const auto started = std::chrono::steady_clock::now();
         channel->close();
-        channel.reset();  // the shutdown must complete without its owner
         REQUIRE(run_until(
             io, [&] { return closed.size() == 1; }, 10s));
         const auto elapsed = std::chrono::steady_clock::now() - started;
@@ -179,6 +191,45 @@ TEST_SUITE("mcp.integration.misbehaving") {
         const auto info = closed.items()[0];
         CHECK(info.requested);
         CHECK(info.signal == SIGKILL);
+    }
+
+    TEST_CASE("a shutdown runs to its end after the transport is dropped") {
+        boost::asio::io_context io;
+        auto options = shell("trap '' TERM; while :; do sleep 0.05; done");
+        options.stdin_close_grace = 100ms;
+        options.terminate_grace = 100ms;
+        auto channel = ipybox::mcp::transport::make_stdio_client_transport(io, options);
+        channel->start([](auto) {}, [](const close_info&) {});
+        const int pid = pid_of(*channel);
+        channel->close();
+        channel.reset();
+        CHECK(run_until(
+            io, [&] { return process_gone(pid); }, 5s));
+    }
+
+    TEST_CASE("a transport dropped without close kills its child") {
+        boost::asio::io_context io;
+        auto channel = ipybox::mcp::transport::make_stdio_client_transport(io, shell("sleep 30"));
+        channel->start([](auto) {}, [](const close_info&) {});
+        const int pid = pid_of(*channel);
+        run_for(io, 50ms);
+        channel.reset();
+        CHECK(run_until(
+            io, [&] { return process_gone(pid); }, 5s));
+    }
+
+    TEST_CASE("destroying the io_context mid-shutdown kills and reaps the child") {
+        int pid = 0;
+        {
+            boost::asio::io_context io;
+            auto options = shell("trap '' TERM; while :; do sleep 0.05; done");
+            auto channel = ipybox::mcp::transport::make_stdio_client_transport(io, options);
+            channel->start([](auto) {}, [](const close_info&) {});
+            pid = pid_of(*channel);
+            channel->close();
+            run_for(io, 50ms);
+        }
+        CHECK(process_gone(pid));
     }
 
     TEST_CASE("a child that honours SIGTERM is not killed") {

@@ -267,6 +267,24 @@ TEST_SUITE("mcp.session") {
         CHECK(s.client->is_closed());
     }
 
+    TEST_CASE("a dropped client session fails its pending calls instead of living on") {
+        linked_sessions s;
+        s.server->add_tool(tool_named("slow"),
+                           [](json, request_context context) -> asio::awaitable<call_tool_result> {
+                               co_await sleep_unless_cancelled(context, 10s);
+                               co_return call_tool_result{};
+                           });
+        s.connect();
+        outcome<call_tool_result> result;
+        s.client->call_tool("slow", json::object(), {}, result.handler());
+        run_for(s.io, 20ms);
+        const std::weak_ptr<ipybox::mcp::session::client_session> weak = s.client;
+        s.client.reset();
+        CHECK(weak.expired());
+        REQUIRE(run_until(s.io, [&] { return result.done(); }));
+        CHECK(result.failed_with<connection_closed>());
+    }
+
     TEST_CASE("the client's on_closed hook reports the end of the connection") {
         client_options co;
         recorder<std::string> reasons;

@@ -14,7 +14,7 @@ namespace {
 struct list_tools_operation : std::enable_shared_from_this<list_tools_operation> {
     static constexpr std::size_t max_pages = 10000;
 
-    std::shared_ptr<jsonrpc::dispatcher> dispatcher;
+    std::weak_ptr<jsonrpc::dispatcher> dispatcher;  // weak: the session owns it
     std::chrono::milliseconds timeout{0};
     jsonrpc::completion<std::vector<tool_descriptor>> done;
     std::vector<tool_descriptor> tools;
@@ -25,11 +25,17 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
         if (cursor) params["cursor"] = *cursor;
         jsonrpc::request_options options;
         options.timeout = timeout;
-        dispatcher->send_request(
-            "tools/list", std::move(params), std::move(options),
-            [self = shared_from_this()](std::exception_ptr error, json result) {
-                self->on_page(error, std::move(result));
-            });
+        const auto channel = dispatcher.lock();
+        if (!channel) {
+            done(std::make_exception_ptr(
+                     jsonrpc::connection_closed("tools/list", "the client session was destroyed")),
+                 {});
+            return;
+        }
+        channel->send_request("tools/list", std::move(params), std::move(options),
+                              [self = shared_from_this()](std::exception_ptr error, json result) {
+                                  self->on_page(error, std::move(result));
+                              });
     }
 
     void on_page(std::exception_ptr error, json result) {
@@ -139,7 +145,17 @@ void client_session::start_initialize(jsonrpc::completion<server_description> do
     options.timeout = state_->options.connect_timeout;
     state_->dispatcher->send_request(
         "initialize", params, std::move(options),
-        [self = shared_from_this(), done](std::exception_ptr error, json result) {
+        // Weak: a pending request must not keep its own session alive (an owner that drops the
+        // session gets its pending operations failed by the destructor instead).
+        [weak = weak_from_this(), done](std::exception_ptr error, json result) {
+            const auto self = weak.lock();
+            if (!self) {
+                done(error ? error
+                           : std::make_exception_ptr(jsonrpc::connection_closed(
+                                 "initialize", "the client session was destroyed")),
+                     {});
+                return;
+            }
             auto fail = [&](std::exception_ptr failure) {
                 self->close();
                 done(failure, {});

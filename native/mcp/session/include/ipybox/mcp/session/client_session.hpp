@@ -19,8 +19,9 @@
 // Threading: thread-safe; every member may be called from any thread. Completion handlers run on
 // their associated executor (default: the io_context). Handlers registered with on_request /
 // on_notification run on the io_context thread that received the message.
-// Lifetime: create() returns a shared_ptr; pending operations keep the session alive. Destruction
-// closes the transport (an orderly stdio shutdown continues in the background).
+// Lifetime: create() returns a shared_ptr that the owner keeps while it uses the session; pending
+// operations do not keep it alive. Destruction fails pending operations with connection_closed
+// and closes the transport (an orderly stdio shutdown continues on the io_context).
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <functional>

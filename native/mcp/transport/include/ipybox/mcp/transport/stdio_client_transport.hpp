@@ -13,7 +13,8 @@
 // - stderr: forwarded line by line to the "mcp" logger at `stderr_level`, never to our stdout. The
 //   last few lines are kept and quoted when the child dies unexpectedly.
 // - close(): close the child's stdin, wait `stdin_close_grace`, SIGTERM, wait `terminate_grace`,
-//   SIGKILL. The sequence completes on the io_context even if the caller drops the transport.
+//   SIGKILL. The sequence completes on the io_context even if the caller drops the transport
+//   (on_close is then not guaranteed); destroying the io_context mid-way kills the child.
 // - Child death (or close) reports on_close once the child is reaped, with its exit status, after
 //   reading what it wrote before dying. A child that closes its stdout is shut down as above.
 // - Destroying a transport whose child still runs (without close()) kills the process group

@@ -2,9 +2,9 @@
 // A transport moves framed JSON-RPC messages between us and one peer. It knows no method names:
 // sessions, ids and timeouts live above it (jsonrpc::dispatcher, mcp::session).
 //
-// Call order: start() once, then send() any number of times, then close() (optional; also
-// implied by destruction). The handlers given to start() are called on the transport's
-// io_context thread, never concurrently with each other:
+// Call order: start() once, then send() any number of times, then close() for an orderly end
+// (destruction without close() is abrupt: the stdio client kills its child). The handlers given
+// to start() are called on the transport's io_context thread, never concurrently with each other:
 //   - on_message for every decoded message, or a jsonrpc::decode_failure for a frame that is not
 //     a valid message (the dispatcher decides whether to answer it);
 //   - on_close exactly once, after the last on_message, when the channel is gone for any reason:

@@ -1,0 +1,344 @@
+#include "child_connection.hpp"
+
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <csignal>
+#include <mutex>
+
+#include "child_spawn.hpp"
+
+namespace ipybox::mcp::transport::detail {
+namespace {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+constexpr std::size_t stderr_line_limit = 64 * 1024;
+constexpr std::size_t stderr_tail_lines = 5;
+constexpr auto drain_after_exit = 500ms;    // output still in the pipes when the exit is seen
+constexpr auto exit_poll_interval = 100ms;  // only without pidfd support
+
+std::string shorten(std::string_view text, std::size_t limit = 200) {
+    if (text.size() <= limit) return std::string(text);
+    return std::string(text.substr(0, limit)) + "...";
+}
+
+void ignore_sigpipe_once() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction current {};
+        if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+            struct sigaction ignore {};
+            ignore.sa_handler = SIG_IGN;
+            ::sigaction(SIGPIPE, &ignore, nullptr);
+        }
+    });
+}
+
+}  // namespace
+
+child_connection::child_connection(asio::io_context& io, stdio_client_options options)
+    : io_(io),
+      strand_(asio::make_strand(io)),
+      options_(std::move(options)),
+      log_(core::logger("mcp")),
+      stdout_framer_(options_.max_line_bytes),
+      stderr_framer_(stderr_line_limit),
+      shutdown_timer_(strand_),
+      drain_timer_(strand_) {
+    if (options_.name.empty()) options_.name = options_.command;
+}
+
+child_connection::~child_connection() {
+    const int pid = pid_.load();
+    if (pid <= 0 || reaped_) return;
+    log_->warn("{}: still running at teardown; killing it", describe());
+    signal_child(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+}
+
+std::string child_connection::describe() const {
+    const int pid = pid_.load();
+    return "MCP server '" + options_.name + "'" +
+           (pid > 0 ? " (pid " + std::to_string(pid) + ")" : std::string());
+}
+
+// The noexcept boundary of every handler: an unexpected exception is logged and shuts the child
+// down instead of escaping io_context::run().
+template <class Function>
+void child_connection::run_safely(Function&& function) noexcept {
+    try {
+        function();
+    } catch (const std::exception& error) {
+        log_->error("{}: internal error: {}; shutting it down", describe(), error.what());
+        try {
+            shutdown_cause_ = std::string("internal error: ") + error.what();
+            begin_shutdown("internal error");
+        } catch (...) {
+        }
+    } catch (...) {
+        log_->error("{}: unknown internal error", describe());
+    }
+}
+
+// A handler on the strand that holds this object until it has run.
+template <class Function>
+auto child_connection::on_strand(Function function) {
+    return asio::bind_executor(
+        strand_, [self = shared_from_this(), function](auto&&... args) mutable {
+            self->run_safely([&] { function(*self, std::forward<decltype(args)>(args)...); });
+        });
+}
+
+void child_connection::start(callbacks report) {
+    const auto environment = child_environment(current_environment(), options_.env);
+    const auto path = environment.count("PATH") ? environment.at("PATH") : std::string();
+    const auto executable = find_executable(options_.command, path);
+    if (!executable) {
+        throw transport_error("cannot start MCP server '" + options_.name + "': command '" +
+                              options_.command + "' was not found (PATH=" + path + ")");
+    }
+    if (options_.cwd && !std::filesystem::is_directory(*options_.cwd)) {
+        throw transport_error("cannot start MCP server '" + options_.name +
+                              "': working directory " + options_.cwd->string() + " does not exist");
+    }
+    ignore_sigpipe_once();
+    auto child = spawn_child(io_, *executable, options_.args, environment, options_.cwd,
+                             "'" + options_.name + "'");
+    report_ = std::move(report);
+    stdin_ = std::move(child.stdin_pipe);
+    stdout_ = std::move(child.stdout_pipe);
+    stderr_ = std::move(child.stderr_pipe);
+    pid_ = child.pid;
+    log_->debug("{}: started {}", describe(), executable->string());
+    asio::post(on_strand([](child_connection& self) {
+        self.read_stdout();
+        self.read_stderr();
+        self.watch_exit();
+    }));
+}
+
+void child_connection::send(std::string line) {
+    asio::post(on_strand([line = std::move(line)](child_connection& self) mutable {
+        if (self.stdin_closed_) return;
+        self.write_queue_.push_back(std::move(line));
+        if (self.write_queue_.size() == 1) self.write_next();
+    }));
+}
+
+void child_connection::close() {
+    close_called_ = true;
+    asio::post(on_strand([](child_connection& self) {
+        self.close_requested_ = true;
+        self.begin_shutdown("close requested");
+    }));
+}
+
+void child_connection::abandon() {
+    if (close_called_ || pid_.load() <= 0) return;
+    // On the strand, so that a child already reaped (whose pid may be reused) is left alone.
+    asio::post(on_strand([](child_connection& self) {
+        if (self.reaped_ || self.close_requested_) return;
+        self.log_->warn("{}: its transport was dropped without close(); killing it",
+                        self.describe());
+        self.shutdown_cause_ = "its transport was dropped";
+        signal_child(self.pid_.load(), SIGKILL);
+    }));
+}
+
+void child_connection::write_next() {
+    asio::async_write(
+        *stdin_, asio::buffer(write_queue_.front()),
+        on_strand([](child_connection& self, const boost::system::error_code& error, std::size_t) {
+            if (error) {
+                self.log_->debug("{}: writing to its stdin failed: {}", self.describe(),
+                                 error.message());
+                self.write_queue_.clear();
+                if (!self.shutting_down_) self.shutdown_cause_ = "its stdin could not be written";
+                self.begin_shutdown("its stdin is closed");
+                return;
+            }
+            self.write_queue_.pop_front();
+            if (!self.write_queue_.empty() && !self.stdin_closed_) self.write_next();
+        }));
+}
+
+void child_connection::read_stdout() {
+    stdout_->async_read_some(
+        asio::buffer(stdout_buffer_),
+        on_strand([](child_connection& self, const boost::system::error_code& error,
+                     std::size_t size) {
+            const line_sink sink{[&self](std::string_view line) { self.on_stdout_line(line); },
+                                 [&self](std::size_t limit) {
+                                     self.log_->error(
+                                         "{}: skipped a message longer than {} bytes on stdout",
+                                         self.describe(), limit);
+                                 }};
+            if (!error) {
+                self.stdout_framer_.feed(std::string_view(self.stdout_buffer_.data(), size), sink);
+                self.read_stdout();
+                return;
+            }
+            self.stdout_framer_.finish(sink);
+            self.on_stdout_end();
+        }));
+}
+
+void child_connection::on_stdout_line(std::string_view line) {
+    auto frame = jsonrpc::decode(line);
+    if (const auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);
+        failure && failure->error.code == jsonrpc::error_code::parse_error) {
+        log_->warn("{}: ignoring a line on stdout that is not JSON: {}", describe(), shorten(line));
+        return;
+    }
+    if (report_.on_frame) report_.on_frame(std::move(frame));
+}
+
+void child_connection::read_stderr() {
+    stderr_->async_read_some(
+        asio::buffer(stderr_buffer_),
+        on_strand([](child_connection& self, const boost::system::error_code& error,
+                     std::size_t size) {
+            const line_sink sink{[&self](std::string_view line) { self.on_stderr_line(line); },
+                                 [&self](std::size_t limit) {
+                                     self.on_stderr_line("(a stderr line over " +
+                                                         std::to_string(limit) +
+                                                         " bytes was skipped)");
+                                 }};
+            if (!error) {
+                self.stderr_framer_.feed(std::string_view(self.stderr_buffer_.data(), size), sink);
+                self.read_stderr();
+                return;
+            }
+            self.stderr_framer_.finish(sink);
+            self.stderr_ended_ = true;
+            if (self.reaped_ && self.stdout_ended_) self.finish();
+        }));
+}
+
+void child_connection::on_stderr_line(std::string_view line) {
+    log_->log(options_.stderr_level, "[{} stderr] {}", options_.name, line);
+    stderr_tail_.emplace_back(shorten(line, 400));
+    if (stderr_tail_.size() > stderr_tail_lines) stderr_tail_.pop_front();
+}
+
+void child_connection::on_stdout_end() {
+    stdout_ended_ = true;
+    if (reaped_) {
+        if (stderr_ended_) finish();
+        return;
+    }
+    if (!shutting_down_) shutdown_cause_ = "it closed its stdout";
+    begin_shutdown("it closed its stdout");
+}
+
+void child_connection::watch_exit() {
+    const auto fd = static_cast<int>(::syscall(SYS_pidfd_open, pid_.load(), 0));
+    if (fd >= 0) {
+        exit_watch_ = std::make_unique<asio::posix::stream_descriptor>(strand_, fd);
+        exit_watch_->async_wait(
+            asio::posix::stream_descriptor::wait_read,
+            on_strand([](child_connection& self, const boost::system::error_code& error) {
+                if (error != asio::error::operation_aborted) self.reap(true);
+            }));
+        return;
+    }
+    poll_timer_ = std::make_unique<asio::steady_timer>(strand_, exit_poll_interval);
+    poll_timer_->async_wait(
+        on_strand([](child_connection& self, const boost::system::error_code& error) {
+            if (!error) self.reap(false);
+        }));
+}
+
+void child_connection::reap(bool blocking_allowed) {
+    if (reaped_) return;
+    int status = 0;
+    pid_t result = 0;
+    do {
+        result = ::waitpid(pid_.load(), &status, blocking_allowed ? 0 : WNOHANG);
+    } while (result < 0 && errno == EINTR);
+    if (result == 0) {  // still running (polling mode)
+        watch_exit();
+        return;
+    }
+    reaped_ = true;
+    wait_status_ = result > 0 ? std::optional<int>(status) : std::nullopt;
+    shutdown_timer_.cancel();
+    if (stdout_ended_ && stderr_ended_) {
+        finish();
+        return;
+    }
+    // Read what it wrote before dying; a grandchild holding the pipes open cannot delay the
+    // report for longer than this.
+    drain_timer_.expires_after(drain_after_exit);
+    drain_timer_.async_wait(
+        on_strand([](child_connection& self, const boost::system::error_code& error) {
+            if (!error) self.finish();
+        }));
+}
+
+void child_connection::begin_shutdown(const std::string& why) {
+    if (shutting_down_ || reaped_) return;
+    shutting_down_ = true;
+    log_->debug("{}: shutting down ({})", describe(), why);
+    stdin_closed_ = true;
+    // Not clearing write_queue_: its front is the buffer of a write in flight, which the close
+    // below cancels; that write's handler drops the queue.
+    boost::system::error_code ignored;
+    stdin_->close(ignored);
+    shutdown_step(SIGTERM, options_.stdin_close_grace);
+}
+
+void child_connection::shutdown_step(int signal, std::chrono::milliseconds wait) {
+    shutdown_timer_.expires_after(wait);
+    shutdown_timer_.async_wait(
+        on_strand([signal](child_connection& self, const boost::system::error_code& error) {
+            if (error || self.reaped_) return;
+            self.log_->info("{}: still running; sending {}", self.describe(),
+                            signal == SIGTERM ? "SIGTERM" : "SIGKILL");
+            signal_child(self.pid_.load(), signal);
+            if (signal == SIGTERM) self.shutdown_step(SIGKILL, self.options_.terminate_grace);
+        }));
+}
+
+void child_connection::finish() {
+    if (finished_) return;
+    finished_ = true;
+    drain_timer_.cancel();
+    boost::system::error_code ignored;
+    stdout_->close(ignored);
+    stderr_->close(ignored);
+    stdin_->close(ignored);
+    if (exit_watch_) exit_watch_->close(ignored);  // also closes the pidfd
+    close_info info;
+    info.requested = close_requested_;
+    std::string outcome = "ended";
+    if (wait_status_) {
+        outcome = describe_wait_status(*wait_status_);
+        if (WIFEXITED(*wait_status_)) info.exit_code = WEXITSTATUS(*wait_status_);
+        if (WIFSIGNALED(*wait_status_)) info.signal = WTERMSIG(*wait_status_);
+    }
+    info.reason = describe() + " " + outcome;
+    if (!close_requested_) {
+        if (!shutdown_cause_.empty())
+            info.reason += " (ipybox stopped it: " + shutdown_cause_ + ")";
+        if (!stderr_tail_.empty()) {
+            info.reason += "; last stderr lines:";
+            for (const auto& line : stderr_tail_) info.reason += "\n  " + line;
+        }
+        log_->warn("{}", info.reason);
+    } else {
+        log_->debug("{}", info.reason);
+    }
+    if (report_.on_end) report_.on_end(std::move(info));
+    report_ = {};  // drops the transport's callbacks
+}
+
+}  // namespace ipybox::mcp::transport::detail
