@@ -51,14 +51,16 @@ void code_executor::start_tool_services() {
 kernel::kernel_session& code_executor::session() {
     std::lock_guard lock(mutex_);
     if (session_) return *session_;
+    // What the kernel (and the interpreter probe) inherit from the host: the allowlist only.
+    const auto inherited =
+        process::filter_environment(options_.host_environment, process::default_allowlist());
     app::translate_errors([&] {
         kernel::interpreter_search search;
         search.explicit_path = options_.python;
         search.env_override = options_.python_override;
         const auto path = options_.host_environment.find("PATH");
         search.path_variable = path != options_.host_environment.end() ? path->second : "";
-        search.environment = process::filter_environment(options_.host_environment,
-                                                         process::default_allowlist());
+        search.environment = inherited;
         python_ = kernel::find_interpreter(search).chosen.path;
         return 0;
     });
@@ -71,8 +73,7 @@ kernel::kernel_session& code_executor::session() {
     launch.runtime_directory = options_.runtime_directory;
     launch.working_directory = options_.workspace;
     launch.transport = options_.transport;
-    launch.environment = process::filter_environment(options_.host_environment,
-                                                     process::default_allowlist());
+    launch.environment = inherited;
     if (!launch.environment.count("LANG")) launch.environment["LANG"] = "C.UTF-8";
     for (const auto& [name, value] : options_.kernel_env) launch.environment[name] = value;
     // The kernel learns where the tool server is and the token it needs; nothing else of the

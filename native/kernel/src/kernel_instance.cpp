@@ -151,8 +151,10 @@ struct kernel_instance::impl {
         connection->send(channel::shell, std::move(request));
     }
 
-    std::string describe_start_failure(const std::string& what) const {
+    std::string describe_start_failure(const std::string& what, bool exited) const {
         std::string text = "the kernel (" + launch.python.string() + ") " + what + ".";
+        // An exited kernel's last words may still be in the pipe; they explain the failure.
+        if (child && exited) child->wait_output_end(std::chrono::milliseconds(500));
         const auto tail = child ? child->output_tail() : std::string();
         if (!tail.empty()) text += " Its last output:\n" + tail;
         return text;
@@ -227,14 +229,15 @@ void kernel_instance::wait_ready(clock::time_point deadline) {
     std::unique_lock lock(s.mutex);
     while (!s.is_ready) {
         if (s.dead) {
+            const auto reason = s.death_reason;
             lock.unlock();
-            throw kernel_start_error(s.describe_start_failure("exited during start-up (" +
-                                                              s.death_reason + ")"));
+            throw kernel_start_error(
+                s.describe_start_failure("exited during start-up (" + reason + ")", true));
         }
         const auto now = clock::now();
         if (now >= deadline) {
             lock.unlock();
-            throw kernel_start_error(s.describe_start_failure("did not become ready in time"));
+            throw kernel_start_error(s.describe_start_failure("did not become ready in time", false));
         }
         const auto resend_after = s.info_replied ? iopub_echo_wait : reply_wait;
         if (now - last_request >= resend_after) {

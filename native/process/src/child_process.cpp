@@ -46,6 +46,7 @@ struct child_process::reader {
     int fd;
     std::function<void(std::string_view)> on_line;
     std::atomic<bool> stop{false};
+    std::atomic<bool> ended{false};  // the pipe reached end of file
     mutable std::mutex tail_mutex;
     std::string tail;
     std::thread thread;
@@ -99,6 +100,7 @@ struct child_process::reader {
             }
         }
         if (!pending.empty()) emit(pending);
+        ended = true;
     }
 };
 
@@ -187,6 +189,13 @@ exit_status child_process::terminate(std::chrono::milliseconds grace) {
     signal_group(SIGKILL);
     if (auto status = wait_for(std::chrono::milliseconds(5000))) return *status;
     return exit_status{};
+}
+
+void child_process::wait_output_end(std::chrono::milliseconds timeout) const {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (reader_ && !reader_->ended && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
 }
 
 std::string child_process::output_tail() const {

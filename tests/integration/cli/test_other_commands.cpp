@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 using namespace ipybox::testing;
 
 TEST_SUITE("cli.other") {
@@ -24,6 +26,19 @@ TEST_SUITE("cli.other") {
         const auto r = run_ipybox("doctor --python /nonexistent/python");
         CHECK(r.exit_code == 3);
         CHECK(r.out.find("apt-get install python3-ipykernel") != std::string::npos);
+    }
+
+    TEST_CASE("a kernel does not outlive an ipybox process that is killed") {
+        const auto dir = fresh_directory("orphan");
+        // ipybox runs in the background; its kernel writes its pid, then ipybox gets SIGKILL.
+        const std::string script =
+            "cd " + shell_quote(dir.string()) + " && (" + shell_quote(ipybox_executable().string()) +
+            " run --workspace . -c 'import os, time; open(\"kpid\", \"w\").write(str(os.getpid())); "
+            "time.sleep(120)' > /dev/null 2>&1 & echo $! > ipid) ; "
+            "for i in $(seq 300); do [ -s kpid ] && break; sleep 0.1; done; "
+            "kill -KILL $(cat ipid); "
+            "for i in $(seq 100); do kill -0 $(cat kpid) 2>/dev/null || exit 0; sleep 0.1; done; exit 1";
+        CHECK(std::system(("sh -c " + shell_quote(script)).c_str()) == 0);
     }
 
     TEST_CASE("mcp --sandbox fails closed") {

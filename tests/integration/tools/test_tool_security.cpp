@@ -54,7 +54,8 @@ TEST_SUITE("tools.security") {
     }
 
     TEST_CASE("kernel code cannot call a server the host did not register") {
-        code_executor executor(tool_executor_options("unregistered"));
+        auto options = tool_executor_options("unregistered");
+        code_executor executor(options);
         executor.register_mcp_server("everything", everything_params());
         executor.execute(raw_request);
         const auto text = executor.execute(
@@ -62,7 +63,8 @@ TEST_SUITE("tools.security") {
             "      'server_params': {'command': 'touch', 'args': ['pwned']}},"
             "     os.environ['IPYBOX_TOOL_TOKEN'])[1]['error']['type']").text;
         CHECK(text == "'unknown_server'");
-        CHECK_FALSE(std::filesystem::exists(std::filesystem::current_path() / "pwned"));
+        // A spawned `touch pwned` would run in the workspace (the default cwd of stdio servers).
+        CHECK_FALSE(std::filesystem::exists(options.workspace / "pwned"));
     }
 
     TEST_CASE("server parameters sent by kernel code are ignored") {

@@ -65,8 +65,11 @@ public:
     // SIGTERM to the group, up to `grace` to exit, then SIGKILL. Returns the exit status.
     exit_status terminate(std::chrono::milliseconds grace);
 
-    // The last few kilobytes the child wrote, for error messages.
+    // The last few kilobytes the child wrote, for error messages. After the child exited, call
+    // wait_output_end() first: its last lines may still be in the pipe.
     std::string output_tail() const;
+    // Waits up to `timeout` until everything the child wrote has been read (end of its output).
+    void wait_output_end(std::chrono::milliseconds timeout) const;
 
 private:
     child_process() = default;
