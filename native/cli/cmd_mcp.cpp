@@ -39,6 +39,9 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
     mcp->add_option("--sandbox-config", options.sandbox_config, "Sandbox settings (JSON)");
     mcp->add_option("--approval-policy", options.approval_policy,
                     "JSON rules allowing, denying or asking about tool calls by server.tool");
+    mcp->add_flag("--approve-shell-commands", options.approve_shell_commands,
+                  "Put shell commands (!cmd, %%bash, ...) through the approval policy as "
+                  "ipybox.shell / ipybox.shell_magic; unless a rule matches them, the user is asked");
     mcp->add_option("--log-level", options.log_level, "Log level on stderr")->capture_default_str();
     mcp->add_option("--transport", options.transport, "MCP transport")
         ->check(CLI::IsMember({"stdio"}))
@@ -67,6 +70,7 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
     if (options.approval_policy) {
         server.approval_policy = parse_json_argument("--approval-policy", "@" + *options.approval_policy);
     }
+    server.approve_shell_commands = options.approve_shell_commands;
     return run_mcp_server(server);
 }
 

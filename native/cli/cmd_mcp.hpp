@@ -11,6 +11,7 @@ struct mcp_command_options {
     bool sandbox = false;
     std::optional<std::string> sandbox_config;
     std::optional<std::string> approval_policy;
+    bool approve_shell_commands = false;
     std::string log_level = "info";
     std::string transport = "stdio";
 };

@@ -52,7 +52,19 @@ private:
 
 // Asks on the terminal; an empty answer means yes. End of input means no.
 bool ask_for_approval(const approval_request& request) {
-    std::cerr << "Approve " << request.describe() << "? [Y/n] " << std::flush;
+    if (request.is_shell_command()) {
+        const auto& args = request.tool_args();
+        const auto command = args["cmd"].get<std::string>();
+        if (request.tool_name() == "shell_magic") {
+            std::cerr << "Approve a cell run by `" << args.value("interpreter", "") << "`:\n"
+                      << command << (command.ends_with('\n') ? "" : "\n") << "[Y/n] ";
+        } else {
+            std::cerr << "Approve shell command `" << command << "`? [Y/n] ";
+        }
+    } else {
+        std::cerr << "Approve " << request.describe() << "? [Y/n] ";
+    }
+    std::cerr << std::flush;
     std::string answer;
     if (!std::getline(std::cin, answer)) {
         std::cerr << "\n";
@@ -93,6 +105,9 @@ void setup_run(CLI::App& app, run_options& options) {
                     "Tool calls from the code: ask (prompt y/n for each), all, or none "
                     "(default: ask on a terminal, all otherwise)")
         ->check(CLI::IsMember({"ask", "all", "none"}));
+    run->add_flag("--approve-shell-commands", options.approve_shell_commands,
+                  "Also ask before shell commands run (!cmd, !!cmd, %%bash, %%sh, %%script); "
+                  "a review aid, not a sandbox");
     run->callback([run, &options] {
         // Recover the command-line order of files and snippets.
         std::size_t file_index = 0;
@@ -114,6 +129,7 @@ int run_run(const run_options& options, const process::environment_map& environm
     auto executor_config = executor_options(options.kernel, environment);
     executor_config.keep_spare_kernel = false;  // nothing here resets the kernel
     executor_config.mcp_servers = collect_servers(options.servers);
+    executor_config.approve_shell_commands = options.approve_shell_commands;
     const std::string approve =
         !options.approve.empty() ? options.approve : (::isatty(STDIN_FILENO) ? "ask" : "all");
     code_executor executor(std::move(executor_config));

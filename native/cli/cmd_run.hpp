@@ -15,6 +15,7 @@ struct run_options {
     server_flags servers;
     bool generate = false;     // (re)write mcptools/<server>/ for every configured server first
     std::string approve;       // "ask", "all" or "none"; default: ask on a terminal, else all
+    bool approve_shell_commands = false;  // shell commands (!cmd, %%bash) go through --approve too
 };
 
 void setup_run(CLI::App& app, run_options& options);

@@ -1,5 +1,7 @@
 #include "approval_bridge.hpp"
 
+#include "ipybox/toolserver/routes.hpp"
+
 #include <algorithm>
 
 namespace ipybox {
@@ -19,6 +21,11 @@ const std::string& approval_request::server_name() const { return state_->call.s
 const std::string& approval_request::tool_name() const { return state_->call.tool_name; }
 const nlohmann::json& approval_request::tool_args() const { return state_->call.arguments; }
 std::string approval_request::describe() const { return state_->call.describe(); }
+bool approval_request::is_shell_command() const {
+    const auto& args = state_->call.arguments;
+    return state_->call.server_name == toolserver::shell_server_name && args.is_object() &&
+           args.contains("cmd") && args["cmd"].is_string();
+}
 void approval_request::accept() { state_->settle(true); }
 void approval_request::reject(std::string reason) { state_->settle(false, std::move(reason)); }
 
@@ -29,6 +36,10 @@ approval_bridge::approval_bridge(bool enabled, std::optional<std::chrono::millis
 
 approval::decision approval_bridge::decide(const approval::tool_call& call) {
     if (!enabled_) return {approval::verdict::approved, {}};
+    return ask(call);
+}
+
+approval::decision approval_bridge::ask(const approval::tool_call& call) {
     auto request = std::make_shared<approval_request::state>();
     request->call = call;
     stream_hooks hooks;

@@ -37,10 +37,15 @@ struct stream_hooks {
 
 class approval_bridge : public approval::gate {
 public:
-    // `enabled` false approves every call at once (approve_tool_calls = false).
+    // `enabled` false approves every tool call at once (approve_tool_calls = false).
     approval_bridge(bool enabled, std::optional<std::chrono::milliseconds> timeout);
 
     approval::decision decide(const approval::tool_call& call) override;
+    // Asks the attached stream whatever `enabled` says. Shell-command approval uses it, so that
+    // turning tool-call approval off does not silently approve shell commands too.
+    approval::decision ask(const approval::tool_call& call);
+    // A gate that always asks through this bridge (for the tool server's shell endpoint).
+    approval::gate& asking_gate() { return asking_gate_; }
 
     // Starts routing requests to a stream. With no stream attached, calls are rejected: code
     // running outside an execution has nobody to ask.
@@ -51,7 +56,16 @@ public:
     std::optional<approval_request> pop();
 
 private:
+    struct asking : approval::gate {
+        explicit asking(approval_bridge& b) : bridge(b) {}
+        approval::decision decide(const approval::tool_call& call) override {
+            return bridge.ask(call);
+        }
+        approval_bridge& bridge;
+    };
+
     bool enabled_;
+    asking asking_gate_{*this};
     std::optional<std::chrono::milliseconds> timeout_;
     std::mutex mutex_;
     std::optional<stream_hooks> hooks_;

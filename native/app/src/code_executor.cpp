@@ -8,6 +8,7 @@
 #include "ipybox/core/random.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
 #include "ipybox/mcp_sources.hpp"
 #include "mcp_client_pool.hpp"
@@ -16,8 +17,22 @@
 #include "source_generation.hpp"
 
 namespace ipybox {
+namespace {
+
+// A name kernel code can import as mcptools.<name>, and not the one shell approvals use.
+void validate_registrable_name(const std::string& name) {
+    codegen::validate_server_name(name);
+    if (name == toolserver::shell_server_name) {
+        throw std::invalid_argument(
+            "the server name '" + name + "' is reserved: approval requests for shell commands "
+            "use it; choose another name");
+    }
+}
+
+}  // namespace
 
 code_executor::code_executor(code_executor_options options) : options_(std::move(options)) {
+    for (const auto& [name, params] : options_.mcp_servers) validate_registrable_name(name);
     if (options_.workspace.empty()) options_.workspace = std::filesystem::current_path();
     options_.workspace =
         std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace));
@@ -45,7 +60,8 @@ void code_executor::start_tool_services() {
     tool_token_ = core::random_hex(32);
     tool_server_ = std::make_unique<toolserver::tool_server>(
         toolserver::tool_server_options{private_dir_->path() / "tools.sock", tool_token_},
-        *approvals_, *invoker_);
+        *approvals_, *invoker_,
+        options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr);
 }
 
 kernel::kernel_session& code_executor::session() {
@@ -80,6 +96,12 @@ kernel::kernel_session& code_executor::session() {
     // host's MCP configuration reaches it.
     launch.environment["IPYBOX_TOOL_SOCKET"] = tool_server_->socket_path().string();
     launch.environment["IPYBOX_TOOL_TOKEN"] = tool_token_;
+    // Loads ipybox_runtime.shell_approval into the kernel (kernel_main.py).
+    if (options_.approve_shell_commands) {
+        launch.environment["IPYBOX_SHELL_APPROVAL"] = "1";
+    } else {
+        launch.environment.erase("IPYBOX_SHELL_APPROVAL");
+    }
     session_options.images_directory = options_.images_directory;
     session_options.max_output_bytes = options_.max_output_bytes;
     session_options.start_timeout = options_.start_timeout;
@@ -184,7 +206,7 @@ void code_executor::cancel() {
 std::vector<std::string> code_executor::register_mcp_server(const std::string& name,
                                                             const nlohmann::json& params,
                                                             bool generate_sources) {
-    codegen::validate_server_name(name);  // kernel code imports it as mcptools.<name>
+    validate_registrable_name(name);
     app::mcp_client_pool* pool = nullptr;
     {
         std::lock_guard lock(mutex_);

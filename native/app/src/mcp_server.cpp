@@ -6,6 +6,7 @@
 #include "ipybox/core/version.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
+#include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "mcp_runtime.hpp"
 #include "offload.hpp"
@@ -50,7 +51,25 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     executor.runtime_directory = options.runtime_directory;
     executor.keep_spare_kernel = true;
     executor.approve_tool_calls = true;  // decided by the approval policy in server_tools
+    executor.approve_shell_commands = options.approve_shell_commands;
     return executor;
+}
+
+// The user's policy. With shell-command approval on, shell commands that no rule of theirs
+// matches are asked about instead of falling through to a default of "allow".
+approval::policy approval_policy_for(const mcp_server_options& options) {
+    auto document =
+        options.approval_policy.is_null() ? nlohmann::json::object() : options.approval_policy;
+    if (options.approve_shell_commands && document.is_object() &&
+        document.value("default", nlohmann::json("allow")) == "allow") {
+        auto& rules = document["rules"];
+        if (rules.is_null()) rules = nlohmann::json::array();
+        if (rules.is_array()) {
+            rules.push_back({{"match", std::string(toolserver::shell_server_name) + ".shell*"},
+                             {"action", "ask"}});
+        }
+    }
+    return approval::policy::from_json(document);
 }
 
 }  // namespace
@@ -67,10 +86,7 @@ int run_mcp_server(const mcp_server_options& options) {
             log->warn("cannot restore MCP server '{}': {}", name, e.what());
         }
     }
-    app::server_tools tools(options, executor, registry,
-                            options.approval_policy.is_null()
-                                ? approval::policy()
-                                : approval::policy::from_json(options.approval_policy));
+    app::server_tools tools(options, executor, registry, approval_policy_for(options));
 
     // The kernel starts while the client initializes; the first execution waits for it.
     std::thread kernel_starter([&] {

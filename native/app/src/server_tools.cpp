@@ -97,6 +97,24 @@ call_tool_result server_tools::register_server(const json& arguments) {
     });
 }
 
+namespace {
+
+// What the elicitation asks the user.
+std::string approval_question(const approval_request& request) {
+    if (!request.is_shell_command()) {
+        return "Allow the code to call " + request.describe() + "?";
+    }
+    const auto& args = request.tool_args();
+    const auto command = args["cmd"].get<std::string>();
+    if (request.tool_name() == "shell_magic") {
+        return "Allow the code to run this cell with `" + args.value("interpreter", "") +
+               "`?\n\n" + command;
+    }
+    return "Allow the code to run the shell command `" + command + "`?";
+}
+
+}  // namespace
+
 void server_tools::decide(approval_request& request) {
     const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args()};
     switch (policy_.action_for(call)) {
@@ -111,7 +129,7 @@ void server_tools::decide(approval_request& request) {
         return;
     }
     const json params = {
-        {"message", "Allow the code to call " + request.describe() + "?"},
+        {"message", approval_question(request)},
         {"requestedSchema",
          {{"type", "object"},
           {"properties", {{"approve", {{"type", "boolean"}, {"title", "Approve this call"}}}}},

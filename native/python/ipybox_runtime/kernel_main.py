@@ -46,13 +46,19 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="ipybox-parent-watch", daemon=True).start()
 
 
+SHELL_APPROVAL_VARIABLE = "IPYBOX_SHELL_APPROVAL"
+
+
 def _kernel_arguments(argv: list[str]) -> list[str]:
-    return [
+    arguments = [
         *argv,
         "--InteractiveShell.colors=NoColor",
         "--HistoryManager.hist_file=:memory:",
         "--IPKernelApp.quiet=True",
     ]
+    if os.environ.get(SHELL_APPROVAL_VARIABLE) == "1":
+        arguments.append("--IPKernelApp.extensions=ipybox_runtime.shell_approval")
+    return arguments
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -4,7 +4,9 @@ The host runs the tool server on a Unix socket in a private directory and gives 
 environment variables: ``IPYBOX_TOOL_SOCKET`` (the socket path) and ``IPYBOX_TOOL_TOKEN`` (the
 session token). A call is one HTTP/1.1 request, ``POST /run`` with a JSON body
 ``{"server_name", "tool_name", "tool_args"}``; the host asks for approval, calls the MCP server
-and answers ``{"result": {...}}`` or ``{"error": {"type", "message"}}``.
+and answers ``{"result": {...}}`` or ``{"error": {"type", "message"}}``. When shell-command
+approval is on, ``POST /shell`` with ``{"tool_name": "shell" | "shell_magic", "tool_args":
+{"cmd", ...}}`` asks before a shell command runs and answers ``{"approved": true}`` or an error.
 
 Standard library only. Thread-safe: every call uses its own connection.
 """
@@ -17,7 +19,7 @@ import json
 import os
 import pathlib
 import socket
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from .errors import (
     ApprovalRejectedError,
@@ -26,7 +28,7 @@ from .errors import (
     ToolServerUnavailableError,
 )
 
-__all__ = ["TextResult", "ToolOutput", "call_tool"]
+__all__ = ["TextResult", "ToolOutput", "call_tool", "request_shell_approval"]
 
 SOCKET_VARIABLE = "IPYBOX_TOOL_SOCKET"
 TOKEN_VARIABLE = "IPYBOX_TOOL_TOKEN"
@@ -101,6 +103,32 @@ def call_tool(server_name: str, tool_name: str, arguments: Mapping[str, Any]) ->
     ``ToolServerUnavailableError`` when the tool server is not configured or not reachable, and
     ``ToolRunnerError`` for every other failure, including errors the tool itself reported.
     """
+    label = f"{server_name}.{tool_name}"
+    status, payload = _post(
+        "/run",
+        {"server_name": server_name, "tool_name": tool_name, "tool_args": dict(arguments)},
+        label,
+    )
+    return _output_from_response(status, payload)
+
+
+def request_shell_approval(kind: str, arguments: Mapping[str, Any]) -> None:
+    """Asks the host to approve a shell command before it runs.
+
+    ``kind`` is ``"shell"`` (``!cmd``, ``!!cmd``, ``x = !cmd``) or ``"shell_magic"``
+    (``%%bash``, ``%%sh``, ``%%script`` ...). Returns when approved; raises like
+    ``call_tool`` otherwise.
+    """
+    __tracebackhide__ = True  # IPython leaves these frames out of the tracebacks agents read
+    status, payload = _post("/shell", {"tool_name": kind, "tool_args": dict(arguments)},
+                            f"ipybox.{kind}")
+    document = _error_or_document(status, payload)
+    if not (isinstance(document, dict) and document.get("approved") is True):
+        raise ToolRunnerError("the ipybox tool server sent a malformed answer (no approval)")
+
+
+def _post(path: str, request: Mapping[str, Any], label: str) -> Tuple[int, bytes]:
+    """One request to the tool server: returns (HTTP status, body) or raises."""
     socket_path = os.environ.get(SOCKET_VARIABLE)
     token = os.environ.get(TOKEN_VARIABLE)
     if not socket_path or not token:
@@ -111,26 +139,20 @@ def call_tool(server_name: str, tool_name: str, arguments: Mapping[str, Any]) ->
         )
     timeout = _timeout()
     try:
-        body = json.dumps(
-            {"server_name": server_name, "tool_name": tool_name, "tool_args": dict(arguments)},
-            ensure_ascii=False,
-            allow_nan=False,
-        ).encode("utf-8")
+        body = json.dumps(request, ensure_ascii=False, allow_nan=False).encode("utf-8")
     except (TypeError, ValueError) as error:
-        raise ToolRunnerError(
-            f"the arguments of {server_name}.{tool_name} are not JSON: {error}"
-        ) from None
+        raise ToolRunnerError(f"the arguments of {label} are not JSON: {error}") from None
 
     connection = _UnixHTTPConnection(socket_path, timeout)
     try:
         connection.request(
             "POST",
-            "/run",
+            path,
             body=body,
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
         )
         response = connection.getresponse()
-        status, payload = response.status, response.read()
+        return response.status, response.read()
     except (FileNotFoundError, ConnectionRefusedError) as error:
         raise ToolServerUnavailableError(
             f"the ipybox tool server is not running (cannot connect to {socket_path}: "
@@ -139,7 +161,7 @@ def call_tool(server_name: str, tool_name: str, arguments: Mapping[str, Any]) ->
     except socket.timeout:
         raise ToolRunnerError(
             f"no answer from the ipybox tool server within {timeout:g} s "
-            f"({TIMEOUT_VARIABLE}) for {server_name}.{tool_name}"
+            f"({TIMEOUT_VARIABLE}) for {label}"
         ) from None
     except (OSError, http.client.HTTPException) as error:
         raise ToolServerUnavailableError(
@@ -147,7 +169,6 @@ def call_tool(server_name: str, tool_name: str, arguments: Mapping[str, Any]) ->
         ) from None
     finally:
         connection.close()
-    return _output_from_response(status, payload)
 
 
 def _timeout() -> Optional[float]:
@@ -163,7 +184,9 @@ def _timeout() -> Optional[float]:
     return seconds if seconds > 0 else None
 
 
-def _output_from_response(status: int, payload: bytes) -> ToolOutput:
+def _error_or_document(status: int, payload: bytes) -> Any:
+    """The parsed answer; raises the typed error it carries, or for a non-200 status."""
+    __tracebackhide__ = True
     try:
         document: Any = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -178,6 +201,11 @@ def _output_from_response(status: int, payload: bytes) -> ToolOutput:
     if status != 200:
         excerpt = payload[:200].decode("utf-8", "replace")
         raise ToolRunnerError(f"the ipybox tool server answered HTTP {status}: {excerpt}")
+    return document
+
+
+def _output_from_response(status: int, payload: bytes) -> ToolOutput:
+    document = _error_or_document(status, payload)
     result = document.get("result") if isinstance(document, dict) else None
     if not isinstance(result, dict):
         raise ToolRunnerError("the ipybox tool server sent a malformed answer (no result object)")

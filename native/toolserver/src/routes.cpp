@@ -2,6 +2,10 @@
 
 #include "ipybox/core/log.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <variant>
+
 namespace ipybox::toolserver {
 namespace {
 
@@ -10,6 +14,64 @@ using nlohmann::json;
 http_response error_response(int status, const char* type, const std::string& message) {
     return {status, json{{"error", {{"type", type}, {"message", message}}}}.dump(
                         -1, ' ', false, json::error_handler_t::replace)};
+}
+
+http_response json_response(const json& document) {
+    return {200, document.dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
+// The body as a JSON object, or the 400 response saying why it is not one.
+std::variant<json, http_response> parse_object(const std::string& body) {
+    try {
+        auto document = json::parse(body);
+        if (document.is_object()) return document;
+        return error_response(400, error_type::bad_request, "the request body is not a JSON object");
+    } catch (const json::parse_error& e) {
+        return error_response(400, error_type::bad_request,
+                              std::string("the request body is not JSON: ") + e.what());
+    }
+}
+
+// The answer for a call the gate did not approve; nullopt when it did.
+std::optional<http_response> refusal(const approval::tool_call& call,
+                                     const approval::decision& decision) {
+    const auto suffix = decision.reason.empty() ? std::string() : ": " + decision.reason;
+    const auto subject = "Approval request for " + call.server_name + "." + call.tool_name;
+    switch (decision.outcome) {
+        case approval::verdict::approved: return std::nullopt;
+        case approval::verdict::rejected:
+            return error_response(200, error_type::rejected, subject + " rejected" + suffix);
+        case approval::verdict::timed_out:
+            return error_response(200, error_type::timeout, subject + " expired" + suffix);
+    }
+    return std::nullopt;
+}
+
+http_response handle_shell(const http_request& request, const route_context& context) {
+    if (!context.shell_gate) {
+        return error_response(404, error_type::bad_request,
+                              "shell-command approval is not enabled in this ipybox session");
+    }
+    auto parsed = parse_object(request.body);
+    if (auto* response = std::get_if<http_response>(&parsed)) return *response;
+    auto& body = std::get<json>(parsed);
+    const auto kind = body.value("tool_name", json()).is_string()
+                          ? body["tool_name"].get<std::string>() : std::string();
+    if (kind != "shell" && kind != "shell_magic") {
+        return error_response(400, error_type::bad_request,
+                              "tool_name must be \"shell\" or \"shell_magic\"");
+    }
+    approval::tool_call call{shell_server_name, kind, body.value("tool_args", json())};
+    const auto& args = call.arguments;
+    const bool well_formed =
+        args.is_object() && args.contains("cmd") && args["cmd"].is_string() &&
+        std::all_of(args.begin(), args.end(), [](const json& value) { return value.is_string(); });
+    if (!well_formed) {
+        return error_response(400, error_type::bad_request,
+                              "tool_args must be an object of strings with a field cmd");
+    }
+    if (auto refused = refusal(call, context.shell_gate->decide(call))) return *refused;
+    return json_response({{"approved", true}});
 }
 
 }  // namespace
@@ -37,19 +99,16 @@ http_response handle_request(const http_request& request, const route_context& c
         if (request.method != "GET") return error_response(405, error_type::bad_request, "use GET");
         return {200, R"({"status":"ok"})"};
     }
-    if (request.target != "/run") {
+    if (request.target != "/run" && request.target != "/shell") {
         return error_response(404, error_type::bad_request, "no such endpoint: " + request.target);
     }
     if (request.method != "POST") return error_response(405, error_type::bad_request, "use POST");
+    if (request.target == "/shell") return handle_shell(request, context);
 
-    json body;
-    try {
-        body = json::parse(request.body);
-    } catch (const json::parse_error& e) {
-        return error_response(400, error_type::bad_request,
-                              std::string("the request body is not JSON: ") + e.what());
-    }
-    if (!body.is_object() || !body.contains("server_name") || !body["server_name"].is_string() ||
+    auto parsed = parse_object(request.body);
+    if (auto* response = std::get_if<http_response>(&parsed)) return *response;
+    auto& body = std::get<json>(parsed);
+    if (!body.contains("server_name") || !body["server_name"].is_string() ||
         !body.contains("tool_name") || !body["tool_name"].is_string()) {
         return error_response(400, error_type::bad_request,
                               "the body needs string fields server_name and tool_name");
@@ -65,27 +124,14 @@ http_response handle_request(const http_request& request, const route_context& c
                               "no MCP server named '" + call.server_name +
                                   "' is registered with this ipybox session");
     }
-    const auto decision = context.gate.decide(call);
-    if (decision.outcome == approval::verdict::rejected) {
-        return error_response(200, error_type::rejected,
-                              "Approval request for " + call.server_name + "." + call.tool_name +
-                                  " rejected" + (decision.reason.empty() ? "" : ": " + decision.reason));
-    }
-    if (decision.outcome == approval::verdict::timed_out) {
-        return error_response(200, error_type::timeout,
-                              "Approval request for " + call.server_name + "." + call.tool_name +
-                                  " expired" + (decision.reason.empty() ? "" : ": " + decision.reason));
-    }
+    if (auto refused = refusal(call, context.gate.decide(call))) return *refused;
     tool_outcome outcome;
     try {
         outcome = context.invoker.invoke(call);
     } catch (const std::exception& e) {
         outcome = tool_outcome::failure(error_type::server_error, e.what());
     }
-    if (outcome.result) {
-        return {200, json{{"result", *outcome.result}}.dump(-1, ' ', false,
-                                                          json::error_handler_t::replace)};
-    }
+    if (outcome.result) return json_response({{"result", *outcome.result}});
     return error_response(200, outcome.error_type.c_str(), outcome.error_message);
 }
 

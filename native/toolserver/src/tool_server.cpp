@@ -35,8 +35,9 @@ struct tool_server::impl {
     std::size_t running = 0;
     bool stopping = false;
 
-    impl(tool_server_options o, approval::gate& gate, tool_invoker& invoker)
-        : options(std::move(o)), context{options.token, gate, invoker} {}
+    impl(tool_server_options o, approval::gate& gate, tool_invoker& invoker,
+         approval::gate* shell_gate)
+        : options(std::move(o)), context{options.token, gate, invoker, shell_gate} {}
 
     void accept_loop() noexcept {
         while (true) {
@@ -109,8 +110,9 @@ struct tool_server::impl {
     }
 };
 
-tool_server::tool_server(tool_server_options options, approval::gate& gate, tool_invoker& invoker)
-    : impl_(std::make_unique<impl>(std::move(options), gate, invoker)) {
+tool_server::tool_server(tool_server_options options, approval::gate& gate, tool_invoker& invoker,
+                         approval::gate* shell_gate)
+    : impl_(std::make_unique<impl>(std::move(options), gate, invoker, shell_gate)) {
     auto& s = *impl_;
     std::error_code ignored;
     std::filesystem::remove(s.options.socket_path, ignored);

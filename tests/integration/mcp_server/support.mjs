@@ -50,7 +50,7 @@ export async function importPeer(name, subpath) {
 
 export const { Client } = await importPeer("@modelcontextprotocol/sdk", "./client");
 export const { StdioClientTransport } = await importPeer("@modelcontextprotocol/sdk", "./client/stdio.js");
-export const { McpError } = await importPeer("@modelcontextprotocol/sdk", "./types.js");
+export const { McpError, ElicitRequestSchema } = await importPeer("@modelcontextprotocol/sdk", "./types.js");
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -208,7 +208,10 @@ class InitializeWatchingTransport {
 //   env         extra environment variables for the server
 //   args        the command line after the binary (default: mcp --workspace <workspace>)
 //   offer       a protocol version to offer instead of the SDK's latest
-export async function startServer({ workspace, stateDir, env = {}, args, offer, cwd } = {}) {
+//   capabilities  the client's capabilities (e.g. { elicitation: {} })
+//   onElicit    answers elicitation/create requests: (params) => ({ action, content })
+export async function startServer({ workspace, stateDir, env = {}, args, offer, cwd, capabilities = {},
+                                    onElicit } = {}) {
   const transport = new StdioClientTransport({
     command: IPYBOX,
     args: args ?? ["mcp", "--workspace", workspace, "--log-level", "info"],
@@ -218,7 +221,8 @@ export async function startServer({ workspace, stateDir, env = {}, args, offer, 
   });
   let stderr = "";
   transport.stderr.on("data", (chunk) => { stderr += chunk; });
-  const client = new Client({ name: "ipybox-node-tests", version: "1.0.0" }, { capabilities: {} });
+  const client = new Client({ name: "ipybox-node-tests", version: "1.0.0" }, { capabilities });
+  if (onElicit) client.setRequestHandler(ElicitRequestSchema, (request) => onElicit(request.params));
   const watcher = new InitializeWatchingTransport(transport, offer);
   const started = Date.now();
   await client.connect(watcher);

@@ -33,13 +33,19 @@ class fixed_gate : public approval::gate {
 public:
     explicit fixed_gate(approval::verdict v) : verdict_(v) {}
     std::atomic<int> asked{0};
-    approval::decision decide(const approval::tool_call&) override {
+    approval::tool_call last;  // the last call asked about
+    approval::decision decide(const approval::tool_call& call) override {
+        {
+            std::lock_guard lock(mutex_);
+            last = call;
+        }
         ++asked;
         return {verdict_, {}};
     }
 
 private:
     approval::verdict verdict_;
+    std::mutex mutex_;
 };
 
 }  // namespace ipybox::testing

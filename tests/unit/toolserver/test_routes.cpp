@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 using namespace ipybox::toolserver;
 using ipybox::testing::fixed_gate;
 using ipybox::testing::recording_invoker;
@@ -120,5 +122,70 @@ TEST_SUITE("toolserver.routes") {
         CHECK(handle_request({"GET", "/run", "Bearer secret", ""}, context).status == 405);
         CHECK(handle_request({"POST", "/reset", "Bearer secret", ""}, context).status == 404);
         CHECK(handle_request({"GET", "/status", "Bearer secret", ""}, context).status == 200);
+    }
+
+    TEST_CASE("POST /shell asks the shell gate about server ipybox and answers approved") {
+        recording_invoker invoker;
+        fixed_gate tool_gate(verdict::approved);
+        fixed_gate shell_gate(verdict::approved);
+        const route_context context{"secret", tool_gate, invoker, &shell_gate};
+        const auto response = handle_request(
+            {"POST", "/shell", "Bearer secret",
+             R"({"tool_name":"shell_magic","tool_args":{"cmd":"echo hi\n","interpreter":"bash"}})"},
+            context);
+        CHECK(response.status == 200);
+        CHECK(json::parse(response.body) == json{{"approved", true}});
+        CHECK(shell_gate.asked == 1);
+        CHECK(shell_gate.last.server_name == "ipybox");
+        CHECK(shell_gate.last.tool_name == "shell_magic");
+        CHECK(shell_gate.last.arguments == json{{"cmd", "echo hi\n"}, {"interpreter", "bash"}});
+        CHECK(tool_gate.asked == 0);
+        CHECK(invoker.calls.empty());  // nothing runs on the host: the kernel runs the command
+    }
+
+    TEST_CASE("POST /shell: a rejection or expiry is a typed error naming ipybox.shell") {
+        recording_invoker invoker;
+        fixed_gate tool_gate(verdict::approved);
+        for (const auto& [v, type, word] :
+             {std::tuple{verdict::rejected, "rejected", "rejected"},
+              std::tuple{verdict::timed_out, "timeout", "expired"}}) {
+            fixed_gate shell_gate(v);
+            const auto response =
+                handle_request({"POST", "/shell", "Bearer secret",
+                                R"({"tool_name":"shell","tool_args":{"cmd":"rm -rf /"}})"},
+                               {"secret", tool_gate, invoker, &shell_gate});
+            CHECK(error_of(response)["type"] == type);
+            CHECK(error_of(response)["message"] ==
+                  std::string("Approval request for ipybox.shell ") + word);
+        }
+    }
+
+    TEST_CASE("POST /shell: off unless the session turned it on, token first, bad bodies refused") {
+        recording_invoker invoker;
+        fixed_gate tool_gate(verdict::approved);
+        fixed_gate shell_gate(verdict::approved);
+        const std::string good = R"({"tool_name":"shell","tool_args":{"cmd":"ls"}})";
+
+        const auto off = handle_request({"POST", "/shell", "Bearer secret", good},
+                                        {"secret", tool_gate, invoker, nullptr});
+        CHECK(off.status == 404);
+        CHECK(error_of(off)["message"] ==
+              "shell-command approval is not enabled in this ipybox session");
+
+        const route_context context{"secret", tool_gate, invoker, &shell_gate};
+        CHECK(handle_request({"POST", "/shell", "Bearer nope", good}, context).status == 401);
+        CHECK(handle_request({"GET", "/shell", "Bearer secret", good}, context).status == 405);
+        for (const std::string body :
+             {"not json", "[]", R"({"tool_name":"run","tool_args":{"cmd":"ls"}})",
+              R"({"tool_args":{"cmd":"ls"}})", R"({"tool_name":"shell"})",
+              R"({"tool_name":"shell","tool_args":{"cmd":1}})",
+              R"({"tool_name":"shell","tool_args":{"command":"ls"}})",
+              R"({"tool_name":"shell","tool_args":{"cmd":"ls","interpreter":{"x":1}}})"}) {
+            CAPTURE(body);
+            const auto response = handle_request({"POST", "/shell", "Bearer secret", body}, context);
+            CHECK(response.status == 400);
+            CHECK(error_of(response)["type"] == "bad_request");
+        }
+        CHECK(shell_gate.asked == 0);
     }
 }

@@ -21,6 +21,9 @@ public:
     const nlohmann::json& tool_args() const;
     // "server.tool(a=1, b=\"x\")"
     std::string describe() const;
+    // A shell command rather than a tool call (code_executor_options::approve_shell_commands):
+    // server_name() "ipybox", tool_name() "shell" or "shell_magic", tool_args() {"cmd": str, ...}.
+    bool is_shell_command() const;
 
     void accept();
     // `reason` is shown to the kernel code after "rejected: ".

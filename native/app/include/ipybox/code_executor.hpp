@@ -67,8 +67,15 @@ struct code_executor_options {
     // approve_tool_calls is false; execute() approves them all. Without a decision within
     // approval_timeout (if set) the call fails in the kernel with ApprovalTimeoutError.
     bool approve_tool_calls = true;
+    // Shell commands from kernel code (!cmd, !!cmd, x = !cmd, %%bash, %%sh, %%script ...) wait
+    // for an approval_request with server_name "ipybox" and tool_name "shell" (args {"cmd"}) or
+    // "shell_magic" (args {"cmd": cell, "interpreter"}), independently of approve_tool_calls.
+    // The command in the request is exactly the one that runs. A review aid, not a boundary:
+    // kernel code can still start processes through subprocess.
+    bool approve_shell_commands = false;
     std::optional<std::chrono::milliseconds> approval_timeout;
-    // MCP servers the kernel may call from the start, by name: {"command", "args", "env"} or
+    // MCP servers the kernel may call from the start, by name (a Python identifier other than
+    // "ipybox", which shell-command approvals use): {"command", "args", "env"} or
     // {"url", "type", "headers"}. ${VAR} placeholders are filled from host_environment, then the
     // workspace .env, when a server starts. More can be added with register_mcp_server().
     std::map<std::string, nlohmann::json> mcp_servers;
@@ -171,7 +178,7 @@ public:
     // Records an MCP server the kernel may call (replacing one of the same name) and, when
     // `generate_sources`, connects to it and writes <workspace>/mcptools/<name>/. Returns the
     // generated module names (empty without generation). Throws std::invalid_argument for a
-    // bad name or parameters, and std::runtime_error when the server cannot be reached.
+    // bad name (not an identifier, a keyword, or the reserved "ipybox") or parameters, and std::runtime_error when the server cannot be reached.
     std::vector<std::string> register_mcp_server(const std::string& name, const nlohmann::json& params,
                                                  bool generate_sources = true);
 

@@ -27,6 +27,9 @@ struct mcp_server_options {
     std::filesystem::path registry_file;
     // {"default": ..., "rules": [...]} (see approval/policy.hpp); null: allow everything.
     nlohmann::json approval_policy;
+    // Shell commands from kernel code go through the approval policy as ipybox.shell and
+    // ipybox.shell_magic; when no rule of the policy matches them, the user is asked.
+    bool approve_shell_commands = false;
     std::chrono::milliseconds install_timeout{600000};
 };
 

@@ -4,6 +4,10 @@
 //   POST /run  {"server_name", "tool_name", "tool_args"}  with  Authorization: Bearer <token>
 //     -> 200 {"result": {...}}  or  {"error": {"type", "message"}}   (401 without the token,
 //        400 for a malformed body, 404/405 for other paths and methods)
+//   POST /shell {"tool_name": "shell" | "shell_magic", "tool_args": {"cmd": str, ...}}
+//     -> 200 {"approved": true}  or  {"error": {"type", "message"}}   (404 when this session does
+//        not approve shell commands). Asks the shell gate about server "ipybox", nothing runs here:
+//        the kernel runs the command itself once approved.
 //   GET /status -> 200 {"status": "ok"}  (also token-checked)
 //
 // Order of checks: token, then body shape, then "is the server registered", then the approval
@@ -32,7 +36,11 @@ struct route_context {
     std::string token;
     approval::gate& gate;
     tool_invoker& invoker;
+    approval::gate* shell_gate = nullptr;  // null: shell-command approval is off
 };
+
+// The server name of shell-command approval requests; no MCP server may be registered under it.
+inline constexpr const char* shell_server_name = "ipybox";
 
 http_response handle_request(const http_request& request, const route_context& context);
 

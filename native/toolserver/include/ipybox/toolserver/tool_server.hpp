@@ -27,8 +27,10 @@ struct tool_server_options {
 
 class tool_server {
 public:
-    // Throws std::system_error if the socket cannot be bound.
-    tool_server(tool_server_options options, approval::gate& gate, tool_invoker& invoker);
+    // Throws std::system_error if the socket cannot be bound. `shell_gate` decides about shell
+    // commands (POST /shell); null turns that endpoint off. Both gates must outlive the server.
+    tool_server(tool_server_options options, approval::gate& gate, tool_invoker& invoker,
+                approval::gate* shell_gate = nullptr);
     ~tool_server();
 
     tool_server(const tool_server&) = delete;

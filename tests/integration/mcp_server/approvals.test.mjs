@@ -1,0 +1,144 @@
+// Approvals in `ipybox mcp`: the --approval-policy (allow / deny / ask through MCP elicitation)
+// for tool calls from kernel code, and --approve-shell-commands for !cmd and %%bash, against the
+// real server-everything and a real SDK client that answers elicitations.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, test } from "node:test";
+
+import {
+  callTool, everythingParams, makeTempDir, removeDir, runFailing, runOk, startServer, textOf,
+} from "./support.mjs";
+
+const root = makeTempDir("mcp-approvals");
+after(() => removeDir(root));
+
+let counter = 0;
+
+// A server with its own workspace; `answers` are the user's replies to elicitations, in order
+// (true accepts, false declines); every elicitation message is recorded in `asked`.
+async function serverWith({ policy, shell = false, answers = [], elicitation = true } = {}) {
+  const dir = path.join(root, `case-${++counter}`);
+  const workspace = path.join(dir, "workspace");
+  fs.mkdirSync(workspace, { recursive: true });
+  const args = ["mcp", "--workspace", workspace];
+  if (policy) {
+    const file = path.join(dir, "policy.json");
+    fs.writeFileSync(file, JSON.stringify(policy));
+    args.push("--approval-policy", file);
+  }
+  if (shell) args.push("--approve-shell-commands");
+  const asked = [];
+  const server = await startServer({
+    workspace, stateDir: dir, args,
+    capabilities: elicitation ? { elicitation: {} } : {},
+    onElicit: elicitation
+      ? (params) => {
+        asked.push(params.message);
+        const approve = answers.shift() ?? false;
+        return approve ? { action: "accept", content: { approve: true } } : { action: "decline" };
+      }
+      : undefined,
+  });
+  return { ...server, asked, workspace };
+}
+
+const ECHO = "from mcptools.everything import echo\nprint(echo.run(echo.Params(message='hi')))";
+
+async function registerEverything(client) {
+  const result = await callTool(client, "register_mcp_server",
+    { server_name: "everything", server_params: everythingParams() });
+  assert.ok(!result.isError, textOf(result));
+}
+
+test("a deny rule rejects the call in the kernel before the tool runs", async () => {
+  const server = await serverWith({ policy: { rules: [{ match: "everything.echo", action: "deny" }] } });
+  try {
+    await registerEverything(server.client);
+    const text = await runFailing(server.client, ECHO);
+    assert.match(text, /ApprovalRejectedError: Approval request for everything\.echo rejected: denied by the approval policy/);
+    assert.deepEqual(server.asked, []);
+  } finally {
+    await server.close();
+  }
+});
+
+test("an ask rule asks the user through elicitation: accepted runs, declined is rejected", async () => {
+  const server = await serverWith({ policy: { default: "ask" }, answers: [true, false] });
+  try {
+    await registerEverything(server.client);
+    assert.equal(await runOk(server.client, ECHO), "Echo: hi");
+    const text = await runFailing(server.client, ECHO);
+    assert.match(text, /ApprovalRejectedError: .*everything\.echo rejected: the user declined/);
+    assert.equal(server.asked.length, 2);
+    assert.equal(server.asked[0], 'Allow the code to call everything.echo(message="hi")?');
+  } finally {
+    await server.close();
+  }
+});
+
+test("an ask rule with a client that cannot elicit rejects and says why", async () => {
+  const server = await serverWith({ policy: { default: "ask" }, elicitation: false });
+  try {
+    await registerEverything(server.client);
+    const text = await runFailing(server.client, ECHO);
+    assert.match(text, /this MCP client cannot ask \(it does not support elicitation\)/);
+  } finally {
+    await server.close();
+  }
+});
+
+test("--approve-shell-commands asks before a shell command runs, showing the expanded command", async () => {
+  const server = await serverWith({ shell: true, answers: [true, false] });
+  try {
+    const output = await runOk(server.client, "who = 'agent'\n!echo hello {who}");
+    assert.equal(output.trim(), "hello agent");
+    const text = await runFailing(server.client, "!touch marker");
+    assert.match(text, /ApprovalRejectedError: Approval request for ipybox\.shell rejected/);
+    assert.equal(fs.existsSync(path.join(server.workspace, "marker")), false);
+    assert.deepEqual(server.asked, [
+      "Allow the code to run the shell command `echo hello agent`?",
+      "Allow the code to run the shell command `touch marker`?",
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
+test("the policy's own rules come first; unmatched shell cells are still asked about", async () => {
+  const server = await serverWith({
+    shell: true,
+    policy: { rules: [{ match: "ipybox.shell", action: "allow" }] },
+    answers: [true],
+  });
+  try {
+    assert.equal((await runOk(server.client, "!echo allowed")).trim(), "allowed");
+    assert.deepEqual(server.asked, []);
+    assert.equal((await runOk(server.client, "%%bash\necho cell")).trim(), "cell");
+    assert.deepEqual(server.asked, ["Allow the code to run this cell with `bash`?\n\necho cell\n"]);
+  } finally {
+    await server.close();
+  }
+});
+
+test("without --approve-shell-commands shell commands run without asking", async () => {
+  const server = await serverWith({ policy: { default: "ask" } });
+  try {
+    assert.equal((await runOk(server.client, "!echo free")).trim(), "free");
+    assert.deepEqual(server.asked, []);
+  } finally {
+    await server.close();
+  }
+});
+
+test("register_mcp_server refuses the reserved name ipybox", async () => {
+  const server = await serverWith({ shell: true });
+  try {
+    const result = await callTool(server.client, "register_mcp_server",
+      { server_name: "ipybox", server_params: everythingParams() });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /reserved/);
+  } finally {
+    await server.close();
+  }
+});
