@@ -20,6 +20,8 @@ PACKAGES=(
     libssl-dev libboost-dev libboost-filesystem-dev
     python3 python3-ipykernel python3-jupyter-client python3-zmq python3-pydantic
     python3-matplotlib python3-numpy python3-pip
+    # The kernel sandbox (--sandbox): srt from npm runs the kernel under bubblewrap.
+    bubblewrap socat ripgrep
 )
 
 as_root() {
@@ -51,6 +53,28 @@ build_and_install() {
         as_root cmake --install "$BUILD_DIR" > /dev/null
     fi
     echo "install.sh: installed $PREFIX/bin/ipybox"
+    install_sandbox_runtime
+}
+
+# srt (Anthropic's sandbox-runtime, from npm) for --sandbox, next to the binary where ipybox looks
+# for it when srt is not on PATH. Optional: without npm, --sandbox refuses to start (fails closed).
+SRT_VERSION="0.0.83"
+install_sandbox_runtime() {
+    local target="$PREFIX/share/ipybox/sandbox-runtime"
+    if [ -x "$target/node_modules/.bin/srt" ] &&
+       grep -q "\"version\": \"$SRT_VERSION\"" "$target/node_modules/@anthropic-ai/sandbox-runtime/package.json" 2>/dev/null; then
+        return
+    fi
+    if ! command -v npm > /dev/null; then
+        echo "install.sh: npm not found; --sandbox will need srt (npm install -g @anthropic-ai/sandbox-runtime)"
+        return
+    fi
+    local run=()
+    if [ ! -w "$PREFIX" ] && [ "$(id -u)" != 0 ]; then run=(sudo); fi
+    "${run[@]}" mkdir -p "$target"
+    "${run[@]}" npm install --prefix "$target" --no-audit --no-fund --loglevel=error \
+        "@anthropic-ai/sandbox-runtime@$SRT_VERSION" > /dev/null
+    echo "install.sh: installed srt $SRT_VERSION for --sandbox in $target"
 }
 
 demo() {
@@ -72,6 +96,12 @@ demo() {
     echo "-- a timeout interrupts the code and keeps the kernel's state:"
     "$ipybox" run --workspace "$workspace" --timeout 1 -c "import time; n = 0" \
         -c "while True: n += 1" || echo "(exit code $?)"
+    if "$ipybox" doctor 2>/dev/null | grep -q "^  srt  *\/"; then
+        echo "-- the same code under --sandbox: no network, writes only to the workspace, no .env:"
+        echo "SECRET=kept-from-the-kernel" > "$workspace/.env"
+        "$ipybox" run --workspace "$workspace" --sandbox -c $'import os, socket\nfor what, act in [("write ~/escape.txt", lambda: open(os.path.expanduser("~/ipybox-escape.txt"), "w")), ("read .env", lambda: open(".env").read()), ("connect to 127.0.0.1:22", lambda: socket.create_connection(("127.0.0.1", 22), timeout=3))]:\n    try:\n        act(); print(what, "-> allowed")\n    except OSError as e:\n        print(what, "-> blocked:", type(e).__name__)\nopen("inside.txt", "w").write("ok"); print("write inside the workspace -> allowed")' ||
+            echo "(the sandbox did not start here: $?)"
+    fi
     echo "Demo workspace (images/ holds the plot): $workspace"
 }
 

@@ -2,6 +2,11 @@
 
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
+#include "ipybox/sandbox/srt_launcher.hpp"
+
+#include <unistd.h>
+
+#include <sstream>
 
 #include <iostream>
 
@@ -11,6 +16,43 @@ namespace {
 void print_row(const std::string& what, const std::string& value) {
     std::cout << "  " << what << std::string(what.size() < 14 ? 14 - what.size() : 1, ' ') << value
               << "\n";
+}
+
+// `name` on the environment's PATH, or "".
+std::string on_path(const std::string& name, const process::environment_map& environment) {
+    const auto path = environment.find("PATH");
+    std::stringstream directories(path != environment.end() ? path->second : "");
+    std::string directory;
+    while (std::getline(directories, directory, ':')) {
+        const auto candidate = std::filesystem::path(directory) / name;
+        if (!directory.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+    return {};
+}
+
+// The optional sandbox (--sandbox): srt and, on Linux, the programs it runs.
+void report_sandbox(const process::environment_map& environment, std::vector<std::string>& notes) {
+    std::cout << "\nSandbox (--sandbox, optional):\n";
+    std::vector<std::filesystem::path> fallbacks;
+    if (const auto share = installed_share_directory()) {
+        fallbacks.push_back(*share / "sandbox-runtime" / "node_modules" / ".bin" / "srt");
+    }
+    try {
+        print_row("srt", sandbox::find_srt(std::nullopt, environment, fallbacks).string());
+    } catch (const sandbox::sandbox_unavailable&) {
+        print_row("srt", "not found");
+        notes.push_back("--sandbox needs srt: " + sandbox::install_hint());
+    }
+#ifdef __linux__
+    for (const char* tool : {"bwrap", "socat", "rg"}) {
+        const auto found = on_path(tool, environment);
+        print_row(tool, found.empty() ? "not found" : found);
+        if (found.empty()) {
+            notes.push_back(std::string("--sandbox needs ") + tool +
+                            ": sudo apt-get install bubblewrap socat ripgrep");
+        }
+    }
+#endif
 }
 
 }  // namespace
@@ -72,7 +114,11 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
                            "(./install.sh) or set IPYBOX_RUNTIME_DIR");
     }
 
+    std::vector<std::string> notes;  // optional features that are not available
+    report_sandbox(environment, notes);
+
     std::cout << "\n";
+    for (const auto& note : notes) std::cout << "Note: " << note << "\n";
     if (problems.empty()) {
         std::cout << "Everything ipybox needs is here.\n";
         return exit_ok;

@@ -35,8 +35,7 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
                     "Kernel working directory; mcptools/, images/ and .env live here")
         ->capture_default_str();
     mcp->add_option("--python", options.python, "Python interpreter with ipykernel");
-    mcp->add_flag("--sandbox", options.sandbox, "Run the kernel in a sandbox (fails closed)");
-    mcp->add_option("--sandbox-config", options.sandbox_config, "Sandbox settings (JSON)");
+    add_sandbox_flags(*mcp, options.sandbox, options.sandbox_config);
     mcp->add_option("--approval-policy", options.approval_policy,
                     "JSON rules allowing, denying or asking about tool calls by server.tool");
     mcp->add_flag("--approve-shell-commands", options.approve_shell_commands,
@@ -50,14 +49,8 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
 
 int run_mcp(const mcp_command_options& options, process::environment_map environment) {
     core::set_log_level(options.log_level);
-    if (options.sandbox || options.sandbox_config) {
-        // Fail closed: never run the kernel unsandboxed when a sandbox was asked for.
-        std::cerr << "ipybox: --sandbox is not available in this version of ipybox yet; refusing "
-                     "to start rather than run the kernel without a sandbox. Use the "
-                     "codeact-default or codeact-docker plugin, or run without --sandbox.\n";
-        return exit_start_failed;
-    }
     mcp_server_options server;
+    server.sandbox = sandbox_from_flags(options.sandbox, options.sandbox_config);
     server.workspace = std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace));
     std::filesystem::create_directories(server.workspace);
     if (options.python) server.python = *options.python;

@@ -1,6 +1,7 @@
 #include "host_context.hpp"
 
 #include "ipybox/core/log.hpp"
+#include "server_flags.hpp"
 
 #include <unistd.h>
 
@@ -23,17 +24,48 @@ void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
     command.add_option("--log-level", flags.log_level,
                        "Log level on stderr: trace, debug, info, warning, error, off")
         ->capture_default_str();
+    add_sandbox_flags(command, flags.sandbox, flags.sandbox_config);
+}
+
+void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config) {
+    command.add_flag("--sandbox", sandbox,
+                     "Run the kernel under srt: no network, writes only to the workspace, no .env "
+                     "(fails closed when srt cannot run)");
+    command.add_option("--sandbox-config", config,
+                       "srt settings for the kernel sandbox (JSON: network.allowedDomains, "
+                       "filesystem.allowWrite, ...); implies --sandbox");
+}
+
+std::optional<kernel_sandbox> sandbox_from_flags(bool sandbox,
+                                                 const std::optional<std::string>& config) {
+    if (!sandbox && !config) return std::nullopt;
+    kernel_sandbox result;
+    if (const auto share = installed_share_directory()) {
+        result.srt_fallbacks.push_back(*share / "sandbox-runtime" / "node_modules" / ".bin" / "srt");
+    }
+    if (config) {
+        result.settings = parse_json_argument("--sandbox-config", "@" + *config);
+        if (!result.settings.is_object()) {
+            throw CLI::ValidationError("--sandbox-config", *config + " must hold a JSON object");
+        }
+    }
+    return result;
+}
+
+std::optional<std::filesystem::path> installed_share_directory() {
+    char buffer[4096];
+    const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+    if (length <= 0) return std::nullopt;
+    const std::filesystem::path exe(std::string(buffer, static_cast<std::size_t>(length)));
+    return exe.parent_path().parent_path() / "share" / "ipybox";
 }
 
 std::filesystem::path runtime_directory(const process::environment_map& environment) {
     if (const auto it = environment.find("IPYBOX_RUNTIME_DIR"); it != environment.end()) {
         return it->second;
     }
-    char buffer[4096];
-    const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
-    if (length > 0) {
-        const std::filesystem::path exe(std::string(buffer, static_cast<std::size_t>(length)));
-        const auto installed = exe.parent_path().parent_path() / "share" / "ipybox" / "python";
+    if (const auto share = installed_share_directory()) {
+        const auto installed = *share / "python";
         if (std::filesystem::exists(installed / "ipybox_runtime")) return installed;
     }
     return IPYBOX_SOURCE_PYTHON_DIR;
@@ -51,6 +83,7 @@ code_executor_options executor_options(const kernel_flags& flags,
     }
     options.runtime_directory = runtime_directory(environment);
     options.transport = flags.transport;
+    options.sandbox = sandbox_from_flags(flags.sandbox, flags.sandbox_config);
     constexpr std::string_view prefix = "KERNEL_ENV_";
     for (const auto& [name, value] : environment) {
         if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0) {

@@ -27,9 +27,23 @@ struct kernel_flags {
     std::vector<std::string> env;  // KEY=VALUE for the kernel
     std::string transport = "ipc";
     std::string log_level = "warning";
+    bool sandbox = false;
+    std::optional<std::string> sandbox_config;
 };
 
 void add_kernel_flags(CLI::App& command, kernel_flags& flags);
+// --sandbox and --sandbox-config FILE (which implies --sandbox).
+void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config);
+
+// The kernel sandbox the flags ask for, or nullopt. Reads the config file; throws
+// CLI::ValidationError when it is missing or not a JSON object. srt is looked for as
+// kernel_sandbox says, then in the copy install.sh puts next to the binary
+// (<prefix>/share/ipybox/sandbox-runtime).
+std::optional<kernel_sandbox> sandbox_from_flags(bool sandbox,
+                                                 const std::optional<std::string>& config);
+
+// <exe>/../share/ipybox, where an installed ipybox keeps its data.
+std::optional<std::filesystem::path> installed_share_directory();
 
 // The folder that holds ipybox_runtime/: $IPYBOX_RUNTIME_DIR, else <exe>/../share/ipybox/python
 // (installed), else the source tree this binary was built from.

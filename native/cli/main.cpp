@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     // `ipybox --workspace DIR` (no subcommand) serves MCP, as the reference's command line did.
     mcp_command_options mcp;
     app.add_option("--workspace", mcp.workspace, "Without a subcommand: serve MCP for this workspace");
+    add_sandbox_flags(app, mcp.sandbox, mcp.sandbox_config);  // `ipybox --workspace . --sandbox`
 
     run_options run;
     doctor_options doctor;
@@ -31,6 +32,13 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         // --help and --version exit 0; every usage error exits 2, whatever CLI11's own code.
         return app.exit(e) == 0 ? exit_ok : exit_usage;
+    }
+    // The top-level --sandbox belongs to the MCP server; before another subcommand it would be
+    // silently ignored and that subcommand's kernel would run unsandboxed.
+    const bool top_level_sandbox = app.count("--sandbox") > 0 || app.count("--sandbox-config") > 0;
+    if (top_level_sandbox && !app.get_subcommands().empty() && !app.got_subcommand("mcp")) {
+        std::cerr << "ipybox: put --sandbox after the subcommand (ipybox run --sandbox ...)\n";
+        return exit_usage;
     }
     const auto environment = ipybox::process::current_environment();
     try {

@@ -8,6 +8,8 @@
 #include "ipybox/core/random.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/sandbox/srt_launcher.hpp"
+#include "ipybox/sandbox/srt_settings.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
 #include "ipybox/mcp_sources.hpp"
@@ -33,6 +35,7 @@ void validate_registrable_name(const std::string& name) {
 
 code_executor::code_executor(code_executor_options options) : options_(std::move(options)) {
     for (const auto& [name, params] : options_.mcp_servers) validate_registrable_name(name);
+    if (options_.sandbox) sandbox::srt_settings(options_.sandbox->settings, {});  // validates
     if (options_.workspace.empty()) options_.workspace = std::filesystem::current_path();
     options_.workspace =
         std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace));
@@ -102,6 +105,10 @@ kernel::kernel_session& code_executor::session() {
     } else {
         launch.environment.erase("IPYBOX_SHELL_APPROVAL");
     }
+    if (options_.sandbox) app::translate_errors([&] {
+        sandbox_kernel_launch(launch);
+        return 0;
+    });
     session_options.images_directory = options_.images_directory;
     session_options.max_output_bytes = options_.max_output_bytes;
     session_options.start_timeout = options_.start_timeout;
@@ -110,6 +117,31 @@ kernel::kernel_session& code_executor::session() {
     core::logger("app")->info("kernel interpreter {}, workspace {}", python_.string(),
                               options_.workspace.string());
     return *session_;
+}
+
+void code_executor::sandbox_kernel_launch(kernel::kernel_launch& launch) {
+    const auto srt = sandbox::find_srt(options_.sandbox->srt, options_.host_environment,
+                                       options_.sandbox->srt_fallbacks);
+    const auto& private_dir = private_dir_->path();
+    // The kernel's own scratch space (temp files, IPython and matplotlib state), inside the one
+    // directory besides the workspace that it may write.
+    for (const auto* name : {"tmp", "ipython", "matplotlib"}) {
+        std::filesystem::create_directories(private_dir / name);
+    }
+    launch.environment["TMPDIR"] = (private_dir / "tmp").string();
+    launch.environment["IPYTHONDIR"] = (private_dir / "ipython").string();
+    launch.environment["MPLCONFIGDIR"] = (private_dir / "matplotlib").string();
+    launch.runtime_base = private_dir;  // the ipc:// sockets must be writable inside
+
+    sandbox::sandbox_paths paths;
+    paths.writable = {options_.workspace, private_dir};
+    paths.unreadable = options_.sandbox->unreadable;
+    paths.unreadable.push_back(options_.workspace / ".env");
+    const auto settings_file = private_dir / "sandbox.json";
+    sandbox::write_settings(settings_file, sandbox::srt_settings(options_.sandbox->settings, paths));
+    launch.command_prefix = sandbox::command_prefix(srt, settings_file);
+    core::logger("app")->info("kernels run sandboxed by {} ({})", srt.string(),
+                              settings_file.string());
 }
 
 void code_executor::start() {

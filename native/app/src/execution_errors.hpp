@@ -3,6 +3,7 @@
 #include "ipybox/code_executor.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/sandbox/srt_launcher.hpp"
 
 namespace ipybox::app {
 
@@ -24,6 +25,9 @@ auto translate_errors(Body&& body) -> decltype(body()) {
                                    false);
     } catch (const kernel::interpreter_not_found& e) {
         throw code_execution_error(kind::start_failed, e.what(), "", "InterpreterNotFound", "",
+                                   false);
+    } catch (const sandbox::sandbox_unavailable& e) {
+        throw code_execution_error(kind::start_failed, e.what(), "", "SandboxUnavailable", "",
                                    false);
     }
 }

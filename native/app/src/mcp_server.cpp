@@ -6,6 +6,7 @@
 #include "ipybox/core/version.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
+#include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "mcp_runtime.hpp"
@@ -52,6 +53,11 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     executor.keep_spare_kernel = true;
     executor.approve_tool_calls = true;  // decided by the approval policy in server_tools
     executor.approve_shell_commands = options.approve_shell_commands;
+    executor.sandbox = options.sandbox;
+    // Host-side state (the remembered registrations) is none of the kernel's business.
+    if (executor.sandbox && !options.registry_file.empty()) {
+        executor.sandbox->unreadable.push_back(options.registry_file.parent_path());
+    }
     return executor;
 }
 
@@ -76,6 +82,16 @@ approval::policy approval_policy_for(const mcp_server_options& options) {
 
 int run_mcp_server(const mcp_server_options& options) {
     auto log = core::logger("server");
+    if (options.sandbox) {
+        // Fail closed, and early: without the sandbox runtime no kernel may start at all.
+        try {
+            sandbox::find_srt(options.sandbox->srt, options.host_environment,
+                              options.sandbox->srt_fallbacks);
+        } catch (const sandbox::sandbox_unavailable& e) {
+            log->error("--sandbox: {}; refusing to run the kernel unsandboxed", e.what());
+            return 3;
+        }
+    }
     std::filesystem::create_directories(options.workspace);
     app::server_registry registry(options.registry_file);
     code_executor executor(executor_options_for(options));

@@ -51,8 +51,10 @@ kernel_event to_event(const message& msg) {
 struct kernel_instance::impl {
     kernel_launch launch;
     std::shared_ptr<spdlog::logger> log = core::logger("kernel");
-    core::private_directory directory{"ipybox-"};
+    core::private_directory directory;
     jupyter::connection_info info;
+
+    explicit impl(const kernel_launch& l) : launch(l), directory("ipybox-k-", l.runtime_base) {}
 
     struct route {
         std::shared_ptr<pending_execution> execution;
@@ -164,8 +166,7 @@ struct kernel_instance::impl {
 kernel_instance::kernel_instance(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
 
 std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& launch) {
-    auto state = std::make_unique<impl>();
-    state->launch = launch;
+    auto state = std::make_unique<impl>(launch);
     auto& s = *state;
     s.info = launch.transport == "tcp" ? jupyter::connection_info::make_tcp()
                                        : jupyter::connection_info::make_ipc(s.directory.path() / "k");
@@ -188,6 +189,8 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     python_path = launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
     options.environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();
     options.working_directory = launch.working_directory;
+    options.stdin_lifeline = true;  // see kernel_main.py: the kernel exits when we do
+    options.environment["IPYBOX_LIFELINE"] = "stdin";
     auto log = s.log;
     options.on_output_line = [log](std::string_view line) { log->debug("kernel: {}", line); };
     try {

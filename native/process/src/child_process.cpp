@@ -2,6 +2,7 @@
 
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -111,10 +112,22 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
                                                              : options.working_directory;
     bp::pipe output;
     std::unique_ptr<child_process> self(new child_process());
+    // Both ends close-on-exec, so no other child we start inherits the write end and keeps the
+    // pipe open; the child gets the read end as its fd 0 (dup2 clears the flag there).
+    int lifeline[2] = {-1, -1};
+    if (options.stdin_lifeline && ::pipe2(lifeline, O_CLOEXEC) != 0) {
+        throw process_error("cannot create a pipe for " + options.executable.string() + ": " +
+                            std::strerror(errno));
+    }
+    const auto input = [&] {
+        return bp::extend::on_exec_setup([fd = lifeline[0]](auto&) {
+            if (fd >= 0) ::dup2(fd, STDIN_FILENO);
+        });
+    };
     try {
         bp::child child(
             options.executable.string(), bp::args(options.arguments), environment,
-            bp::start_dir(directory.string()), bp::std_in < bp::null,
+            bp::start_dir(directory.string()), bp::std_in < bp::null, input(),
             (bp::std_out & bp::std_err) > output,
             bp::extend::on_exec_setup([](auto&) {
                 ::setsid();
@@ -128,8 +141,12 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
         self->pid_ = child.id();
         child.detach();  // we reap the child ourselves, by pid
     } catch (const std::exception& e) {
+        if (lifeline[0] >= 0) ::close(lifeline[0]);
+        if (lifeline[1] >= 0) ::close(lifeline[1]);
         throw process_error("cannot start " + options.executable.string() + ": " + e.what());
     }
+    if (lifeline[0] >= 0) ::close(lifeline[0]);
+    self->lifeline_ = lifeline[1];
     const int read_end = ::dup(output.native_source());
     output.close();
     self->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, self->pid_, 0));
@@ -141,6 +158,7 @@ child_process::~child_process() {
     if (!poll_exit()) terminate(std::chrono::milliseconds(500));
     reader_.reset();
     if (pidfd_ >= 0) ::close(pidfd_);
+    if (lifeline_ >= 0) ::close(lifeline_);
 }
 
 std::optional<exit_status> child_process::poll_exit() {

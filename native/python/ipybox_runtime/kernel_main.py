@@ -32,9 +32,27 @@ def _prepare_import_path() -> None:
         sys.path.insert(0, workspace)
 
 
+LIFELINE_VARIABLE = "IPYBOX_LIFELINE"
+
+
 def _exit_with_parent() -> None:
     # A kernel must not outlive the ipybox process that started it, even when that process is
     # killed. ipykernel's own poller only notices a parent of pid 1, which misses subreapers.
+    # ipybox holds the only write end of our stdin: end-of-file there means it is gone, which
+    # works through a sandbox wrapper too (there our parent is the wrapper, not ipybox).
+    if os.environ.pop(LIFELINE_VARIABLE, None) == "stdin":
+        lifeline = os.dup(0)  # not inherited by the processes the user's code starts
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)  # which read /dev/null, as before
+        os.close(null)
+
+        def watch_lifeline() -> None:
+            while os.read(lifeline, 4096):
+                pass
+            os._exit(1)
+
+        threading.Thread(target=watch_lifeline, name="ipybox-lifeline", daemon=True).start()
+
     parent = os.getppid()
 
     def watch() -> None:

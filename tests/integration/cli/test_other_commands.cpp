@@ -7,6 +7,18 @@
 
 using namespace ipybox::testing;
 
+namespace {
+
+// srt from the npm test peers (tests/node); CI installs it.
+std::filesystem::path srt_executable() {
+    const auto path = source_dir() / "tests" / "node" / "node_modules" / ".bin" / "srt";
+    REQUIRE_MESSAGE(std::filesystem::exists(path),
+                    "install the npm test peers: npm install --prefix tests/node");
+    return path;
+}
+
+}  // namespace
+
 TEST_SUITE("cli.other") {
     TEST_CASE("--version prints the version") {
         const auto r = run_ipybox("--version");
@@ -28,25 +40,68 @@ TEST_SUITE("cli.other") {
         CHECK(r.out.find("apt-get install python3-ipykernel") != std::string::npos);
     }
 
-    TEST_CASE("a kernel does not outlive an ipybox process that is killed") {
-        const auto dir = fresh_directory("orphan");
-        // ipybox runs in the background; its kernel writes its pid, then ipybox gets SIGKILL.
-        const std::string script =
-            "cd " + shell_quote(dir.string()) + " && (" + shell_quote(ipybox_executable().string()) +
-            " run --workspace . -c 'import os, time; open(\"kpid\", \"w\").write(str(os.getpid())); "
-            "time.sleep(120)' > /dev/null 2>&1 & echo $! > ipid) ; "
-            "for i in $(seq 300); do [ -s kpid ] && break; sleep 0.1; done; "
-            "kill -KILL $(cat ipid); "
-            "for i in $(seq 100); do kill -0 $(cat kpid) 2>/dev/null || exit 0; sleep 0.1; done; exit 1";
-        CHECK(std::system(("sh -c " + shell_quote(script)).c_str()) == 0);
+    TEST_CASE("a kernel does not outlive an ipybox process that is killed, sandboxed or not") {
+        for (const std::string flags : {"", " --sandbox"}) {
+            CAPTURE(flags);
+            const auto dir = fresh_directory("orphan");
+            // ipybox runs in the background; its kernel is found by its working directory (its
+            // own pid is another inside a sandbox), then ipybox gets SIGKILL.
+            const std::string script =
+                "cd " + shell_quote(dir.string()) + " && (IPYBOX_SRT=" +
+                shell_quote(srt_executable().string()) + " " +
+                shell_quote(ipybox_executable().string()) + " run --workspace ." + flags +
+                " -c 'import time; open(\"started\", \"w\").close(); time.sleep(120)'"
+                " > /dev/null 2>&1 & echo $! > ipid) ; "
+                "for i in $(seq 300); do [ -e started ] && break; sleep 0.1; done; "
+                "kpid=; for p in $(pgrep -f ipybox_runtime.kernel_main); do "
+                "[ \"$(readlink /proc/$p/cwd)\" = \"$PWD\" ] && kpid=$p; done; "
+                "[ -n \"$kpid\" ] || exit 2; "
+                "kill -KILL $(cat ipid); "
+                "for i in $(seq 100); do kill -0 $kpid 2>/dev/null || exit 0; sleep 0.1; done; exit 1";
+            CHECK(std::system(("sh -c " + shell_quote(script)).c_str()) == 0);
+        }
     }
 
-    TEST_CASE("mcp --sandbox fails closed") {
+    TEST_CASE("mcp --sandbox fails closed when the sandbox runtime is missing") {
         const auto r = run_ipybox("mcp --sandbox --workspace " +
-                                  shell_quote(fresh_directory("sandbox").string()));
+                                      shell_quote(fresh_directory("sandbox").string()),
+                                  "", "IPYBOX_SRT=/nonexistent/srt");
         CHECK(r.exit_code == 3);
-        CHECK(r.err.find("refusing to start") != std::string::npos);
+        CHECK(r.err.find("refusing to run the kernel unsandboxed") != std::string::npos);
+        CHECK(r.err.find("npm install -g @anthropic-ai/sandbox-runtime") != std::string::npos);
         CHECK(r.out.empty());
+    }
+
+    TEST_CASE("the reference's `ipybox --workspace DIR --sandbox` form is the MCP server, sandboxed") {
+        const auto r = run_ipybox("--workspace " + shell_quote(fresh_directory("top-level").string()) +
+                                      " --sandbox",
+                                  "", "IPYBOX_SRT=/nonexistent/srt");
+        CHECK(r.exit_code == 3);
+        CHECK(r.err.find("refusing to run the kernel unsandboxed") != std::string::npos);
+    }
+
+    TEST_CASE("a top-level --sandbox before another subcommand is an error, not ignored") {
+        const auto dir = fresh_directory("top-level-run");
+        const auto r = run_ipybox("--sandbox run --workspace " + shell_quote(dir.string()) +
+                                  " -c 'open(\"ran\", \"w\")'");
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("put --sandbox after the subcommand") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "ran"));
+    }
+
+    TEST_CASE("run --sandbox fails closed: no srt, no kernel, exit 3; a bad config exits 2") {
+        const auto dir = fresh_directory("run-sandbox-missing");
+        auto r = run_ipybox("run --sandbox --workspace " + shell_quote(dir.string()) +
+                                " -c 'open(\"ran\", \"w\")'",
+                            "", "IPYBOX_SRT=/nonexistent/srt");
+        CHECK(r.exit_code == 3);
+        CHECK(r.err.find("/nonexistent/srt") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "ran"));
+
+        r = run_ipybox("run --sandbox-config /nonexistent/config.json --workspace " +
+                       shell_quote(dir.string()) + " -c 'open(\"ran\", \"w\")'");
+        CHECK(r.exit_code == 2);
+        CHECK_FALSE(std::filesystem::exists(dir / "ran"));
     }
 
     TEST_CASE("generate refuses a server name that is not an identifier, before connecting") {

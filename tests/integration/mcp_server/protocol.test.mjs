@@ -206,16 +206,22 @@ describe("raw JSON lines", () => {
   });
 });
 
-describe("--sandbox", () => {
-  for (const flags of [["--sandbox"], ["--sandbox-config", "/dev/null"]]) {
-    test(`${flags.join(" ")} refuses to start (exit 3, a message on stderr, nothing on stdout)`, () => {
+describe("--sandbox fails closed", () => {
+  const cases = [
+    { flags: ["--sandbox"], status: 3, why: "srt missing" },
+    { flags: ["--sandbox-config", "/dev/null"], status: 2, why: "a config that is not JSON" },
+    { flags: ["--sandbox-config", "/nonexistent/sandbox.json"], status: 2, why: "a missing config" },
+  ];
+  for (const { flags, status, why } of cases) {
+    test(`${flags.join(" ")} (${why}) refuses to start (exit ${status}, a message on stderr, nothing on stdout)`, () => {
       const workspace = workspaceFor("sandbox");
       const run = spawnSync(IPYBOX, ["mcp", "--workspace", workspace, ...flags], {
         input: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {
           protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } }) + "\n",
-        env: serverEnvironment(root), encoding: "utf8", timeout: 30_000,
+        env: serverEnvironment(root, { IPYBOX_SRT: path.join(root, "no-srt-here") }), encoding: "utf8",
+        timeout: 30_000,
       });
-      assert.equal(run.status, 3, run.stderr);
+      assert.equal(run.status, status, run.stderr);
       assert.match(run.stderr, /sandbox/i);
       assert.equal(run.stdout, "");
       assert.deepEqual(fs.readdirSync(workspace), [], "nothing ran in the workspace");

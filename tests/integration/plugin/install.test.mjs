@@ -70,25 +70,31 @@ test("from a git URL: installed copies hold everything the servers and the skill
   }
 });
 
-test("claude mcp list: codeact-default connects from the installed copy; sandbox and docker fail closed, saying why", (t) => {
+test("claude mcp list: codeact-default and codeact-sandbox connect from the installed copies; docker fails closed, saying why", (t) => {
   const sandbox = makeSandbox(t, "mcp-list");
   addAndInstallAll(sandbox, serveMarketplaceOverGit(sandbox));
-  const listed = runClaude(sandbox, ["mcp", "list"], {
-    env: { IPYBOX_BIN: ipyboxBinary(), IPYBOX_DOCKER_IMAGE: "ipybox-test-no-such-image:0" },
+  const srt = path.join(ROOT, "tests", "node", "node_modules", ".bin", "srt");
+  assert.ok(fs.existsSync(srt), "install the npm test peers: npm install --prefix tests/node");
+  const list = (extra) => runClaude(sandbox, ["mcp", "list"], {
+    env: { IPYBOX_BIN: ipyboxBinary(), IPYBOX_DOCKER_IMAGE: "ipybox-test-no-such-image:0", ...extra },
   });
+  const listed = list({ IPYBOX_SRT: srt });
   assert.equal(listed.status, 0, listed.description);
-  const line = (name) => listed.stdout.split("\n").find((text) => text.startsWith(`plugin:${name}:ipybox:`)) ?? "";
+  const line = (output, name) =>
+    output.stdout.split("\n").find((text) => text.startsWith(`plugin:${name}:ipybox:`)) ?? "";
   const cache = path.join(sandbox.home, ".claude", "plugins", "cache", "ipybox");
-  assert.match(line("codeact-default"), /✔ Connected/, listed.description);
-  assert.ok(line("codeact-default").includes(path.join(cache, "codeact-default")), "the server must run from the cache copy");
+  assert.match(line(listed, "codeact-default"), /✔ Connected/, listed.description);
+  assert.ok(line(listed, "codeact-default").includes(path.join(cache, "codeact-default")), "the server must run from the cache copy");
+  assert.match(line(listed, "codeact-sandbox"), /✔ Connected/, listed.description);
 
-  // Until ipybox has a sandbox, `ipybox mcp --sandbox` refuses to start (fails closed).
-  assert.match(line("codeact-sandbox"), /Failed/, listed.description);
-  assert.match(mcpLogs(sandbox, "plugin-codeact-sandbox-ipybox"), /--sandbox is not available.*refusing to start/);
-
-  assert.match(line("codeact-docker"), /Failed/, listed.description);
+  assert.match(line(listed, "codeact-docker"), /Failed/, listed.description);
   assert.match(mcpLogs(sandbox, "plugin-codeact-docker-ipybox"),
     /image ipybox-test-no-such-image:0 does not exist|docker was not found|cannot use Docker/);
+
+  // Without the sandbox runtime, `ipybox mcp --sandbox` refuses to start (fails closed).
+  const withoutSrt = list({ IPYBOX_SRT: path.join(sandbox.dir, "no-srt-here") });
+  assert.match(line(withoutSrt, "codeact-sandbox"), /Failed/, withoutSrt.description);
+  assert.match(mcpLogs(sandbox, "plugin-codeact-sandbox-ipybox"), /refusing to run the kernel unsandboxed/);
 });
 
 test("claude mcp list without the native binary: failed, and the log says how to install it", (t) => {

@@ -154,7 +154,7 @@ TEST_SUITE("tools.shell_approvals") {
 
     TEST_CASE("off by default: shell commands run without a request, even if the kernel env asks") {
         auto options = tool_executor_options("shell-off");
-        options.kernel_env["IPYBOX_SHELL_APPROVAL"] = "1";  // cannot turn it on from here
+        options.kernel_env.emplace("IPYBOX_SHELL_APPROVAL", "1");  // cannot turn it on from here
         code_executor executor(options);
         const auto record = consume(executor.stream("!echo free"), reject_all);
         CHECK(record.approvals.empty());

@@ -32,6 +32,7 @@
 namespace ipybox {
 
 namespace kernel {
+struct kernel_launch;
 class kernel_session;
 class execution_stream;
 }  // namespace kernel
@@ -48,6 +49,18 @@ namespace core {
 class private_directory;
 }  // namespace core
 
+// Runs every kernel under srt (Anthropic's sandbox-runtime: bubblewrap on Linux, Seatbelt on
+// macOS). Without network rules the kernel has no network at all; it can write only to the
+// workspace (and ipybox's private directory); it cannot read the workspace .env. Tool calls keep
+// working: the tool server and the MCP servers run outside the sandbox, on the host's side.
+// Fails closed: if srt is missing or cannot start, no kernel runs (start_failed).
+struct kernel_sandbox {
+    nlohmann::json settings;                   // srt settings (network, filesystem); null: none
+    std::optional<std::filesystem::path> srt;  // default: $IPYBOX_SRT, then `srt` on PATH,
+    std::vector<std::filesystem::path> srt_fallbacks;  // then the first of these that exists
+    std::vector<std::filesystem::path> unreadable;  // more paths the kernel must not read
+};
+
 struct code_executor_options {
     std::filesystem::path workspace;          // kernel cwd and import root; default: current dir
     std::filesystem::path images_directory;   // default: <workspace>/images
@@ -62,6 +75,7 @@ struct code_executor_options {
     std::chrono::milliseconds start_timeout{30000};
     std::size_t max_output_bytes = 8 * 1024 * 1024;
     bool keep_spare_kernel = true;  // makes reset() fast at the cost of one idle kernel
+    std::optional<kernel_sandbox> sandbox;  // run the kernel sandboxed (see kernel_sandbox)
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
     // approve_tool_calls is false; execute() approves them all. Without a decision within
@@ -159,7 +173,7 @@ public:
     code_executor& operator=(const code_executor&) = delete;
 
     // Finds the interpreter and starts the kernel. Throws code_execution_error(start_failed)
-    // naming the interpreter tried and the fix. execute() and stream() call it when needed.
+    // naming the interpreter tried (or the missing sandbox runtime) and the fix. execute() and stream() call it when needed.
     void start();
     void stop();
 
@@ -188,6 +202,7 @@ public:
 private:
     kernel::kernel_session& session();
     void start_tool_services();  // mutex_ held
+    void sandbox_kernel_launch(kernel::kernel_launch& launch);  // mutex_ held
 
     code_executor_options options_;
     std::filesystem::path python_;

@@ -4,6 +4,8 @@
 // Tools: register_mcp_server, execute_ipython_cell, install_package, reset (the reference's four,
 // with the same names and parameters). initialize is answered at once; the kernel starts in the
 // background and the first execution waits for it. One kernel per server process.
+#include "ipybox/code_executor.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -31,10 +33,14 @@ struct mcp_server_options {
     // ipybox.shell_magic; when no rule of the policy matches them, the user is asked.
     bool approve_shell_commands = false;
     std::chrono::milliseconds install_timeout{600000};
+    // Run the kernel sandboxed (code_executor.hpp). The server checks at start that the sandbox
+    // runtime exists and exits with an error if not, rather than run the kernel unsandboxed.
+    std::optional<kernel_sandbox> sandbox;
 };
 
 // Serves MCP on stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then stops every
-// child process. Returns the process exit code. Logs go to stderr only.
+// child process. Returns the process exit code (3 when --sandbox was asked for and the sandbox
+// runtime is missing). Logs go to stderr only.
 int run_mcp_server(const mcp_server_options& options);
 
 }  // namespace ipybox

@@ -31,6 +31,9 @@ struct kernel_launch {
     std::string transport = "ipc";  // "ipc" or "tcp"
     // Prepended to the kernel's command line (a sandbox wrapper); empty runs it directly.
     std::vector<std::string> command_prefix;
+    // Where the kernel's private directory (connection file, ipc:// sockets) is created; a
+    // sandbox must let the kernel write there. Keep it short: socket paths have 107 bytes.
+    std::filesystem::path runtime_base = "/tmp";
 };
 
 class kernel_start_error : public std::runtime_error {
@@ -46,7 +49,7 @@ struct pending_execution {
 
 class kernel_instance {
 public:
-    // Spawns the kernel in a fresh private directory. Throws kernel_start_error if the process
+    // Spawns the kernel in a fresh private directory under launch.runtime_base. Throws kernel_start_error if the process
     // cannot be started at all.
     static std::unique_ptr<kernel_instance> start(const kernel_launch& launch);
     ~kernel_instance();  // shuts the kernel down (see shutdown) if still running

@@ -26,6 +26,10 @@ struct spawn_options {
     environment_map environment;           // the complete environment of the child
     std::filesystem::path working_directory;  // empty: inherit ours
     std::function<void(std::string_view line)> on_output_line;
+    // stdin becomes a pipe whose only write end this process holds until the child_process is
+    // destroyed: the child reads end-of-file when we let go of it or die, even through wrappers
+    // (a sandbox) that hide our pid from it. Otherwise stdin is /dev/null.
+    bool stdin_lifeline = false;
 };
 
 struct exit_status {
@@ -77,6 +81,7 @@ private:
 
     int pid_ = -1;
     int pidfd_ = -1;
+    int lifeline_ = -1;  // write end of the child's stdin pipe (stdin_lifeline)
     std::optional<exit_status> status_;
     std::unique_ptr<reader> reader_;
     mutable std::mutex mutex_;

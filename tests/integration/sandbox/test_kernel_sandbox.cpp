@@ -1,0 +1,182 @@
+// A sandboxed kernel (srt + bubblewrap): what it can and cannot reach, that everything else keeps
+// working, and that a sandbox that cannot start means no kernel at all.
+#include "test_paths.hpp"
+#include "tool_fixture.hpp"
+
+#include <doctest/doctest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+
+using namespace ipybox;
+using namespace ipybox::testing;
+
+namespace {
+
+std::filesystem::path srt_executable() { return node_module(".bin/srt"); }
+
+kernel_sandbox sandbox_of(nlohmann::json settings, std::filesystem::path srt) {
+    kernel_sandbox sandbox;
+    sandbox.settings = std::move(settings);
+    sandbox.srt = std::move(srt);
+    return sandbox;
+}
+
+code_executor_options sandboxed(const std::string& name, nlohmann::json settings = nullptr) {
+    auto options = tool_executor_options("sandbox-" + name);
+    options.sandbox = sandbox_of(std::move(settings), srt_executable());
+    return options;
+}
+
+// A TCP listener on the host's loopback, on a free port.
+class loopback_listener {
+public:
+    loopback_listener() {
+        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+        REQUIRE(::listen(fd_, 8) == 0);
+        socklen_t length = sizeof address;
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
+        port_ = ntohs(address.sin_port);
+    }
+    ~loopback_listener() { ::close(fd_); }
+    int port() const { return port_; }
+
+private:
+    int fd_ = -1;
+    int port_ = 0;
+};
+
+std::string connect_code(int port) {
+    return "import socket\n"
+           "try:\n"
+           "    socket.create_connection(('127.0.0.1', " + std::to_string(port) + "), timeout=5)\n"
+           "    print('connected')\n"
+           "except OSError as e:\n"
+           "    print('refused', type(e).__name__)";
+}
+
+std::string write_code(const std::filesystem::path& target) {
+    return "try:\n"
+           "    open(" + nlohmann::json(target.string()).dump() + ", 'w').write('x')\n"
+           "    print('written')\n"
+           "except OSError as e:\n"
+           "    print('denied', type(e).__name__)";
+}
+
+// Runs code that would leave a file behind; the start must fail and the file must not appear.
+code_execution_error start_failure(code_executor& executor, const std::filesystem::path& workspace) {
+    try {
+        executor.execute("open('ran', 'w')");
+    } catch (const code_execution_error& e) {
+        CHECK(e.error_kind() == code_execution_error::kind::start_failed);
+        CHECK_FALSE(std::filesystem::exists(workspace / "ran"));
+        return e;
+    }
+    FAIL("the code ran: the kernel started without its sandbox");
+    throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_SUITE("sandbox.kernel") {
+    TEST_CASE("a sandboxed kernel keeps state, streams output, runs shell commands and plots") {
+        code_executor executor(sandboxed("basics"));
+        executor.execute("x = 41");
+        CHECK(executor.execute("print(x + 1)").text == "42");
+        CHECK(executor.execute("!echo from the shell").text == "from the shell");
+        const auto plot = executor.execute(
+            "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()");
+        CHECK(plot.images.size() == 1);
+    }
+
+    TEST_CASE("the host's loopback is out of reach (control: reachable without the sandbox)") {
+        loopback_listener listener;
+        code_executor plain(tool_executor_options("sandbox-control"));
+        CHECK(plain.execute(connect_code(listener.port())).text == "connected");
+        code_executor executor(sandboxed("network"));
+        CHECK(executor.execute(connect_code(listener.port())).text.rfind("refused", 0) == 0);
+    }
+
+    TEST_CASE("writes go to the workspace only") {
+        const auto options = sandboxed("writes");
+        const auto outside = fresh_directory("sandbox-outside");
+        code_executor executor(options);
+        CHECK(executor.execute(write_code(options.workspace / "inside.txt")).text == "written");
+        CHECK(std::filesystem::exists(options.workspace / "inside.txt"));
+        CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
+        CHECK_FALSE(std::filesystem::exists(outside / "escaped.txt"));
+    }
+
+    TEST_CASE("the workspace .env cannot be read, and its values never reach the kernel") {
+        auto options = sandboxed("dotenv");
+        std::filesystem::create_directories(options.workspace);
+        std::ofstream(options.workspace / ".env") << "SANDBOX_SECRET=do-not-leak-4711\n";
+        code_executor executor(options);
+        const auto text = executor.execute(
+            "import os\n"
+            "try:\n    print(open('.env').read())\nexcept OSError as e:\n    print('denied', type(e).__name__)\n"
+            "print(os.environ.get('SANDBOX_SECRET'))").text;
+        CHECK(text == "denied PermissionError\nNone");
+    }
+
+    TEST_CASE("tool calls still work: the tool server and MCP servers live outside the sandbox") {
+        code_executor executor(sandboxed("tools"));
+        executor.register_mcp_server("everything", everything_params());
+        CHECK(executor
+                  .execute("from mcptools.everything import echo\n"
+                           "print(echo.run(echo.Params(message='through the wall')))")
+                  .text == "Echo: through the wall");
+    }
+
+    TEST_CASE("after reset the new kernel is sandboxed too") {
+        auto options = sandboxed("reset");
+        options.keep_spare_kernel = true;
+        const auto outside = fresh_directory("sandbox-reset-outside");
+        code_executor executor(options);
+        executor.execute("y = 1");
+        executor.reset();
+        CHECK(executor.execute("print('y' in dir())").text == "False");
+        CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
+    }
+
+    TEST_CASE("the user's config adds rules: a read-denied folder") {
+        const auto secret_dir = fresh_directory("sandbox-secrets");
+        std::ofstream(secret_dir / "key") << "private";
+        code_executor executor(
+            sandboxed("config", {{"filesystem", {{"denyRead", {secret_dir.string()}}}}}));
+        const auto text = executor.execute(
+            "import os\nprint(os.listdir(" + nlohmann::json(secret_dir.string()).dump() + "))").text;
+        CHECK(text == "[]");  // srt hides a read-denied folder behind an empty one
+    }
+
+    TEST_CASE("fails closed: without srt no kernel starts") {
+        auto options = tool_executor_options("sandbox-missing");
+        options.sandbox = sandbox_of(nullptr, "/nonexistent/srt");
+        code_executor executor(options);
+        const auto error = start_failure(executor, options.workspace);
+        CHECK(error.ename() == "SandboxUnavailable");
+        CHECK(std::string(error.what()).find("sandbox-runtime") != std::string::npos);
+        CHECK(executor.kernel_pid() == 0);
+    }
+
+    TEST_CASE("fails closed: when srt cannot build the sandbox the kernel never runs") {
+        auto options = sandboxed("broken", {{"bwrapPath", "/nonexistent/bwrap"}});
+        options.start_timeout = std::chrono::seconds(20);
+        code_executor executor(options);
+        const auto error = start_failure(executor, options.workspace);
+        CHECK(std::string(error.what()).find("bwrap") != std::string::npos);
+    }
+
+    TEST_CASE("a config that is not an object is refused at construction") {
+        auto options = tool_executor_options("sandbox-bad-config");
+        options.sandbox = sandbox_of(nlohmann::json::array(), srt_executable());
+        CHECK_THROWS_AS(code_executor{options}, std::invalid_argument);
+    }
+}
