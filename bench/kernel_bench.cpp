@@ -2,7 +2,9 @@
 // start-to-ready, `pass` and `print(1)` round trips (with the kernel's own share, from its
 // message timestamps), reset-to-usable, and this process's peak RSS.
 //
-//   ipybox_kernel_bench [--runs N] [--python PATH]
+//   ipybox_kernel_bench [--runs N] [--python PATH] [--srt PATH]
+//
+// With --srt, the same measurements are repeated with the kernel sandboxed (under "sandboxed").
 #include "ipybox/code_executor.hpp"
 #include "ipybox/process/environment.hpp"
 
@@ -49,27 +51,10 @@ nlohmann::json round_trips(ipybox::code_executor& executor, const std::string& c
             {"runs", runs}};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    int runs = 500;
-    std::string python = "/usr/bin/python3";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (std::strcmp(argv[i], "--runs") == 0) runs = std::stoi(argv[i + 1]);
-        if (std::strcmp(argv[i], "--python") == 0) python = argv[i + 1];
-    }
-    const auto workspace = std::filesystem::temp_directory_path() / "ipybox-bench";
-    std::filesystem::create_directories(workspace);
-
-    ipybox::code_executor_options options;
-    options.workspace = workspace;
-    options.python = python;
-    options.host_environment = ipybox::process::current_environment();
-    options.runtime_directory = IPYBOX_SOURCE_PYTHON_DIR;
-    options.keep_spare_kernel = true;
-
+// Start, round trips and reset of one executor.
+nlohmann::json measure(ipybox::code_executor_options options, int runs) {
     nlohmann::json report;
-    ipybox::code_executor executor(options);
+    ipybox::code_executor executor(std::move(options));
     auto start = clock_type::now();
     executor.start();
     report["start_to_ready_ms"] = ms_since(start);
@@ -88,10 +73,39 @@ int main(int argc, char** argv) {
     }
     report["reset_to_usable_ms"] = percentile(resets, 50);
     executor.stop();
+    return report;
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+    int runs = 500;
+    std::string python = "/usr/bin/python3";
+    std::string srt;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (std::strcmp(argv[i], "--runs") == 0) runs = std::stoi(argv[i + 1]);
+        if (std::strcmp(argv[i], "--python") == 0) python = argv[i + 1];
+        if (std::strcmp(argv[i], "--srt") == 0) srt = argv[i + 1];
+    }
+    const auto workspace = std::filesystem::temp_directory_path() / "ipybox-bench";
+    std::filesystem::create_directories(workspace);
+
+    ipybox::code_executor_options options;
+    options.workspace = workspace;
+    options.python = python;
+    options.host_environment = ipybox::process::current_environment();
+    options.runtime_directory = IPYBOX_SOURCE_PYTHON_DIR;
+    options.keep_spare_kernel = true;
+
+    auto report = measure(options, runs);
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     report["peak_rss_mib"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+    if (!srt.empty()) {
+        options.sandbox = ipybox::kernel_sandbox{};
+        options.sandbox->srt = srt;
+        report["sandboxed"] = measure(options, runs);
+    }
     std::cout << report.dump() << std::endl;
     return 0;
 }

@@ -109,6 +109,20 @@ def main() -> None:
         floor = ours[key]["kernel_p50_ms"]
         print(f"| {label} | {floor:.2f} | {ours[key]['p50_ms'] - floor:.2f} | "
               f"{reference[key]['p50_ms'] - reference[key]['kernel_p50_ms']:.2f} |")
+    if "sandboxed" in ours:
+        boxed = ours["sandboxed"]
+        print()
+        print("The same kernel under `--sandbox` (srt + bubblewrap), same client, same run:")
+        print()
+        print("| measure | unsandboxed | sandboxed | ratio |")
+        print("|---|---:|---:|---:|")
+        for name, a, b in (
+            ("kernel start to ready (ms)", ours["start_to_ready_ms"], boxed["start_to_ready_ms"]),
+            ("`pass` round trip p50 (ms)", ours["pass"]["p50_ms"], boxed["pass"]["p50_ms"]),
+            ("`pass` round trip p99 (ms)", ours["pass"]["p99_ms"], boxed["pass"]["p99_ms"]),
+            ("reset to usable (ms)", ours["reset_to_usable_ms"], boxed["reset_to_usable_ms"]),
+        ):
+            print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} |")
     if len(sys.argv) >= 5:
         mcp_tables(json.load(open(sys.argv[3])), json.load(open(sys.argv[4])), ours, reference)
 

@@ -2,11 +2,8 @@
 
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
+#include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
-
-#include <unistd.h>
-
-#include <sstream>
 
 #include <iostream>
 
@@ -16,18 +13,6 @@ namespace {
 void print_row(const std::string& what, const std::string& value) {
     std::cout << "  " << what << std::string(what.size() < 14 ? 14 - what.size() : 1, ' ') << value
               << "\n";
-}
-
-// `name` on the environment's PATH, or "".
-std::string on_path(const std::string& name, const process::environment_map& environment) {
-    const auto path = environment.find("PATH");
-    std::stringstream directories(path != environment.end() ? path->second : "");
-    std::string directory;
-    while (std::getline(directories, directory, ':')) {
-        const auto candidate = std::filesystem::path(directory) / name;
-        if (!directory.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    }
-    return {};
 }
 
 // The optional sandbox (--sandbox): srt and, on Linux, the programs it runs.
@@ -45,9 +30,11 @@ void report_sandbox(const process::environment_map& environment, std::vector<std
     }
 #ifdef __linux__
     for (const char* tool : {"bwrap", "socat", "rg"}) {
-        const auto found = on_path(tool, environment);
-        print_row(tool, found.empty() ? "not found" : found);
-        if (found.empty()) {
+        const auto path = environment.find("PATH");
+        const auto found =
+            process::find_executable(tool, path != environment.end() ? path->second : "");
+        print_row(tool, found ? found->string() : "not found");
+        if (!found) {
             notes.push_back(std::string("--sandbox needs ") + tool +
                             ": sudo apt-get install bubblewrap socat ripgrep");
         }

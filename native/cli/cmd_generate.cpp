@@ -27,6 +27,7 @@ int run_generate(const generate_command_options& options,
     const auto params = parse_json_argument("--server-params", options.server_params);
     generate_options generation;
     generation.variables = host_variables(environment, std::filesystem::current_path() / ".env");
+    generation.host_environment = environment;
     try {
         for (const auto& module :
              generate_mcp_sources(options.server_name, params, options.root_dir, generation)) {

@@ -6,6 +6,9 @@
 //   killed-on-call  kills itself with SIGKILL when a tool is called
 //   hang-on-call    never answers tools/call
 //   garbage         writes non-JSON and non-JSON-RPC lines on stdout around its answers
+// With FAKE_SERVER_RECORD set, every notifications/cancelled it receives is appended to that file
+// (one JSON line of its params).
+import fs from "node:fs";
 import readline from "node:readline";
 
 const mode = process.argv[2] ?? "well-behaved";
@@ -21,6 +24,10 @@ noise();
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const message = JSON.parse(line);
   if (typeof message.method !== "string") return; // responses, error reports
+  if (message.method === "notifications/cancelled" && process.env.FAKE_SERVER_RECORD) {
+    fs.appendFileSync(process.env.FAKE_SERVER_RECORD, JSON.stringify(message.params) + "\n");
+    return;
+  }
   const reply = (result) => send({ jsonrpc: "2.0", id: message.id, result });
   switch (message.method) {
     case "initialize":

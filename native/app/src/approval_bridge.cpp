@@ -42,19 +42,18 @@ approval::decision approval_bridge::decide(const approval::tool_call& call) {
 approval::decision approval_bridge::ask(const approval::tool_call& call) {
     auto request = std::make_shared<approval_request::state>();
     request->call = call;
-    stream_hooks hooks;
+    std::optional<stream_hooks> hooks;
     {
         std::lock_guard lock(mutex_);
-        if (!hooks_) {
-            return {approval::verdict::rejected, "no execution is running to approve it"};
-        }
-        hooks = *hooks_;
+        if (!open_) return {approval::verdict::rejected, "no execution is running to approve it"};
+        hooks = hooks_;
         queued_.push_back(request);
         waiting_.push_back(request);
-        // The first waiting call stops the execution's clock; the last one restarts it.
-        if (waiting_.size() == 1) hooks.pause_timeout();
+        // The first waiting call stops the execution's clock; the last one restarts it. Before
+        // attach(), attach() does both.
+        if (hooks && waiting_.size() == 1) hooks->pause_timeout();
     }
-    hooks.wake();
+    if (hooks) hooks->wake();
 
     std::unique_lock wait_lock(request->mutex);
     const auto is_decided = [&] { return request->approved.has_value(); };
@@ -82,15 +81,28 @@ approval::decision approval_bridge::ask(const approval::tool_call& call) {
     return {approved ? approval::verdict::approved : approval::verdict::rejected, reason};
 }
 
-void approval_bridge::attach(stream_hooks hooks) {
+void approval_bridge::open() {
     std::lock_guard lock(mutex_);
-    hooks_ = std::move(hooks);
+    open_ = true;
+}
+
+void approval_bridge::attach(stream_hooks hooks) {
+    bool pending = false;
+    {
+        std::lock_guard lock(mutex_);
+        open_ = true;
+        hooks_ = hooks;
+        pending = !waiting_.empty();
+        if (pending) hooks.pause_timeout();
+    }
+    if (pending) hooks.wake();
 }
 
 void approval_bridge::detach() {
     std::vector<std::shared_ptr<approval_request::state>> abandoned;
     {
         std::lock_guard lock(mutex_);
+        open_ = false;
         hooks_.reset();
         abandoned = waiting_;
         queued_.clear();

@@ -47,8 +47,11 @@ public:
     // A gate that always asks through this bridge (for the tool server's shell endpoint).
     approval::gate& asking_gate() { return asking_gate_; }
 
-    // Starts routing requests to a stream. With no stream attached, calls are rejected: code
-    // running outside an execution has nobody to ask.
+    // An execution is about to start: requests from here on are queued for it. Called before the
+    // code is sent to the kernel, whose first request can arrive before attach().
+    void open();
+    // Routes requests to the execution's stream (also those queued since open()). Outside an
+    // execution (before open(), after detach()) calls are rejected: nobody is there to ask.
     void attach(stream_hooks hooks);
     // Stops routing; requests still waiting are rejected ("the execution ended").
     void detach();
@@ -68,6 +71,7 @@ private:
     asking asking_gate_{*this};
     std::optional<std::chrono::milliseconds> timeout_;
     std::mutex mutex_;
+    bool open_ = false;
     std::optional<stream_hooks> hooks_;
     std::deque<std::shared_ptr<approval_request::state>> queued_;
     std::vector<std::shared_ptr<approval_request::state>> waiting_;

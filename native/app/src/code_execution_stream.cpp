@@ -15,12 +15,17 @@ code_execution_result to_api(kernel::execution_result&& result) {
 
 code_execution_stream::code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
                                              app::approval_bridge& approvals,
-                                             core::ticket_lock& slot)
-    : stream_(std::move(stream)), approvals_(&approvals), slot_(&slot) {}
+                                             core::ticket_lock& slot,
+                                             std::function<void()> cancel_tool_calls)
+    : stream_(std::move(stream)),
+      approvals_(&approvals),
+      cancel_tool_calls_(std::move(cancel_tool_calls)),
+      slot_(&slot) {}
 
 code_execution_stream::code_execution_stream(code_execution_stream&& other) noexcept
     : stream_(std::move(other.stream_)),
       approvals_(std::exchange(other.approvals_, nullptr)),
+      cancel_tool_calls_(std::move(other.cancel_tool_calls_)),
       slot_(std::exchange(other.slot_, nullptr)),
       done_(other.done_) {}
 
@@ -29,6 +34,7 @@ code_execution_stream::~code_execution_stream() {
     // Reject waiting approvals first: a kernel blocked on one could not be interrupted.
     approvals_->detach();
     stream_.reset();  // an unfinished execution is cancelled and drained here
+    if (!done_ && cancel_tool_calls_) cancel_tool_calls_();
     finish_approvals();
 }
 
@@ -51,7 +57,17 @@ std::optional<code_execution_event> code_execution_stream::next() {
     }
     done_ = true;
     finish_approvals();
-    return app::translate_errors([&] { return code_execution_event(to_api(stream_->finish())); });
+    try {
+        auto result = app::translate_errors([&] { return to_api(stream_->finish()); });
+        if (result.cancelled && cancel_tool_calls_) cancel_tool_calls_();
+        return code_execution_event(std::move(result));
+    } catch (const code_execution_error& e) {
+        // A timeout or a dead kernel: the code that made the calls is gone.
+        if (e.error_kind() != code_execution_error::kind::exception && cancel_tool_calls_) {
+            cancel_tool_calls_();
+        }
+        throw;
+    }
 }
 
 }  // namespace ipybox

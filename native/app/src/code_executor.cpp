@@ -1,12 +1,15 @@
 #include "ipybox/code_executor.hpp"
 
 #include "approval_bridge.hpp"
+
+#include <algorithm>
 #include "execution_errors.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/private_directory.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/kernel/interpreter.hpp"
+#include "ipybox/process/environment.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
@@ -53,6 +56,8 @@ void code_executor::start_tool_services() {
     // server start so that edits apply without restarting ipybox.
     pool_options.variables = host_variables(options_.host_environment, options_.workspace / ".env");
     pool_options.default_cwd = options_.workspace;
+    pool_options.inherited_environment =
+        process::filter_environment(options_.host_environment, process::default_allowlist());
     pool_options.connect_timeout = options_.mcp_connect_timeout;
     pool_options.call_timeout = options_.tool_call_timeout;
     pool_ = std::make_unique<app::mcp_client_pool>(runtime_->io(), pool_options);
@@ -61,8 +66,11 @@ void code_executor::start_tool_services() {
                                                         options_.approval_timeout);
     invoker_ = std::make_unique<app::pool_tool_invoker>(*pool_, options_.images_directory);
     tool_token_ = core::random_hex(32);
+    // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
+    const auto tools_directory = private_dir_->path() / "tools";
+    std::filesystem::create_directories(tools_directory);
     tool_server_ = std::make_unique<toolserver::tool_server>(
-        toolserver::tool_server_options{private_dir_->path() / "tools.sock", tool_token_},
+        toolserver::tool_server_options{tools_directory / "tools.sock", tool_token_},
         *approvals_, *invoker_,
         options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr);
 }
@@ -122,26 +130,56 @@ kernel::kernel_session& code_executor::session() {
 void code_executor::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     const auto srt = sandbox::find_srt(options_.sandbox->srt, options_.host_environment,
                                        options_.sandbox->srt_fallbacks);
-    const auto& private_dir = private_dir_->path();
-    // The kernel's own scratch space (temp files, IPython and matplotlib state), inside the one
-    // directory besides the workspace that it may write.
-    for (const auto* name : {"tmp", "ipython", "matplotlib"}) {
-        std::filesystem::create_directories(private_dir / name);
+    // The settings files live where no kernel can write: a sandboxed kernel must not be able to
+    // loosen the sandbox of the kernel that replaces it.
+    sandbox_dir_ = std::make_unique<core::private_directory>("ipybox-sbx-");
+    launch.runtime_base = private_dir_->path();
+    auto unreadable = options_.sandbox->unreadable;
+    unreadable.push_back(options_.workspace / ".env");
+    // /tmp holds every ipybox session's private directory: kernels' keys and sockets (the
+    // spare's, and those of unsandboxed sessions, which would run code outside any sandbox).
+    // /run holds the host's service sockets (Docker's, D-Bus). Both hidden; the kernel's own
+    // directory, the tool server's socket and the workspace stay visible.
+    for (const char* hidden : {"/tmp", "/run", "/var/run"}) {
+        if (std::filesystem::exists(hidden)) unreadable.emplace_back(hidden);
     }
-    launch.environment["TMPDIR"] = (private_dir / "tmp").string();
-    launch.environment["IPYTHONDIR"] = (private_dir / "ipython").string();
-    launch.environment["MPLCONFIGDIR"] = (private_dir / "matplotlib").string();
-    launch.runtime_base = private_dir;  // the ipc:// sockets must be writable inside
-
-    sandbox::sandbox_paths paths;
-    paths.writable = {options_.workspace, private_dir};
-    paths.unreadable = options_.sandbox->unreadable;
-    paths.unreadable.push_back(options_.workspace / ".env");
-    const auto settings_file = private_dir / "sandbox.json";
-    sandbox::write_settings(settings_file, sandbox::srt_settings(options_.sandbox->settings, paths));
-    launch.command_prefix = sandbox::command_prefix(srt, settings_file);
-    core::logger("app")->info("kernels run sandboxed by {} ({})", srt.string(),
-                              settings_file.string());
+    // Re-allowed only where they lie inside a hidden folder: an allowRead of "/" or "/usr" would
+    // open /tmp again.
+    std::vector<std::filesystem::path> readable;
+    for (const auto& path : {options_.workspace, options_.runtime_directory,
+                             tool_server_->socket_path().parent_path(),
+                             python_.parent_path().parent_path()}) {  // a venv in /tmp
+        const auto inside_hidden = std::any_of(unreadable.begin(), unreadable.end(), [&](const auto& dir) {
+            const auto relative = path.lexically_relative(dir);
+            return !relative.empty() && relative != "." && *relative.begin() != "..";
+        });
+        if (inside_hidden) readable.push_back(path);
+    }
+    launch.wrap = [srt, user_settings = options_.sandbox->settings, workspace = options_.workspace,
+                   unreadable, readable, settings_dir = sandbox_dir_->path()](
+                      const std::filesystem::path& kernel_dir) {
+        // The kernel's scratch space (temp files, IPython and matplotlib state) is its own:
+        // nothing it leaves there reaches the kernel after it.
+        kernel::kernel_wrapping wrapping;
+        for (const auto& [variable, name] : {std::pair{"TMPDIR", "tmp"},
+                                            std::pair{"IPYTHONDIR", "ipython"},
+                                            std::pair{"MPLCONFIGDIR", "matplotlib"}}) {
+            std::filesystem::create_directories(kernel_dir / name);
+            wrapping.environment[variable] = (kernel_dir / name).string();
+        }
+        sandbox::sandbox_paths paths;
+        paths.writable = {workspace, kernel_dir};
+        paths.readable = readable;
+        paths.readable.push_back(kernel_dir);
+        paths.unreadable = unreadable;
+        paths.unwritable = {workspace / ".env"};
+        const auto file = settings_dir / (kernel_dir.filename().string() + ".json");
+        sandbox::write_settings(file, sandbox::srt_settings(user_settings, paths));
+        wrapping.command_prefix = sandbox::command_prefix(srt, file);
+        return wrapping;
+    };
+    core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),
+                              sandbox_dir_->path().string());
 }
 
 void code_executor::start() {
@@ -176,6 +214,7 @@ void code_executor::stop() {
     pool_.reset();
     runtime_.reset();
     private_dir_.reset();
+    sandbox_dir_.reset();
 }
 
 code_execution_stream code_executor::stream(const std::string& code,
@@ -184,12 +223,17 @@ code_execution_stream code_executor::stream(const std::string& code,
     // One stream at a time, so that every approval request reaches the stream it belongs to.
     stream_slot_.acquire();
     try {
+        approvals_->open();  // the kernel may ask before execute() returns
         auto kernel_stream = app::translate_errors([&] { return s.execute(code, timeout); });
         auto* raw = kernel_stream.get();
         approvals_->attach({[raw] { raw->pause_timeout(); }, [raw] { raw->resume_timeout(); },
                             [raw] { raw->wake(); }});
-        return code_execution_stream(std::move(kernel_stream), *approvals_, stream_slot_);
+        auto* pool = pool_.get();
+        return code_execution_stream(
+            std::move(kernel_stream), *approvals_, stream_slot_,
+            [pool] { pool->cancel_calls("the execution that made the call ended"); });
     } catch (...) {
+        approvals_->detach();
         stream_slot_.release();
         throw;
     }
@@ -230,9 +274,11 @@ void code_executor::reset() {
 
 void code_executor::cancel() {
     std::lock_guard lock(mutex_);
+    // The interrupt also ends a call waiting for approval (the kernel's wait is interruptible);
+    // the request is rejected when the execution ends. Rejecting it here as well would race
+    // with the interrupt: code that ends at the moment SIGINT lands can leave ipykernel
+    // without sending its reply.
     if (session_) session_->cancel();
-    // A call blocked on approval would keep the kernel from noticing the interrupt.
-    if (approvals_) approvals_->detach();
 }
 
 std::vector<std::string> code_executor::register_mcp_server(const std::string& name,

@@ -68,7 +68,8 @@ std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(const
     // Placeholders are filled here, host-side, on every start: generated code and the kernel
     // only ever see "${VAR}".
     const auto params = workspace::substitute_placeholders(slot->params, options_.variables);
-    auto channel = make_transport(io_, name, params, options_.default_cwd);
+    auto channel = make_transport(io_, name, params, options_.default_cwd,
+                                  options_.inherited_environment);
     mcp::session::client_options client;
     client.name = name;
     client.connect_timeout = options_.connect_timeout;
@@ -84,9 +85,32 @@ mcp::session::call_tool_result mcp_client_pool::call_tool(const std::string& ser
                                                           const std::string& tool,
                                                           const nlohmann::json& arguments) {
     auto session = session_for(server);
+    auto cancellation = std::make_shared<mcp::jsonrpc::cancellation_source>();
+    {
+        std::lock_guard lock(mutex_);
+        calls_.insert(cancellation);
+    }
+    struct forget {
+        mcp_client_pool& pool;
+        std::shared_ptr<mcp::jsonrpc::cancellation_source> call;
+        ~forget() {
+            std::lock_guard lock(pool.mutex_);
+            pool.calls_.erase(call);
+        }
+    } forget_on_return{*this, cancellation};
     mcp::session::call_options call;
     call.progress_resets_timeout = true;
+    call.cancellation = cancellation->token();
     return session->call_tool(tool, arguments, std::move(call), boost::asio::use_future).get();
+}
+
+void mcp_client_pool::cancel_calls(const std::string& reason) {
+    std::set<std::shared_ptr<mcp::jsonrpc::cancellation_source>> calls;
+    {
+        std::lock_guard lock(mutex_);
+        calls = calls_;
+    }
+    for (const auto& call : calls) call->cancel(reason);
 }
 
 std::vector<mcp::session::tool_descriptor> mcp_client_pool::list_tools(const std::string& server) {

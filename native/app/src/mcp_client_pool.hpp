@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct pool_options {
     // Looks up ${VAR}s: the host environment first, then the workspace .env.
     std::function<std::optional<std::string>(std::string_view)> variables;
     std::filesystem::path default_cwd;  // for stdio servers without "cwd"
+    // What stdio servers inherit under their own "env" (allowlisted by the caller); nullopt:
+    // the allowlisted part of this process's environment.
+    std::optional<std::map<std::string, std::string>> inherited_environment;
     std::chrono::milliseconds connect_timeout{30000};
     std::chrono::milliseconds call_timeout{600000};
 };
@@ -62,6 +66,9 @@ public:
 
     // Closes every session; they restart on next use. Registrations stay.
     void close_sessions();
+    // Cancels every call_tool() in flight: the servers get notifications/cancelled and the
+    // callers a request_cancelled error. For calls whose execution has ended (timeout, cancel).
+    void cancel_calls(const std::string& reason);
 
 private:
     struct entry {
@@ -76,6 +83,7 @@ private:
     pool_options options_;
     mutable std::mutex mutex_;
     std::map<std::string, std::shared_ptr<entry>> entries_;
+    std::set<std::shared_ptr<mcp::jsonrpc::cancellation_source>> calls_;  // in flight; mutex_
 };
 
 }  // namespace ipybox::app

@@ -3,6 +3,7 @@
 #include "ipybox/codegen/generator.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
+#include "ipybox/process/environment.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "ipybox/workspace/package_writer.hpp"
 #include "mcp_runtime.hpp"
@@ -55,6 +56,10 @@ std::vector<std::string> generate_mcp_sources(const std::string& server_name,
     pool_options.default_cwd = options.working_directory.empty() ? std::filesystem::current_path()
                                                                  : options.working_directory;
     pool_options.connect_timeout = options.connect_timeout;
+    if (options.host_environment) {
+        pool_options.inherited_environment =
+            process::filter_environment(*options.host_environment, process::default_allowlist());
+    }
     app::mcp_client_pool pool(runtime.io(), pool_options);
     pool.register_server(server_name, server_params);
     return app::generate_from_pool(pool, server_name, root_dir);

@@ -56,10 +56,10 @@ void validate_server_params(const json& params) {
         params.dump());
 }
 
-std::shared_ptr<mcp::transport::transport> make_transport(boost::asio::io_context& io,
-                                                          const std::string& server_name,
-                                                          const json& params,
-                                                          const std::filesystem::path& default_cwd) {
+std::shared_ptr<mcp::transport::transport> make_transport(
+    boost::asio::io_context& io, const std::string& server_name, const json& params,
+    const std::filesystem::path& default_cwd,
+    const std::optional<std::map<std::string, std::string>>& inherited) {
     validate_server_params(params);
     if (!params.contains("command")) return mcp::http::make_http_transport(io, params, server_name);
     mcp::transport::stdio_client_options options;
@@ -71,6 +71,7 @@ std::shared_ptr<mcp::transport::transport> make_transport(boost::asio::io_contex
     options.cwd = params.contains("cwd") ? std::filesystem::path(string_field(params, "cwd"))
                                          : default_cwd;
     options.name = server_name;
+    options.inherited = inherited;
     return mcp::transport::make_stdio_client_transport(io, std::move(options));
 }
 

@@ -7,17 +7,21 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace ipybox::app {
 
 // Throws std::invalid_argument with an actionable message for parameters that name neither a
 // command nor a URL, or whose fields have the wrong types.
-std::shared_ptr<mcp::transport::transport> make_transport(boost::asio::io_context& io,
-                                                          const std::string& server_name,
-                                                          const nlohmann::json& params,
-                                                          const std::filesystem::path& default_cwd);
+// A stdio server inherits `inherited` (already allowlisted; nullopt: the allowlisted part of this
+// process's environment) under its own "env".
+std::shared_ptr<mcp::transport::transport> make_transport(
+    boost::asio::io_context& io, const std::string& server_name, const nlohmann::json& params,
+    const std::filesystem::path& default_cwd,
+    const std::optional<std::map<std::string, std::string>>& inherited);
 
 // Checks the shape of server parameters without connecting (same errors as make_transport).
 void validate_server_params(const nlohmann::json& params);

@@ -178,13 +178,22 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     }
 
     process::spawn_options options;
-    std::vector<std::string> command = launch.command_prefix;
+    kernel_wrapping wrapping;
+    if (launch.wrap) {
+        try {
+            wrapping = launch.wrap(s.directory.path());
+        } catch (const std::exception& e) {
+            throw kernel_start_error(std::string("cannot prepare the kernel's sandbox: ") + e.what());
+        }
+    }
+    std::vector<std::string> command = wrapping.command_prefix;
     command.push_back(launch.python.string());
     for (const char* arg : {"-m", "ipybox_runtime.kernel_main", "-f"}) command.emplace_back(arg);
     command.push_back(connection_file.string());
     options.executable = command.front();
     options.arguments.assign(command.begin() + 1, command.end());
     options.environment = launch.environment;
+    for (const auto& [name, value] : wrapping.environment) options.environment[name] = value;
     auto& python_path = options.environment["PYTHONPATH"];
     python_path = launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
     options.environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();

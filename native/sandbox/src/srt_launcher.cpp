@@ -1,10 +1,11 @@
 #include "ipybox/sandbox/srt_launcher.hpp"
 
+#include "ipybox/process/executables.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 
 namespace ipybox::sandbox {
 namespace {
@@ -41,12 +42,8 @@ std::filesystem::path find_srt(const std::optional<std::filesystem::path>& expli
                                   ") is not an executable file; " + install_hint());
     }
     const auto path = environment.find("PATH");
-    std::stringstream directories(path != environment.end() ? path->second : "");
-    std::string directory;
-    while (std::getline(directories, directory, ':')) {
-        if (directory.empty()) continue;
-        const auto candidate = std::filesystem::path(directory) / "srt";
-        if (is_executable(candidate)) return candidate;
+    if (auto found = process::find_executable("srt", path != environment.end() ? path->second : "")) {
+        return *found;
     }
     for (const auto& candidate : fallbacks) {
         if (is_executable(candidate)) return candidate;

@@ -53,8 +53,8 @@ json srt_settings(const json& user, const sandbox_paths& paths) {
     auto& filesystem = object_field(settings, "filesystem", "");
     append_paths(string_list(filesystem, "allowWrite", "filesystem."), paths.writable);
     append_paths(string_list(filesystem, "denyRead", "filesystem."), paths.unreadable);
-    append_paths(string_list(filesystem, "denyWrite", "filesystem."), paths.unreadable);
-    string_list(filesystem, "allowRead", "filesystem.");
+    append_paths(string_list(filesystem, "denyWrite", "filesystem."), paths.unwritable);
+    append_paths(string_list(filesystem, "allowRead", "filesystem."), paths.readable);
     return settings;
 }
 

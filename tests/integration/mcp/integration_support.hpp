@@ -8,6 +8,7 @@
 
 #include "ipybox/mcp/session/client_session.hpp"
 #include "ipybox/mcp/transport/stdio_client_transport.hpp"
+#include "ipybox/process/executables.hpp"
 #include "mcp_test_support.hpp"
 #include "test_paths.hpp"
 
@@ -35,7 +36,7 @@ inline std::filesystem::path everything_server() {
 
 inline std::string node_command() {
     const char* path = std::getenv("PATH");
-    const auto node = mcp::transport::find_executable("node", path != nullptr ? path : "");
+    const auto node = process::find_executable("node", path != nullptr ? path : "");
     REQUIRE_MESSAGE(node.has_value(), "node is not on PATH: install Node.js 20 or newer");
     return node->string();
 }

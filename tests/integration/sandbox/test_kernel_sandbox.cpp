@@ -7,6 +7,7 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -144,6 +145,42 @@ TEST_SUITE("sandbox.kernel") {
         executor.reset();
         CHECK(executor.execute("print('y' in dir())").text == "False");
         CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
+    }
+
+    TEST_CASE("a kernel sees neither other sessions' nor the spare kernel's files, nor its sandbox config") {
+        auto options = sandboxed("isolation");
+        options.keep_spare_kernel = true;  // the spare's keys and sockets sit next to ours
+        // Another session's private directory, as an unsandboxed ipybox would leave in /tmp.
+        char other[] = "/tmp/ipybox-other-XXXXXX";
+        REQUIRE(::mkdtemp(other) != nullptr);
+        code_executor executor(options);
+        const auto other_visible =
+            executor.execute("import os\nprint(os.path.exists('" + std::string(other) + "'))").text;
+        std::filesystem::remove(other);
+        CHECK(other_visible == "False");
+        const auto text = executor.execute(
+            "import glob, os\n"
+            "from ipykernel.kernelapp import IPKernelApp\n"
+            "own = os.path.dirname(IPKernelApp.instance().connection_file)\n"
+            "print(sorted(os.listdir(os.path.dirname(own))) == sorted(['tools', os.path.basename(own)]))\n"
+            "print(glob.glob('/tmp/ipybox-sbx-*'))").text;
+        CHECK(text == "True\n[]");
+        // The settings are there, for srt, outside the kernel's view and out of its reach.
+        nlohmann::json settings_files = nlohmann::json::array();
+        for (const auto& entry : std::filesystem::directory_iterator("/tmp")) {
+            if (entry.path().filename().string().rfind("ipybox-sbx-", 0) != 0) continue;
+            for (const auto& file : std::filesystem::directory_iterator(entry.path())) {
+                settings_files.push_back(file.path().string());
+            }
+        }
+        REQUIRE_FALSE(settings_files.empty());
+        CHECK(executor
+                  .execute("import json\nwritten = []\n"
+                           "for path in json.loads(" + nlohmann::json(settings_files.dump()).dump() + "):\n"
+                           "    try:\n        open(path, 'a').close(); written.append(path)\n"
+                           "    except OSError:\n        pass\n"
+                           "print(written)")
+                  .text == "[]");
     }
 
     TEST_CASE("the user's config adds rules: a read-denied folder") {

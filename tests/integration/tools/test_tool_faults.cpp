@@ -4,6 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
 using namespace ipybox;
 using namespace ipybox::testing;
 using namespace std::chrono_literals;
@@ -39,6 +44,42 @@ TEST_SUITE("tools.faults") {
         const auto text = executor.execute(call_noop, 60s).text;
         CHECK(text.find("error:") == 0);
         CHECK(text.find("tools/call") != std::string::npos);
+    }
+
+    TEST_CASE("a call still running when its execution times out or is cancelled is cancelled") {
+        auto options = tool_executor_options("abandoned-call");
+        code_executor executor(options);
+        const auto record = options.workspace / "cancelled.jsonl";
+        auto params = fake_server_params("hang-on-call");
+        params["env"] = {{"FAKE_SERVER_RECORD", record.string()}};
+        executor.register_mcp_server("fake", params);
+        const auto cancelled_count = [&] {
+            std::ifstream in(record);
+            return std::count(std::istreambuf_iterator<char>(in), {}, '\n');
+        };
+        const auto wait_for = [&](long count) {
+            for (int i = 0; i < 100 && cancelled_count() < count; ++i) std::this_thread::sleep_for(50ms);
+            return cancelled_count();
+        };
+
+        const auto started = std::chrono::steady_clock::now();
+        CHECK_THROWS_AS(executor.execute(call_noop, 1s), code_execution_error);
+        CHECK(wait_for(1) == 1);  // the server heard about it, long before tool_call_timeout
+        CHECK(std::chrono::steady_clock::now() - started < 30s);
+
+        auto stream = executor.stream(call_noop);
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(500ms);
+            executor.cancel();
+        });
+        while (auto event = stream.next()) {
+            if (auto* request = std::get_if<approval_request>(&*event)) request->accept();
+            if (auto* result = std::get_if<code_execution_result>(&*event)) CHECK(result->cancelled);
+        }
+        canceller.join();
+        CHECK(wait_for(2) == 2);
+        // The kernel and the server are still usable.
+        CHECK(executor.execute("print('alive')").text == "alive");
     }
 
     TEST_CASE("a server that prints garbage on stdout still works") {

@@ -1,9 +1,13 @@
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <string>
 
+#include "ipybox/process/environment.hpp"
+#include "ipybox/process/executables.hpp"
 #include "ipybox/mcp/transport/memory_transport.hpp"
 #include "ipybox/mcp/transport/stdio_client_transport.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
@@ -236,24 +240,31 @@ TEST_SUITE("mcp.transport.stdio_client.environment") {
                                                    {"SECRET_TOKEN", "s3cr3t"},
                                                    {"SHELL", "() { echo pwned; }"},
                                                    {"LANG", "C.UTF-8"}};
-        const auto env =
-            transport::child_environment(parent, {{"HOME", "/tmp/h"}, {"API_KEY", "k"}});
-        CHECK(env ==
+        transport::stdio_client_options options;
+        options.inherited = ipybox::process::filter_environment(
+            parent, ipybox::process::default_allowlist());
+        options.env = {{"HOME", "/tmp/h"}, {"API_KEY", "k"}};
+        CHECK(transport::child_environment(options) ==
               transport::environment_map{
                   {"PATH", "/usr/bin"}, {"HOME", "/tmp/h"}, {"LANG", "C.UTF-8"}, {"API_KEY", "k"}});
     }
 
-    TEST_CASE("the allowlist is the documented one") {
-        CHECK(transport::inherited_variables() ==
-              std::vector<std::string>{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG",
-                                       "LC_ALL", "TMPDIR"});
+    TEST_CASE("by default the child inherits the allowlisted part of our own environment") {
+        transport::stdio_client_options options;
+        const auto env = transport::child_environment(options);
+        CHECK(env.count("PATH") == 1);
+        for (const auto& [name, value] : env) {
+            const auto& allowed = ipybox::process::default_allowlist();
+            CHECK(std::find(allowed.begin(), allowed.end(), name) != allowed.end());
+        }
     }
 
     TEST_CASE("finds commands on the given PATH only") {
-        CHECK(transport::find_executable("sh", "/nonexistent:/bin:/usr/bin").has_value());
-        CHECK_FALSE(transport::find_executable("sh", "/nonexistent").has_value());
-        CHECK_FALSE(transport::find_executable("definitely-not-a-command-xyz", "/bin:/usr/bin"));
-        CHECK(transport::find_executable("/bin/sh", "") == std::filesystem::path("/bin/sh"));
-        CHECK_FALSE(transport::find_executable("/etc/passwd", ""));
+        using ipybox::process::find_executable;
+        CHECK(find_executable("sh", "/nonexistent:/bin:/usr/bin").has_value());
+        CHECK_FALSE(find_executable("sh", "/nonexistent").has_value());
+        CHECK_FALSE(find_executable("definitely-not-a-command-xyz", "/bin:/usr/bin"));
+        CHECK(find_executable("/bin/sh", "") == std::filesystem::path("/bin/sh"));
+        CHECK_FALSE(find_executable("/etc/passwd", ""));
     }
 }

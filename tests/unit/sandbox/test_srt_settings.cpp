@@ -9,7 +9,10 @@ using nlohmann::json;
 
 namespace {
 
-const sandbox_paths paths{{"/ws", "/tmp/ipybox-abc"}, {"/ws/.env"}};
+const sandbox_paths paths{{"/ws", "/tmp/ipybox-abc/k"},
+                          {"/ws/.env", "/tmp/ipybox-abc"},
+                          {"/tmp/ipybox-abc/k", "/tmp/ipybox-abc/tools"},
+                          {"/ws/.env"}};
 
 }  // namespace
 
@@ -19,10 +22,11 @@ TEST_SUITE("sandbox.settings") {
         CHECK(settings["network"]["allowedDomains"] == json::array());
         CHECK(settings["network"]["deniedDomains"] == json::array());
         CHECK(settings["network"]["allowAllUnixSockets"] == true);
-        CHECK(settings["filesystem"]["allowWrite"] == json{"/ws", "/tmp/ipybox-abc"});
-        CHECK(settings["filesystem"]["denyRead"] == json{"/ws/.env"});
+        CHECK(settings["filesystem"]["allowWrite"] == json{"/ws", "/tmp/ipybox-abc/k"});
+        CHECK(settings["filesystem"]["denyRead"] == json{"/ws/.env", "/tmp/ipybox-abc"});
         CHECK(settings["filesystem"]["denyWrite"] == json{"/ws/.env"});
-        CHECK(settings["filesystem"]["allowRead"] == json::array());
+        CHECK(settings["filesystem"]["allowRead"] ==
+              json{"/tmp/ipybox-abc/k", "/tmp/ipybox-abc/tools"});
     }
 
     TEST_CASE("the user's rules are kept and ipybox's are added, without duplicates") {
@@ -33,8 +37,8 @@ TEST_SUITE("sandbox.settings") {
         const auto settings = srt_settings(user, paths);
         CHECK(settings["network"]["allowedDomains"] == json{"pypi.org"});
         CHECK(settings["network"]["allowLocalBinding"] == false);
-        CHECK(settings["filesystem"]["allowWrite"] == json{"/ws", "~/.cache", "/tmp/ipybox-abc"});
-        CHECK(settings["filesystem"]["denyRead"] == json{"~/.ssh", "/ws/.env"});
+        CHECK(settings["filesystem"]["allowWrite"] == json{"/ws", "~/.cache", "/tmp/ipybox-abc/k"});
+        CHECK(settings["filesystem"]["denyRead"] == json{"~/.ssh", "/ws/.env", "/tmp/ipybox-abc"});
         CHECK(settings["enableWeakerNestedSandbox"] == true);
     }
 
@@ -45,7 +49,7 @@ TEST_SUITE("sandbox.settings") {
 
     TEST_CASE("srt's literal path entries are accepted in the filesystem lists") {
         const json user = {{"filesystem", {{"denyRead", {{{"path", "/x/*.env"}, {"literal", true}}}}}}};
-        CHECK(srt_settings(user, paths)["filesystem"]["denyRead"].size() == 2);
+        CHECK(srt_settings(user, paths)["filesystem"]["denyRead"].size() == 3);
     }
 
     TEST_CASE("a config of the wrong shape is refused, naming the field") {

@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -145,6 +146,8 @@ using code_execution_event =
 // The events of one execution: chunks and approval requests as they arrive, then the result.
 // next() returns nullopt after the result; it throws code_execution_error when the execution
 // fails. Destroying an unfinished stream cancels the execution and rejects pending approvals.
+// When an execution ends by timeout, cancellation or a dead kernel, MCP tool calls still in
+// flight are cancelled too (the servers get notifications/cancelled).
 class code_execution_stream {
 public:
     ~code_execution_stream();
@@ -155,11 +158,13 @@ public:
 private:
     friend class code_executor;
     code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
-                          app::approval_bridge& approvals, core::ticket_lock& slot);
+                          app::approval_bridge& approvals, core::ticket_lock& slot,
+                          std::function<void()> cancel_tool_calls);
     void finish_approvals();
 
     std::unique_ptr<kernel::execution_stream> stream_;
     app::approval_bridge* approvals_;
+    std::function<void()> cancel_tool_calls_;
     core::ticket_lock* slot_;
     bool done_ = false;
 };
@@ -209,6 +214,7 @@ private:
     core::ticket_lock stream_slot_;  // one stream (or reset) at a time, in call order
     // Declared in dependency order: destroyed from the kernel back to the runtime.
     std::unique_ptr<core::private_directory> private_dir_;
+    std::unique_ptr<core::private_directory> sandbox_dir_;  // srt settings, out of kernels' reach
     std::unique_ptr<app::mcp_runtime> runtime_;
     std::unique_ptr<app::mcp_client_pool> pool_;
     std::unique_ptr<app::approval_bridge> approvals_;

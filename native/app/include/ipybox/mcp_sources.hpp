@@ -20,6 +20,9 @@ struct generate_options {
     // placeholders). Without it, any placeholder is an error naming the variable.
     std::function<std::optional<std::string>(std::string_view)> variables;
     std::filesystem::path working_directory;  // of a stdio server without "cwd"; default: cwd
+    // The host's environment: a stdio server inherits its allowlisted variables (PATH, HOME,
+    // LANG, ...) under its own "env". nullopt: this process's own environment.
+    std::optional<std::map<std::string, std::string>> host_environment;
     std::chrono::milliseconds connect_timeout{30000};
 };
 

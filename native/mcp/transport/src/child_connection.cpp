@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "child_spawn.hpp"
+#include "ipybox/process/executables.hpp"
 
 namespace ipybox::mcp::transport::detail {
 namespace {
@@ -98,9 +99,9 @@ auto child_connection::on_strand(Function function) {
 }
 
 void child_connection::start(callbacks report) {
-    const auto environment = child_environment(current_environment(), options_.env);
+    const auto environment = child_environment(options_);
     const auto path = environment.count("PATH") ? environment.at("PATH") : std::string();
-    const auto executable = find_executable(options_.command, path);
+    const auto executable = process::find_executable(options_.command, path);
     if (!executable) {
         throw transport_error("cannot start MCP server '" + options_.name + "': command '" +
                               options_.command + "' was not found (PATH=" + path + ")");

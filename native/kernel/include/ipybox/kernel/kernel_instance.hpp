@@ -14,12 +14,18 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ipybox::kernel {
+
+struct kernel_wrapping {
+    std::vector<std::string> command_prefix;
+    process::environment_map environment;
+};
 
 struct kernel_launch {
     std::filesystem::path python;             // an interpreter with ipykernel
@@ -29,11 +35,13 @@ struct kernel_launch {
     // IPYBOX_WORKSPACE.
     process::environment_map environment;
     std::string transport = "ipc";  // "ipc" or "tcp"
-    // Prepended to the kernel's command line (a sandbox wrapper); empty runs it directly.
-    std::vector<std::string> command_prefix;
-    // Where the kernel's private directory (connection file, ipc:// sockets) is created; a
-    // sandbox must let the kernel write there. Keep it short: socket paths have 107 bytes.
+    // Where the kernel's private directory (connection file, ipc:// sockets) is created. Keep it
+    // short: socket paths have 107 bytes.
     std::filesystem::path runtime_base = "/tmp";
+    // A sandbox: called with the new kernel's private directory before the kernel is spawned;
+    // returns what to put before the kernel's command line and variables to add to its
+    // environment. May throw (the start then fails). Unset: the kernel runs directly.
+    std::function<kernel_wrapping(const std::filesystem::path& kernel_directory)> wrap;
 };
 
 class kernel_start_error : public std::runtime_error {
@@ -49,8 +57,8 @@ struct pending_execution {
 
 class kernel_instance {
 public:
-    // Spawns the kernel in a fresh private directory under launch.runtime_base. Throws kernel_start_error if the process
-    // cannot be started at all.
+    // Spawns the kernel in a fresh private directory under launch.runtime_base. Throws
+    // kernel_start_error if the process cannot be started at all (or launch.wrap fails).
     static std::unique_ptr<kernel_instance> start(const kernel_launch& launch);
     ~kernel_instance();  // shuts the kernel down (see shutdown) if still running
 

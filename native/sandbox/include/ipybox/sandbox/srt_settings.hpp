@@ -4,9 +4,14 @@
 // {denyRead, allowRead, allowWrite, denyWrite}, ...) with what ipybox needs added. Pure.
 //
 // What ipybox adds, whatever the user's config says:
-//   - filesystem.allowWrite += `writable` (the workspace and the session's private directory,
-//     which holds the ipc:// sockets, the tool server's socket and the kernel's temp files);
-//   - filesystem.denyRead and denyWrite += `unreadable` (the workspace .env, host-side state);
+//   - filesystem.allowWrite += `writable` (the workspace and the kernel's private directory,
+//     which holds its ipc:// sockets and its temp files);
+//   - filesystem.denyRead += `unreadable` (the workspace .env, host-side state, /tmp with every
+//     session's private directory, /run);
+//   - filesystem.allowRead += `readable` (the kernel's own directory, the tool server's, the
+//     workspace, the Python runtime: srt lets allowRead win over a broader denyRead, and a
+//     narrower denyRead, such as .env, over that);
+//   - filesystem.denyWrite += `unwritable` (.env; srt lets it win over allowWrite);
 //   - network.allowAllUnixSockets = true: the kernel's ZeroMQ channels (ipc://) and the tool
 //     server are Unix sockets, which srt's seccomp filter would otherwise refuse to create.
 // Everything else is the user's: with no config, no network at all (allowedDomains empty),
@@ -21,6 +26,8 @@ namespace ipybox::sandbox {
 struct sandbox_paths {
     std::vector<std::filesystem::path> writable;
     std::vector<std::filesystem::path> unreadable;
+    std::vector<std::filesystem::path> readable;    // exceptions inside `unreadable` folders
+    std::vector<std::filesystem::path> unwritable;  // even inside `writable` ones (srt: wins)
 };
 
 // Throws std::invalid_argument naming the field when `user` (null: no config) is not an object

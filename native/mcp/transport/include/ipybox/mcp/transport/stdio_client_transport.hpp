@@ -2,8 +2,9 @@
 // The client side of the stdio transport: spawns an MCP server as a child process and speaks
 // newline-delimited JSON over its stdin/stdout.
 //
-// - Environment: only the allowlist below is inherited from our environment (values that look like
-//   exported bash functions are skipped), then `env` is applied on top. Nothing else leaks.
+// - Environment: `inherited` (by default the allowlisted part of our own environment, see
+//   process::default_allowlist; values that look like exported bash functions are skipped), then
+//   `env` on top. Nothing else leaks.
 // - The command is looked up on the PATH of that environment; cwd defaults to ours.
 // - The child leads its own process group; shutdown signals go to the group (npx, sh -c ...).
 //   Descriptors other than stdio are not inherited; SIGPIPE and the signal mask are reset to their
@@ -44,6 +45,9 @@ struct stdio_client_options {
     std::string command;  // a name looked up on PATH, or a path
     std::vector<std::string> args;
     environment_map env;  // added to the inherited allowlist, overriding it
+    // What the child inherits before `env`; the caller filters it. nullopt: the allowlisted
+    // variables of this process's own environment.
+    std::optional<environment_map> inherited;
     std::optional<std::filesystem::path> cwd;
     std::string name;  // for logs and errors, e.g. the server's configured name; default: command
     std::size_t max_line_bytes = default_max_line_bytes;
@@ -52,20 +56,9 @@ struct stdio_client_options {
     spdlog::level::level_enum stderr_level = spdlog::level::info;
 };
 
-// HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_ALL, TMPDIR.
-const std::vector<std::string>& inherited_variables();
-
-// Pure: the allowlisted entries of `parent` (minus bash-function values), then `extra` on top.
-environment_map child_environment(const environment_map& parent, const environment_map& extra);
-
-// Our own environment (`environ`) as a map.
-environment_map current_environment();
-
-// Pure apart from file-system checks: `command` itself if it contains a '/', else the first
-// executable `<dir>/<command>` for dir in `path_variable` (colon-separated; empty entries mean
-// "."). nullopt when none is found.
-std::optional<std::filesystem::path> find_executable(const std::string& command,
-                                                     const std::string& path_variable);
+// The child's environment for `options`: `inherited` (or the allowlisted part of our own
+// environment), then `env` on top.
+environment_map child_environment(const stdio_client_options& options);
 
 // The child is spawned by start(), which throws transport_error when the command cannot be found
 // or started (the message names the command and the PATH searched).
