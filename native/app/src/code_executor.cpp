@@ -1,21 +1,20 @@
 #include "ipybox/code_executor.hpp"
 
 #include "approval_bridge.hpp"
-
-#include <algorithm>
 #include "execution_errors.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/private_directory.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/kernel/interpreter.hpp"
-#include "ipybox/process/environment.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/process/environment.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
 #include "ipybox/mcp_sources.hpp"
+#include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
 #include "mcp_runtime.hpp"
 #include "pool_tool_invoker.hpp"
@@ -134,50 +133,13 @@ void code_executor::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     // loosen the sandbox of the kernel that replaces it.
     sandbox_dir_ = std::make_unique<core::private_directory>("ipybox-sbx-");
     launch.runtime_base = private_dir_->path();
-    auto unreadable = options_.sandbox->unreadable;
-    unreadable.push_back(options_.workspace / ".env");
-    // /tmp holds every ipybox session's private directory: kernels' keys and sockets (the
-    // spare's, and those of unsandboxed sessions, which would run code outside any sandbox).
-    // /run holds the host's service sockets (Docker's, D-Bus). Both hidden; the kernel's own
-    // directory, the tool server's socket and the workspace stay visible.
-    for (const char* hidden : {"/tmp", "/run", "/var/run"}) {
-        if (std::filesystem::exists(hidden)) unreadable.emplace_back(hidden);
-    }
-    // Re-allowed only where they lie inside a hidden folder: an allowRead of "/" or "/usr" would
-    // open /tmp again.
-    std::vector<std::filesystem::path> readable;
-    for (const auto& path : {options_.workspace, options_.runtime_directory,
-                             tool_server_->socket_path().parent_path(),
-                             python_.parent_path().parent_path()}) {  // a venv in /tmp
-        const auto inside_hidden = std::any_of(unreadable.begin(), unreadable.end(), [&](const auto& dir) {
-            const auto relative = path.lexically_relative(dir);
-            return !relative.empty() && relative != "." && *relative.begin() != "..";
-        });
-        if (inside_hidden) readable.push_back(path);
-    }
-    launch.wrap = [srt, user_settings = options_.sandbox->settings, workspace = options_.workspace,
-                   unreadable, readable, settings_dir = sandbox_dir_->path()](
-                      const std::filesystem::path& kernel_dir) {
-        // The kernel's scratch space (temp files, IPython and matplotlib state) is its own:
-        // nothing it leaves there reaches the kernel after it.
-        kernel::kernel_wrapping wrapping;
-        for (const auto& [variable, name] : {std::pair{"TMPDIR", "tmp"},
-                                            std::pair{"IPYTHONDIR", "ipython"},
-                                            std::pair{"MPLCONFIGDIR", "matplotlib"}}) {
-            std::filesystem::create_directories(kernel_dir / name);
-            wrapping.environment[variable] = (kernel_dir / name).string();
-        }
-        sandbox::sandbox_paths paths;
-        paths.writable = {workspace, kernel_dir};
-        paths.readable = readable;
-        paths.readable.push_back(kernel_dir);
-        paths.unreadable = unreadable;
-        paths.unwritable = {workspace / ".env"};
-        const auto file = settings_dir / (kernel_dir.filename().string() + ".json");
-        sandbox::write_settings(file, sandbox::srt_settings(user_settings, paths));
-        wrapping.command_prefix = sandbox::command_prefix(srt, file);
-        return wrapping;
-    };
+    app::kernel_sandbox_context context;
+    context.srt = srt;
+    context.settings_directory = sandbox_dir_->path();
+    context.workspace = options_.workspace;
+    context.visible = {options_.runtime_directory, tool_server_->socket_path().parent_path(),
+                       python_.parent_path().parent_path()};  // the interpreter's prefix
+    launch.wrap = app::srt_kernel_wrapper(*options_.sandbox, context);
     core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),
                               sandbox_dir_->path().string());
 }

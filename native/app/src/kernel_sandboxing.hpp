@@ -1,0 +1,33 @@
+#pragma once
+// What a sandboxed kernel may see and write, as a kernel_launch::wrap function: each kernel gets
+// its own srt settings file (in a directory no kernel can write) and its own scratch space.
+//
+// Each kernel may write the workspace and its own private directory (its ipc:// sockets, TMPDIR,
+// IPYTHONDIR, MPLCONFIGDIR), nothing else. It cannot read the workspace .env, /tmp (every ipybox
+// session keeps its kernels' keys and sockets there: the spare kernel's, and those of unsandboxed
+// sessions, which would run code outside any sandbox) or /run (the host's service sockets); its
+// own directory, the tool server's socket and `visible` paths inside those are read back in.
+#include "ipybox/code_executor.hpp"
+#include "ipybox/kernel/kernel_instance.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+namespace ipybox::app {
+
+struct kernel_sandbox_context {
+    std::filesystem::path srt;                 // the srt executable
+    std::filesystem::path settings_directory;  // private, outside every kernel's reach
+    std::filesystem::path workspace;
+    // Read back in where they lie inside a hidden folder (the Python runtime, the tool
+    // server's directory, the interpreter's prefix); elsewhere they are visible anyway.
+    std::vector<std::filesystem::path> visible;
+};
+
+// Throws nothing itself; the returned function throws std::runtime_error when it cannot write a
+// settings file or create a directory (the kernel then fails to start).
+std::function<kernel::kernel_wrapping(const std::filesystem::path& kernel_directory)>
+srt_kernel_wrapper(const kernel_sandbox& sandbox, const kernel_sandbox_context& context);
+
+}  // namespace ipybox::app
