@@ -184,13 +184,18 @@ TEST_SUITE("sandbox.kernel") {
     }
 
     TEST_CASE("the user's config adds rules: a read-denied folder") {
-        const auto secret_dir = fresh_directory("sandbox-secrets");
+        // Inside the workspace, which stays readable wherever it lies (/tmp included).
+        auto options = tool_executor_options("sandbox-config");
+        const auto secret_dir = options.workspace / "secrets";
+        std::filesystem::create_directories(secret_dir);
         std::ofstream(secret_dir / "key") << "private";
-        code_executor executor(
-            sandboxed("config", {{"filesystem", {{"denyRead", {secret_dir.string()}}}}}));
+        options.sandbox = sandbox_of({{"filesystem", {{"denyRead", {secret_dir.string()}}}}},
+                                     srt_executable());
+        code_executor executor(options);
         const auto text = executor.execute(
-            "import os\nprint(os.listdir(" + nlohmann::json(secret_dir.string()).dump() + "))").text;
-        CHECK(text == "[]");  // srt hides a read-denied folder behind an empty one
+            "import os\n"
+            "print(os.path.isdir('secrets'), os.path.exists(os.path.join('secrets', 'key')))").text;
+        CHECK(text == "True False");  // srt hides a read-denied folder behind an empty one
     }
 
     TEST_CASE("fails closed: without srt no kernel starts") {
