@@ -18,12 +18,8 @@ void print_row(const std::string& what, const std::string& value) {
 // The optional sandbox (--sandbox): srt and, on Linux, the programs it runs.
 void report_sandbox(const process::environment_map& environment, std::vector<std::string>& notes) {
     std::cout << "\nSandbox (--sandbox, optional):\n";
-    std::vector<std::filesystem::path> fallbacks;
-    if (const auto share = installed_share_directory()) {
-        fallbacks.push_back(*share / "sandbox-runtime" / "node_modules" / ".bin" / "srt");
-    }
     try {
-        print_row("srt", sandbox::find_srt(std::nullopt, environment, fallbacks).string());
+        print_row("srt", sandbox::find_srt(std::nullopt, environment, installed_srt()).string());
     } catch (const sandbox::sandbox_unavailable&) {
         print_row("srt", "not found");
         notes.push_back("--sandbox needs srt: " + sandbox::install_hint());

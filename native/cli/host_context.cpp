@@ -40,9 +40,7 @@ std::optional<kernel_sandbox> sandbox_from_flags(bool sandbox,
                                                  const std::optional<std::string>& config) {
     if (!sandbox && !config) return std::nullopt;
     kernel_sandbox result;
-    if (const auto share = installed_share_directory()) {
-        result.srt_fallbacks.push_back(*share / "sandbox-runtime" / "node_modules" / ".bin" / "srt");
-    }
+    result.srt_fallbacks = installed_srt();
     if (config) {
         result.settings = parse_json_argument("--sandbox-config", "@" + *config);
         if (!result.settings.is_object()) {
@@ -58,6 +56,12 @@ std::optional<std::filesystem::path> installed_share_directory() {
     if (length <= 0) return std::nullopt;
     const std::filesystem::path exe(std::string(buffer, static_cast<std::size_t>(length)));
     return exe.parent_path().parent_path() / "share" / "ipybox";
+}
+
+std::vector<std::filesystem::path> installed_srt() {
+    const auto share = installed_share_directory();
+    if (!share) return {};
+    return {*share / "sandbox-runtime" / "node_modules" / ".bin" / "srt"};
 }
 
 std::filesystem::path runtime_directory(const process::environment_map& environment) {

@@ -45,6 +45,10 @@ std::optional<kernel_sandbox> sandbox_from_flags(bool sandbox,
 // <exe>/../share/ipybox, where an installed ipybox keeps its data.
 std::optional<std::filesystem::path> installed_share_directory();
 
+// Where install.sh puts srt next to the binary: <share>/sandbox-runtime/node_modules/.bin/srt
+// (a list for kernel_sandbox::srt_fallbacks; empty when the share directory is unknown).
+std::vector<std::filesystem::path> installed_srt();
+
 // The folder that holds ipybox_runtime/: $IPYBOX_RUNTIME_DIR, else <exe>/../share/ipybox/python
 // (installed), else the source tree this binary was built from.
 std::filesystem::path runtime_directory(const process::environment_map& environment);

@@ -3,19 +3,10 @@
 #include "ipybox/process/executables.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <fstream>
 
 namespace ipybox::sandbox {
-namespace {
-
-bool is_executable(const std::filesystem::path& path) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
-}
-
-}  // namespace
 
 std::string install_hint() {
     std::string hint = "install srt with `npm install -g @anthropic-ai/sandbox-runtime`";
@@ -36,17 +27,17 @@ std::filesystem::path find_srt(const std::optional<std::filesystem::path>& expli
             source = "IPYBOX_SRT";
         }
     }
+    const auto path_entry = environment.find("PATH");
+    const auto path = path_entry != environment.end() ? path_entry->second : std::string();
     if (named) {
-        if (is_executable(*named)) return *named;
+        // A path is checked as it is; a bare name is looked up on PATH.
+        if (auto found = process::find_executable(named->string(), path)) return *found;
         throw sandbox_unavailable("the sandbox runtime " + named->string() + " (" + source +
                                   ") is not an executable file; " + install_hint());
     }
-    const auto path = environment.find("PATH");
-    if (auto found = process::find_executable("srt", path != environment.end() ? path->second : "")) {
-        return *found;
-    }
+    if (auto found = process::find_executable("srt", path)) return *found;
     for (const auto& candidate : fallbacks) {
-        if (is_executable(candidate)) return candidate;
+        if (auto found = process::find_executable(candidate.string(), "")) return *found;
     }
     throw sandbox_unavailable("the sandbox runtime `srt` is not on PATH; " + install_hint());
 }

@@ -26,8 +26,9 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// `explicit_path` if given, else $IPYBOX_SRT, else `srt` on the environment's PATH, else the
-// first executable of `fallbacks` (a copy installed with ipybox). Throws sandbox_unavailable.
+// `explicit_path` if given, else $IPYBOX_SRT (a path, or a name looked up on PATH), else `srt`
+// on the environment's PATH, else the first executable of `fallbacks` (a copy installed with
+// ipybox). Throws sandbox_unavailable.
 std::filesystem::path find_srt(const std::optional<std::filesystem::path>& explicit_path,
                                const process::environment_map& environment,
                                const std::vector<std::filesystem::path>& fallbacks = {});
