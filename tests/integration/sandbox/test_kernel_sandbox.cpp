@@ -113,6 +113,11 @@ TEST_SUITE("sandbox.kernel") {
         CHECK(std::filesystem::exists(options.workspace / "inside.txt"));
         CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
         CHECK_FALSE(std::filesystem::exists(outside / "escaped.txt"));
+        // Shell commands started from the kernel are inside the same sandbox.
+        executor.execute("!touch " + (outside / "from-shell.txt").string());
+        CHECK_FALSE(std::filesystem::exists(outside / "from-shell.txt"));
+        executor.execute("!touch from-shell.txt");
+        CHECK(std::filesystem::exists(options.workspace / "from-shell.txt"));
     }
 
     TEST_CASE("the workspace .env cannot be read, and its values never reach the kernel") {
@@ -147,7 +152,7 @@ TEST_SUITE("sandbox.kernel") {
         CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
     }
 
-    TEST_CASE("a kernel sees neither other sessions' nor the spare kernel's files, nor its sandbox config") {
+    TEST_CASE("a kernel sees neither other sessions' nor the spare kernel's files, its sandbox config or /run") {
         auto options = sandboxed("isolation");
         options.keep_spare_kernel = true;  // the spare's keys and sockets sit next to ours
         // Another session's private directory, as an unsandboxed ipybox would leave in /tmp.
@@ -163,8 +168,10 @@ TEST_SUITE("sandbox.kernel") {
             "from ipykernel.kernelapp import IPKernelApp\n"
             "own = os.path.dirname(IPKernelApp.instance().connection_file)\n"
             "print(sorted(os.listdir(os.path.dirname(own))) == sorted(['tools', os.path.basename(own)]))\n"
-            "print(glob.glob('/tmp/ipybox-sbx-*'))").text;
-        CHECK(text == "True\n[]");
+            "print(glob.glob('/tmp/ipybox-sbx-*'))\n"
+            "print(os.listdir('/run'))").text;  // the host's service sockets live there
+        REQUIRE_FALSE(std::filesystem::is_empty("/run"));
+        CHECK(text == "True\n[]\n[]");
         // The settings are there, for srt, outside the kernel's view and out of its reach.
         nlohmann::json settings_files = nlohmann::json::array();
         for (const auto& entry : std::filesystem::directory_iterator("/tmp")) {

@@ -98,6 +98,16 @@ TEST_SUITE("tools.shell_approvals") {
         CHECK(bang_bang.result->text.find("twice") != std::string::npos);
     }
 
+    TEST_CASE("aliases and %pip go through the same request") {
+        code_executor executor(shell_options("aliases"));
+        const auto record = consume(executor.stream("%ls -d /\n%pip --version"), approve_all);
+        REQUIRE(record.approvals.size() == 2);
+        CHECK(command_of(record.approvals[0]) == "ls -F -d /");  // IPython's alias, as it runs
+        CHECK(command_of(record.approvals[1]).find("-m pip --version") != std::string::npos);
+        REQUIRE(record.result);
+        CHECK(record.result->text.find("pip ") != std::string::npos);
+    }
+
     TEST_CASE("a rejected command raises ApprovalRejectedError and never runs") {
         const auto options = shell_options("reject");
         code_executor executor(options);
