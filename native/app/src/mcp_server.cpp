@@ -82,11 +82,13 @@ approval::policy approval_policy_for(const mcp_server_options& options) {
 
 int run_mcp_server(const mcp_server_options& options) {
     auto log = core::logger("server");
+    std::optional<std::filesystem::path> srt;
     if (options.sandbox) {
-        // Fail closed, and early: without the sandbox runtime no kernel may start at all.
+        // Fail closed, and early (before anything is written to the workspace): without the
+        // sandbox runtime no kernel may start at all.
         try {
-            sandbox::find_srt(options.sandbox->srt, options.host_environment,
-                              options.sandbox->srt_fallbacks);
+            srt = sandbox::find_srt(options.sandbox->srt, options.host_environment,
+                                    options.sandbox->srt_fallbacks);
         } catch (const sandbox::sandbox_unavailable& e) {
             log->error("--sandbox: {}; refusing to run the kernel unsandboxed", e.what());
             return 3;
@@ -94,7 +96,9 @@ int run_mcp_server(const mcp_server_options& options) {
     }
     std::filesystem::create_directories(options.workspace);
     app::server_registry registry(options.registry_file);
-    code_executor executor(executor_options_for(options));
+    auto executor_options = executor_options_for(options);
+    if (executor_options.sandbox) executor_options.sandbox->srt = srt;  // found once
+    code_executor executor(std::move(executor_options));
     for (const auto& [name, params] : registry.load()) {
         try {
             executor.register_mcp_server(name, params, /*generate_sources=*/false);
