@@ -13,6 +13,19 @@ JOBS="${JOBS:-$(nproc)}"
 
 ./install.sh --deps-only
 
+# What only the tests need, from Debian: the style tier's formatters and linters.
+TEST_PACKAGES=(clang-format black flake8)
+missing=()
+for package in "${TEST_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+        missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then as_root=(); else as_root=(sudo); fi
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
 # Real MCP peers and clients from npm (tests/node/package.json), when the suite has them.
 if [ -f tests/node/package.json ]; then
     (cd tests/node && npm install --no-audit --no-fund --loglevel=error)
@@ -28,7 +41,9 @@ if [ ! -f "$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/packa
         npm install --no-audit --no-fund --loglevel=error node@22 @modelcontextprotocol/conformance@0.1.16)
 fi
 
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPYBOX_BUILD_TESTS=ON \
+LAUNCHER=()
+if command -v ccache > /dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B "$BUILD_DIR" "${LAUNCHER[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIPYBOX_BUILD_TESTS=ON \
     -DIPYBOX_BUILD_BENCH=ON -DIPYBOX_WARNINGS_AS_ERRORS=ON \
     -DIPYBOX_MCP_CONFORMANCE_DIR="$CONFORMANCE_DIR" > /dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS"

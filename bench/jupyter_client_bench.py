@@ -43,8 +43,11 @@ def execute(client, code: str) -> tuple[float, float | None]:
             reply = message
     while idle is None:
         message = client.get_iopub_msg(timeout=30)
-        if (message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "status"
-                and message["content"]["execution_state"] == "idle"):
+        if (
+            message["parent_header"].get("msg_id") == msg_id
+            and message["msg_type"] == "status"
+            and message["content"]["execution_state"] == "idle"
+        ):
             idle = message
     return (time.perf_counter() - start) * 1000, kernel_share_ms(reply, idle)
 
@@ -58,8 +61,12 @@ def round_trips(client, code: str, runs: int) -> dict:
         totals.append(total)
         if share is not None:
             shares.append(share)
-    return {"p50_ms": percentile(totals, 50), "p99_ms": percentile(totals, 99),
-            "kernel_p50_ms": statistics.median(shares) if shares else 0.0, "runs": runs}
+    return {
+        "p50_ms": percentile(totals, 50),
+        "p99_ms": percentile(totals, 99),
+        "kernel_p50_ms": statistics.median(shares) if shares else 0.0,
+        "runs": runs,
+    }
 
 
 def main() -> None:

@@ -5,10 +5,6 @@
 //   ipybox_kernel_bench [--runs N] [--python PATH] [--srt PATH]
 //
 // With --srt, the same measurements are repeated with the kernel sandboxed (under "sandboxed").
-#include "ipybox/code_executor.hpp"
-#include "ipybox/process/environment.hpp"
-
-#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -16,9 +12,13 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/process/environment.hpp"
 
 namespace {
 
@@ -43,7 +43,8 @@ nlohmann::json round_trips(ipybox::code_executor& executor, const std::string& c
         const auto start = clock_type::now();
         const auto result = executor.execute(code);
         total.push_back(ms_since(start));
-        if (result.kernel_micros) kernel.push_back(static_cast<double>(*result.kernel_micros) / 1000);
+        if (result.kernel_micros)
+            kernel.push_back(static_cast<double>(*result.kernel_micros) / 1000);
     }
     return {{"p50_ms", percentile(total, 50)},
             {"p99_ms", percentile(total, 99)},

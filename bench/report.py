@@ -19,22 +19,48 @@ def verdict(value: float, limit: float) -> str:
 
 def mcp_tables(mcp: dict, codegen: dict, kernel: dict, reference: dict) -> None:
     print()
-    print("`ipybox mcp` through the MCP TypeScript SDK client (stdio), next to the same kernel "
-          "driven directly:")
+    print(
+        "`ipybox mcp` through the MCP TypeScript SDK client (stdio), next to the same kernel "
+        "driven directly:"
+    )
     print()
-    print("| measure | ipybox mcp (Node SDK) | kernel only: ipybox C++ | kernel only: jupyter_client "
-          "| ratio mcp/C++ | ratio mcp/jupyter_client |")
+    print(
+        "| measure | ipybox mcp (Node SDK) | kernel only: ipybox C++ | kernel only: jupyter_client "
+        "| ratio mcp/C++ | ratio mcp/jupyter_client |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     rows = [
         ("spawn to `initialize` reply (ms)", mcp["spawn_to_initialize_ms"], None, None),
-        ("spawn to first `execute_ipython_cell` result vs kernel start to ready (ms)",
-         mcp["spawn_to_first_result_ms"], kernel["start_to_ready_ms"], reference["start_to_ready_ms"]),
-        ("`pass` round trip p50 (ms)", mcp["pass"]["p50_ms"], kernel["pass"]["p50_ms"], reference["pass"]["p50_ms"]),
-        ("`pass` round trip p99 (ms)", mcp["pass"]["p99_ms"], kernel["pass"]["p99_ms"], reference["pass"]["p99_ms"]),
-        ("reset to usable (ms)", mcp["reset_to_usable_ms"], kernel["reset_to_usable_ms"],
-         reference["reset_to_usable_ms"]),
-        ("peak RSS of the client process (MiB)", mcp["peak_rss_mib"], kernel["peak_rss_mib"],
-         reference["peak_rss_mib"]),
+        (
+            "spawn to first `execute_ipython_cell` result vs kernel start to ready (ms)",
+            mcp["spawn_to_first_result_ms"],
+            kernel["start_to_ready_ms"],
+            reference["start_to_ready_ms"],
+        ),
+        (
+            "`pass` round trip p50 (ms)",
+            mcp["pass"]["p50_ms"],
+            kernel["pass"]["p50_ms"],
+            reference["pass"]["p50_ms"],
+        ),
+        (
+            "`pass` round trip p99 (ms)",
+            mcp["pass"]["p99_ms"],
+            kernel["pass"]["p99_ms"],
+            reference["pass"]["p99_ms"],
+        ),
+        (
+            "reset to usable (ms)",
+            mcp["reset_to_usable_ms"],
+            kernel["reset_to_usable_ms"],
+            reference["reset_to_usable_ms"],
+        ),
+        (
+            "peak RSS of the client process (MiB)",
+            mcp["peak_rss_mib"],
+            kernel["peak_rss_mib"],
+            reference["peak_rss_mib"],
+        ),
     ]
     for name, value, cpp, py in rows:
         cells = [f"{value:.2f}"]
@@ -42,20 +68,30 @@ def mcp_tables(mcp: dict, codegen: dict, kernel: dict, reference: dict) -> None:
         cells += [f"{value / x:.2f}" if x else "—" for x in (cpp, py)]
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
-    print("Targets (issue 4): initialize " + verdict(mcp["spawn_to_initialize_ms"], 50) +
-          "; first result ≤ kernel ready + 50 ms " +
-          verdict(mcp["spawn_to_first_result_ms"], kernel["start_to_ready_ms"] + 50) +
-          "; reset " + verdict(mcp["reset_to_usable_ms"], 100) + ".")
+    print(
+        "Targets (issue 4): initialize "
+        + verdict(mcp["spawn_to_initialize_ms"], 50)
+        + "; first result ≤ kernel ready + 50 ms "
+        + verdict(mcp["spawn_to_first_result_ms"], kernel["start_to_ready_ms"] + 50)
+        + "; reset "
+        + verdict(mcp["reset_to_usable_ms"], 100)
+        + "."
+    )
 
     calls = mcp["tool_call"]
     print()
-    print(f"A tool call through the generated API (kernel → tool server → stdio server-everything "
-          f"`echo` → back), {calls['in_kernel']['runs']} calls each:")
+    print(
+        f"A tool call through the generated API (kernel → tool server → stdio server-everything "
+        f"`echo` → back), {calls['in_kernel']['runs']} calls each:"
+    )
     print()
     print("| measure | p50 (ms) | p99 (ms) |")
     print("|---|---:|---:|")
     for name, figures in (
-        ("`echo.run(echo.Params(message='x'))` timed in the kernel (perf_counter)", calls["in_kernel"]),
+        (
+            "`echo.run(echo.Params(message='x'))` timed in the kernel (perf_counter)",
+            calls["in_kernel"],
+        ),
         ("the same call as a whole `execute_ipython_cell` round trip", calls["per_cell"]),
         ("direct @modelcontextprotocol/sdk client `callTool('echo')`", calls["direct_sdk"]),
         ("bare `pass` as an `execute_ipython_cell` round trip", mcp["pass"]),
@@ -63,24 +99,37 @@ def mcp_tables(mcp: dict, codegen: dict, kernel: dict, reference: dict) -> None:
         print(f"| {name} | {figures['p50_ms']:.2f} | {figures['p99_ms']:.2f} |")
     limit = mcp["pass"]["p50_ms"] + calls["direct_sdk"]["p50_ms"] + 1
     print()
-    print("Target (issue 3): generated-API p50 ≤ `pass` p50 + direct-SDK p50 + 1 ms: in the kernel " +
-          verdict(calls["in_kernel"]["p50_ms"], limit) + "; as a whole cell " +
-          verdict(calls["per_cell"]["p50_ms"], limit) + ".")
+    print(
+        "Target (issue 3): generated-API p50 ≤ `pass` p50 + direct-SDK p50 + 1 ms: in the kernel "
+        + verdict(calls["in_kernel"]["p50_ms"], limit)
+        + "; as a whole cell "
+        + verdict(calls["per_cell"]["p50_ms"], limit)
+        + "."
+    )
 
     print()
-    print(f"Code generation (`ipybox generate`) for a synthetic {codegen['tools']}-tool stdio server "
-          f"(median of {codegen['repeats']}):")
+    print(
+        f"Code generation (`ipybox generate`) for a synthetic {codegen['tools']}-tool stdio server "
+        f"(median of {codegen['repeats']}):"
+    )
     print()
     print("| measure | ms |")
     print("|---|---:|")
     print(f"| {codegen['tools']} tools, end to end | {codegen['generate_ms']:.0f} |")
-    print(f"| 1 tool, end to end (node start-up, initialize) | {codegen['generate_one_tool_ms']:.0f} |")
-    print(f"| difference: listing and generating {codegen['tools'] - 1} more tools | "
-          f"{codegen['codegen_share_ms']:.0f} |")
+    one_tool_ms = codegen["generate_one_tool_ms"]
+    print(f"| 1 tool, end to end (node start-up, initialize) | {one_tool_ms:.0f} |")
+    print(
+        f"| difference: listing and generating {codegen['tools'] - 1} more tools | "
+        f"{codegen['codegen_share_ms']:.0f} |"
+    )
     print()
-    print("Target (issue 3): codegen of a 500-tool server ≤ 1 s: end to end " +
-          verdict(codegen["generate_ms"], 1000) + "; without the server's start-up " +
-          verdict(codegen["codegen_share_ms"], 1000) + ".")
+    print(
+        "Target (issue 3): codegen of a 500-tool server ≤ 1 s: end to end "
+        + verdict(codegen["generate_ms"], 1000)
+        + "; without the server's start-up "
+        + verdict(codegen["codegen_share_ms"], 1000)
+        + "."
+    )
 
 
 def main() -> None:
@@ -100,15 +149,21 @@ def main() -> None:
     for name, a, b in rows:
         print(f"| {name} | {a:.2f} | {b:.2f} | {a / b:.2f} |")
     print()
-    print("Kernel's own share of a round trip (execute_reply `started` to the `idle` status, "
-          "kernel clock), and the client overhead above that floor:")
+    print(
+        "Kernel's own share of a round trip (execute_reply `started` to the `idle` status, "
+        "kernel clock), and the client overhead above that floor:"
+    )
     print()
-    print("| measure | kernel floor p50 (ms) | ipybox overhead (ms) | jupyter_client overhead (ms) |")
+    print(
+        "| measure | kernel floor p50 (ms) | ipybox overhead (ms) | jupyter_client overhead (ms) |"
+    )
     print("|---|---:|---:|---:|")
     for key, label in (("pass", "`pass`"), ("print", "`print(1)`")):
         floor = ours[key]["kernel_p50_ms"]
-        print(f"| {label} | {floor:.2f} | {ours[key]['p50_ms'] - floor:.2f} | "
-              f"{reference[key]['p50_ms'] - reference[key]['kernel_p50_ms']:.2f} |")
+        print(
+            f"| {label} | {floor:.2f} | {ours[key]['p50_ms'] - floor:.2f} | "
+            f"{reference[key]['p50_ms'] - reference[key]['kernel_p50_ms']:.2f} |"
+        )
     if "sandboxed" in ours:
         boxed = ours["sandboxed"]
         print()

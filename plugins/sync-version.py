@@ -32,8 +32,10 @@ def project_version() -> str:
 
 
 def manifests() -> List[Path]:
-    return [ROOT / ".claude-plugin" / "marketplace.json",
-            *sorted(ROOT.glob("plugins/*/.claude-plugin/plugin.json"))]
+    return [
+        ROOT / ".claude-plugin" / "marketplace.json",
+        *sorted(ROOT.glob("plugins/*/.claude-plugin/plugin.json")),
+    ]
 
 
 def versions_in(path: Path) -> List[Tuple[str, str]]:
@@ -62,12 +64,16 @@ def main() -> int:
         declared = versions_in(path)
         if not declared:
             wrong.append(f"{relative}: declares no version")
-        wrong.extend(f"{relative}: {where} is {value!r}, the project is {version!r}"
-                     for where, value in declared if value != version)
+        wrong.extend(
+            f"{relative}: {where} is {value!r}, the project is {version!r}"
+            for where, value in declared
+            if value != version
+        )
         if not args.check:
             text = path.read_text(encoding="utf-8")
-            path.write_text(VERSION_KEY.sub(lambda m: m.group(1) + version + m.group(3), text),
-                            encoding="utf-8")
+            path.write_text(
+                VERSION_KEY.sub(lambda m: m.group(1) + version + m.group(3), text), encoding="utf-8"
+            )
     if args.check:
         for line in wrong:
             print(f"sync-version: {line}", file=sys.stderr)

@@ -1,11 +1,11 @@
 #include "cmd_doctor.hpp"
 
+#include <iostream>
+
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
-
-#include <iostream>
 
 namespace ipybox::cli {
 namespace {
@@ -49,8 +49,8 @@ void setup_doctor(CLI::App& app, doctor_options& options) {
 int run_doctor(const doctor_options& options, const process::environment_map& environment) {
     kernel::interpreter_search search;
     if (options.python) search.explicit_path = *options.python;
-    if (const auto it = environment.find("IPYBOX_PYTHON"); it != environment.end() &&
-                                                            !it->second.empty()) {
+    if (const auto it = environment.find("IPYBOX_PYTHON");
+        it != environment.end() && !it->second.empty()) {
         search.env_override = it->second;
     }
     if (const auto it = environment.find("PATH"); it != environment.end()) {
@@ -74,27 +74,31 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
     if (chosen) {
         print_row("interpreter", chosen->path.string());
         print_row("ipykernel", chosen->ipykernel_version);
-        print_row("pydantic", chosen->pydantic_version.empty() ? "MISSING" : chosen->pydantic_version);
-        print_row("matplotlib",
-                  chosen->matplotlib_version.empty() ? "missing (plots unavailable)"
-                                                     : chosen->matplotlib_version);
+        print_row("pydantic",
+                  chosen->pydantic_version.empty() ? "MISSING" : chosen->pydantic_version);
+        print_row("matplotlib", chosen->matplotlib_version.empty() ? "missing (plots unavailable)"
+                                                                   : chosen->matplotlib_version);
         if (chosen->pydantic_version.empty()) {
-            problems.push_back("pydantic is needed by generated MCP tool modules: "
-                               "sudo apt-get install python3-pydantic");
+            problems.push_back(
+                "pydantic is needed by generated MCP tool modules: "
+                "sudo apt-get install python3-pydantic");
         }
         if (chosen->matplotlib_version.empty()) {
-            problems.push_back("matplotlib is optional, for plots: "
-                               "sudo apt-get install python3-matplotlib");
+            problems.push_back(
+                "matplotlib is optional, for plots: "
+                "sudo apt-get install python3-matplotlib");
         }
     } else {
         print_row("interpreter", "NONE FOUND");
-        problems.push_back("no interpreter has ipykernel: sudo apt-get install python3-ipykernel "
-                           "python3-pydantic python3-matplotlib (or pass --python PATH)");
+        problems.push_back(
+            "no interpreter has ipykernel: sudo apt-get install python3-ipykernel "
+            "python3-pydantic python3-matplotlib (or pass --python PATH)");
     }
     print_row("runtime", runtime.string() + (runtime_ok ? "" : " (MISSING)"));
     if (!runtime_ok) {
-        problems.push_back("the ipybox_runtime Python package is missing; reinstall ipybox "
-                           "(./install.sh) or set IPYBOX_RUNTIME_DIR");
+        problems.push_back(
+            "the ipybox_runtime Python package is missing; reinstall ipybox "
+            "(./install.sh) or set IPYBOX_RUNTIME_DIR");
     }
 
     std::vector<std::string> notes;  // optional features that are not available

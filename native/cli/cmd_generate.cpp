@@ -1,20 +1,21 @@
 #include "cmd_generate.hpp"
 
+#include <iostream>
+
 #include "ipybox/mcp_sources.hpp"
 #include "server_flags.hpp"
-
-#include <iostream>
 
 namespace ipybox::cli {
 
 void setup_generate(CLI::App& app, generate_command_options& options) {
     auto* generate = app.add_subcommand(
         "generate", "Write the typed Python API (mcptools/<server>/) of an MCP server's tools");
-    generate->add_option("--server-name", options.server_name,
-                         "Package name: a Python identifier")->required();
-    generate->add_option("--server-params", options.server_params,
-                         "JSON or @file: {\"command\",\"args\",\"env\"} or {\"url\",\"headers\"}; "
-                         "${VAR} placeholders are filled from the environment and ./.env")
+    generate->add_option("--server-name", options.server_name, "Package name: a Python identifier")
+        ->required();
+    generate
+        ->add_option("--server-params", options.server_params,
+                     "JSON or @file: {\"command\",\"args\",\"env\"} or {\"url\",\"headers\"}; "
+                     "${VAR} placeholders are filled from the environment and ./.env")
         ->required();
     generate->add_option("--root-dir", options.root_dir, "Where the package goes")
         ->capture_default_str();

@@ -1,7 +1,5 @@
 #include "cmd_run.hpp"
 
-#include "ipybox/core/log.hpp"
-
 #include <unistd.h>
 
 #include <csignal>
@@ -9,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+
+#include "ipybox/core/log.hpp"
 
 namespace ipybox::cli {
 namespace {
@@ -24,7 +24,7 @@ std::optional<std::string> read_file(const std::string& path) {
 // Ctrl-C cancels the running code (the kernel lives in its own session and never sees the
 // terminal's SIGINT); a second Ctrl-C exits.
 class interrupt_forwarder {
-public:
+  public:
     explicit interrupt_forwarder(code_executor& executor) {
         sigset_t set;
         sigemptyset(&set);
@@ -46,7 +46,7 @@ public:
     interrupt_forwarder(const interrupt_forwarder&) = delete;
     interrupt_forwarder& operator=(const interrupt_forwarder&) = delete;
 
-private:
+  private:
     std::thread thread_;
 };
 
@@ -149,7 +149,8 @@ int run_run(const run_options& options, const process::environment_map& environm
     }
     std::optional<std::chrono::milliseconds> timeout;
     if (options.timeout_seconds) {
-        timeout = std::chrono::milliseconds(static_cast<long long>(*options.timeout_seconds * 1000));
+        timeout =
+            std::chrono::milliseconds(static_cast<long long>(*options.timeout_seconds * 1000));
     }
     for (const auto& source : options.sources_in_order) {
         std::string code = source.substr(2);
@@ -169,8 +170,8 @@ int run_run(const run_options& options, const process::environment_map& environm
                     continue;
                 }
                 if (auto* request = std::get_if<approval_request>(&*event)) {
-                    const bool approved = approve == "all" ||
-                                          (approve == "ask" && ask_for_approval(*request));
+                    const bool approved =
+                        approve == "all" || (approve == "ask" && ask_for_approval(*request));
                     approved ? request->accept() : request->reject();
                     continue;
                 }
@@ -188,8 +189,9 @@ int run_run(const run_options& options, const process::environment_map& environm
         } catch (const code_execution_error& e) {
             std::cout << std::flush;
             std::cerr << e.what() << "\n";
-            return e.error_kind() == code_execution_error::kind::start_failed ? exit_start_failed
-                                                                              : exit_execution_error;
+            return e.error_kind() == code_execution_error::kind::start_failed
+                       ? exit_start_failed
+                       : exit_execution_error;
         }
     }
     return exit_ok;

@@ -13,8 +13,8 @@ struct run_options {
     std::vector<std::string> sources_in_order;  // filled after parsing: "f:<path>" or "c:<code>"
     std::optional<double> timeout_seconds;
     server_flags servers;
-    bool generate = false;     // (re)write mcptools/<server>/ for every configured server first
-    std::string approve;       // "ask", "all" or "none"; default: ask on a terminal, else all
+    bool generate = false;  // (re)write mcptools/<server>/ for every configured server first
+    std::string approve;    // "ask", "all" or "none"; default: ask on a terminal, else all
     bool approve_shell_commands = false;  // shell commands (!cmd, %%bash) go through --approve too
 };
 

@@ -1,28 +1,31 @@
 #include "host_context.hpp"
 
+#include <unistd.h>
+
 #include "ipybox/core/log.hpp"
 #include "server_flags.hpp"
-
-#include <unistd.h>
 
 namespace ipybox::cli {
 
 void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
-    command.add_option("--workspace", flags.workspace,
-                       "Kernel working directory and import root (created if missing)")
+    command
+        .add_option("--workspace", flags.workspace,
+                    "Kernel working directory and import root (created if missing)")
         ->capture_default_str();
     command.add_option("--python", flags.python,
                        "Python interpreter with ipykernel (default: $IPYBOX_PYTHON, else the first "
                        "python3 that has ipykernel)");
-    command.add_option("--env", flags.env, "KEY=VALUE set in the kernel's environment (repeatable)")
+    command
+        .add_option("--env", flags.env, "KEY=VALUE set in the kernel's environment (repeatable)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->allow_extra_args(false);
     command.add_option("--transport", flags.transport, "Kernel channel transport")
         ->check(CLI::IsMember({"ipc", "tcp"}))
         ->capture_default_str();
-    command.add_option("--log-level", flags.log_level,
-                       "Log level on stderr: trace, debug, info, warning, error, off")
+    command
+        .add_option("--log-level", flags.log_level,
+                    "Log level on stderr: trace, debug, info, warning, error, off")
         ->capture_default_str();
     add_sandbox_flags(command, flags.sandbox, flags.sandbox_config);
 }
@@ -81,8 +84,8 @@ code_executor_options executor_options(const kernel_flags& flags,
     options.workspace = std::filesystem::absolute(flags.workspace);
     options.host_environment = environment;
     if (flags.python) options.python = *flags.python;
-    if (const auto it = environment.find("IPYBOX_PYTHON"); it != environment.end() &&
-                                                            !it->second.empty()) {
+    if (const auto it = environment.find("IPYBOX_PYTHON");
+        it != environment.end() && !it->second.empty()) {
         options.python_override = it->second;
     }
     options.runtime_directory = runtime_directory(environment);

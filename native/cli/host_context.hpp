@@ -1,14 +1,13 @@
 #pragma once
 // What the command line learns from the host: its environment, where the Python runtime
 // package is installed, and the options every subcommand shares.
-#include "ipybox/code_executor.hpp"
-#include "ipybox/process/environment.hpp"
-
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <optional>
 #include <string>
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/process/environment.hpp"
 
 namespace ipybox::cli {
 
@@ -17,7 +16,7 @@ enum exit_code : int {
     exit_ok = 0,
     exit_execution_error = 1,  // the code raised, timed out, or the kernel died
     exit_usage = 2,
-    exit_start_failed = 3,     // no interpreter, or the kernel did not start
+    exit_start_failed = 3,  // no interpreter, or the kernel did not start
 };
 
 // Options shared by subcommands that run a kernel.

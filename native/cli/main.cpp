@@ -1,4 +1,6 @@
 // The ipybox command line. One file per subcommand (cmd_*.cpp); this file only wires them up.
+#include <iostream>
+
 #include "cmd_doctor.hpp"
 #include "cmd_generate.hpp"
 #include "cmd_mcp.hpp"
@@ -7,8 +9,6 @@
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/version.hpp"
 
-#include <iostream>
-
 int main(int argc, char** argv) {
     using namespace ipybox::cli;
     CLI::App app{"ipybox: a stateful IPython sandbox for AI agents, with typed MCP tool calling"};
@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
     app.require_subcommand(0, 1);
     // `ipybox --workspace DIR` (no subcommand) serves MCP, as the reference's command line did.
     mcp_command_options mcp;
-    app.add_option("--workspace", mcp.workspace, "Without a subcommand: serve MCP for this workspace");
+    app.add_option("--workspace", mcp.workspace,
+                   "Without a subcommand: serve MCP for this workspace");
     add_sandbox_flags(app, mcp.sandbox, mcp.sandbox_config);  // `ipybox --workspace . --sandbox`
 
     run_options run;
@@ -46,7 +47,8 @@ int main(int argc, char** argv) {
             ipybox::core::set_log_level(run.kernel.log_level);
             return run_run(run, environment);
         }
-        if (app.got_subcommand("mcp") || (app.get_subcommands().empty() && app.count("--workspace") > 0)) {
+        if (app.got_subcommand("mcp") ||
+            (app.get_subcommands().empty() && app.count("--workspace") > 0)) {
             return run_mcp(mcp, environment);
         }
         if (app.got_subcommand("generate")) {

@@ -6,14 +6,16 @@
 namespace ipybox::cli {
 
 void add_server_flags(CLI::App& command, server_flags& flags) {
-    command.add_option("--server", flags.servers,
-                       "MCP server the code may call: NAME=JSON or NAME=@file.json, where JSON is "
-                       "{\"command\",\"args\",\"env\"} or {\"url\",\"headers\"} (repeatable)")
+    command
+        .add_option("--server", flags.servers,
+                    "MCP server the code may call: NAME=JSON or NAME=@file.json, where JSON is "
+                    "{\"command\",\"args\",\"env\"} or {\"url\",\"headers\"} (repeatable)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->allow_extra_args(false);
-    command.add_option("--mcp-config", flags.config_files,
-                       "JSON file with {\"mcpServers\": {NAME: PARAMS}} (repeatable)")
+    command
+        .add_option("--mcp-config", flags.config_files,
+                    "JSON file with {\"mcpServers\": {NAME: PARAMS}} (repeatable)")
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->allow_extra_args(false);
@@ -48,8 +50,8 @@ std::map<std::string, nlohmann::json> collect_servers(const server_flags& flags)
     for (const auto& entry : flags.servers) {
         const auto eq = entry.find('=');
         if (eq == std::string::npos || eq == 0) {
-            throw CLI::ValidationError("--server", "expected NAME=JSON or NAME=@file, got '" +
-                                                       entry + "'");
+            throw CLI::ValidationError("--server",
+                                       "expected NAME=JSON or NAME=@file, got '" + entry + "'");
         }
         servers[entry.substr(0, eq)] = parse_json_argument("--server", entry.substr(eq + 1));
     }

@@ -2,9 +2,8 @@
 // MCP server configuration on the command line: --server NAME=JSON|@FILE (repeatable) and
 // --mcp-config FILE with {"mcpServers": {NAME: PARAMS, ...}} (the format Claude Code uses).
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -133,19 +133,29 @@ def field_table(model: Any) -> Dict[str, Dict[str, Any]]:
     if PYDANTIC_V2:
         for name, field in model.model_fields.items():
             alias = name if field.alias is None else field.alias
-            table[alias] = dict(name=name, description=field.description, default=field.default,
-                                required=field.is_required(), annotation=field.annotation)
+            table[alias] = dict(
+                name=name,
+                description=field.description,
+                default=field.default,
+                required=field.is_required(),
+                annotation=field.annotation,
+            )
     else:
         for name, field in model.__fields__.items():
-            table[field.alias] = dict(name=name, description=field.field_info.description,
-                                      default=field.default, required=field.required is True,
-                                      annotation=field.annotation)
+            table[field.alias] = dict(
+                name=name,
+                description=field.field_info.description,
+                default=field.default,
+                required=field.required is True,
+                annotation=field.annotation,
+            )
     return table
 
 
 def unwrap_optional(annotation: Any) -> Any:
     if typing.get_origin(annotation) is typing.Union:
-        members = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        none_type = type(None)
+        members = [arg for arg in typing.get_args(annotation) if arg is not none_type]
         if len(members) == 1:
             return members[0]
     return annotation
@@ -256,21 +266,37 @@ class KitchenSinkTest(unittest.TestCase):
 
     def test_fields_populate_by_attribute_name_and_by_original_name(self):
         by_name = self.required(class_=4, field_2fa=True)
-        by_alias = self.search.Params(**{"query": "q", "my-field": "m", "from": "f",
-                                         "required_nullable": None, "class": 4, "2fa": True})
+        by_alias = self.search.Params(
+            **{
+                "query": "q",
+                "my-field": "m",
+                "from": "f",
+                "required_nullable": None,
+                "class": 4,
+                "2fa": True,
+            }
+        )
         self.assertEqual(by_name.to_arguments(), by_alias.to_arguments())
         self.assertEqual(by_alias.my_field, "m")
 
     def test_arguments_use_original_names_and_omit_unset_fields(self):
-        self.assertEqual(self.required().to_arguments(),
-                         {"query": "q", "my-field": "m", "from": "f", "required_nullable": None,
-                          "mode": "fast"})
+        self.assertEqual(
+            self.required().to_arguments(),
+            {"query": "q", "my-field": "m", "from": "f", "required_nullable": None, "mode": "fast"},
+        )
 
     def test_arguments_keep_integers_and_urls(self):
-        arguments = self.required(count=3, per_page=3, ratio=0.5, url="https://example.com",
-                                  when=datetime.datetime(2024, 1, 15, 10, 30),
-                                  sort="help-wanted-issues",
-                                  nested={"a": 1}, items=[{"id": 7}], choice=5).to_arguments()
+        arguments = self.required(
+            count=3,
+            per_page=3,
+            ratio=0.5,
+            url="https://example.com",
+            when=datetime.datetime(2024, 1, 15, 10, 30),
+            sort="help-wanted-issues",
+            nested={"a": 1},
+            items=[{"id": 7}],
+            choice=5,
+        ).to_arguments()
         self.assertEqual(repr(arguments["count"]), "3")
         self.assertEqual(repr(arguments["per_page"]), "3")
         self.assertEqual(arguments["ratio"], 0.5)
@@ -282,8 +308,14 @@ class KitchenSinkTest(unittest.TestCase):
         self.assertEqual(repr(arguments["choice"]), "5")
 
     def test_constraints_from_the_schema_are_enforced(self):
-        bad_values = (dict(count=0), dict(count=101), dict(name="ab1"), dict(tags=[]),
-                      dict(ratio=0), dict(odd=3))
+        bad_values = (
+            dict(count=0),
+            dict(count=101),
+            dict(name="ab1"),
+            dict(tags=[]),
+            dict(ratio=0),
+            dict(odd=3),
+        )
         for bad in bad_values:
             with self.subTest(**{k: repr(v) for k, v in bad.items()}):
                 with self.assertRaises(pydantic.ValidationError):
@@ -301,9 +333,14 @@ class KitchenSinkTest(unittest.TestCase):
 
     def test_result_parses_structured_output_and_tolerates_new_fields(self):
         result = self.search.Result.from_structured(
-            {"total": 2, "items": [{"id": 1, "score": 0.5, "url": "https://x.org"}],
-             "sort": "forks",
-             "generated_at": "2024-01-15T10:30:00Z", "new_field": True})
+            {
+                "total": 2,
+                "items": [{"id": 1, "score": 0.5, "url": "https://x.org"}],
+                "sort": "forks",
+                "generated_at": "2024-01-15T10:30:00Z",
+                "new_field": True,
+            }
+        )
         self.assertEqual(result.items[0].url, "https://x.org")
         self.assertIs(result.sort, self.search.Sort2.forks)
         self.assertEqual(result.generated_at.year, 2024)
@@ -317,20 +354,27 @@ class KitchenSinkTest(unittest.TestCase):
 class SchemasTest(unittest.TestCase):
     def test_recursive_models_validate(self):
         tree = importlib.import_module("refs.tree")
-        params = tree.Params(root={"name": "a", "children": [{"name": "b"}]},
-                             parent={"root": {"name": "p"}})
+        params = tree.Params(
+            root={"name": "a", "children": [{"name": "b"}]}, parent={"root": {"name": "p"}}
+        )
         self.assertEqual(params.root.children[0].name, "b")
-        self.assertEqual(params.to_arguments(), {"root": {"name": "a", "children": [{"name": "b"}]},
-                                                 "parent": {"root": {"name": "p"}}})
+        self.assertEqual(
+            params.to_arguments(),
+            {"root": {"name": "a", "children": [{"name": "b"}]}, "parent": {"root": {"name": "p"}}},
+        )
         result = tree.Result.from_structured(
-            {"node": {"name": "n"}, "next": {"node": {"name": "m"}}})
+            {"node": {"name": "n"}, "next": {"node": {"name": "m"}}}
+        )
         self.assertEqual(result.next.node.name, "m")
 
     def test_refs_compose_and_enums_default_to_members(self):
         issue = importlib.import_module("refs.create_issue")
-        params = issue.Params(repo={"owner": {"login": "o"}, "name": "r"}, priority="high",
-                              composed={"owner": {"login": "o"}, "name": "r", "extra": True},
-                              literals=2)
+        params = issue.Params(
+            repo={"owner": {"login": "o"}, "name": "r"},
+            priority="high",
+            composed={"owner": {"login": "o"}, "name": "r", "extra": True},
+            literals=2,
+        )
         self.assertIs(params.fallback_priority, issue.Priority.low)
         arguments = params.to_arguments()
         self.assertEqual(arguments["priority"], "high")
@@ -354,8 +398,16 @@ class SchemasTest(unittest.TestCase):
 
     def test_fields_named_like_pydantic_or_typing_names_work(self):
         fields = importlib.import_module("names.fields")
-        arguments = {"from": "a", "class": "b", "json": "j", "Field": "F", "model_config": "m",
-                     "List": "l", "": "empty", "_private": "p"}
+        arguments = {
+            "from": "a",
+            "class": "b",
+            "json": "j",
+            "Field": "F",
+            "model_config": "m",
+            "List": "l",
+            "": "empty",
+            "_private": "p",
+        }
         self.assertEqual(fields.Params(**arguments).to_arguments(), arguments)
 
 
@@ -364,6 +416,7 @@ class RunTest(unittest.TestCase):
 
     def test_text_tool_returns_text_result(self):
         echo = importlib.import_module("everything.echo")
+
         def answer(request):
             return support.ok_result("Echo: " + request["tool_args"]["message"])
 
@@ -372,8 +425,9 @@ class RunTest(unittest.TestCase):
         self.assertIsInstance(result, TextResult)
         self.assertEqual(result, "Echo: hi")
         body = support.json.loads(server.requests[0]["raw"])
-        self.assertEqual(body, {"server_name": "everything", "tool_name": "echo",
-                                "tool_args": {"message": "hi"}})
+        self.assertEqual(
+            body, {"server_name": "everything", "tool_name": "echo", "tool_args": {"message": "hi"}}
+        )
 
     def test_structured_tool_returns_result_model(self):
         tool_3 = importlib.import_module("everything.tool_3")

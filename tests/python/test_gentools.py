@@ -95,8 +95,22 @@ class GentoolsTestCase(unittest.TestCase):
 
 class NamesTest(GentoolsTestCase):
     def test_refuses_names_that_are_not_plain_identifiers(self):
-        bad = ["", "has-dash", "two words", "1st", "class", "None", "_private", "__init__",
-               "a/b", "a\\b", "..", ".", "café", "x.y"]
+        bad = [
+            "",
+            "has-dash",
+            "two words",
+            "1st",
+            "class",
+            "None",
+            "_private",
+            "__init__",
+            "a/b",
+            "a\\b",
+            "..",
+            ".",
+            "café",
+            "x.y",
+        ]
         for value in bad:
             for arguments in ((value, "ok_name"), ("ok_category", value)):
                 with self.subTest(arguments=arguments):
@@ -127,12 +141,15 @@ class LayoutTest(GentoolsTestCase):
         created = sorted(
             str(path.relative_to(self.workspace)) for path in self.workspace.rglob("*.py")
         )
-        self.assertEqual(created, [
-            "gentools/github/__init__.py",
-            "gentools/github/top_repositories/__init__.py",
-            "gentools/github/top_repositories/api.py",
-            "gentools/github/top_repositories/impl.py",
-        ])
+        self.assertEqual(
+            created,
+            [
+                "gentools/github/__init__.py",
+                "gentools/github/top_repositories/__init__.py",
+                "gentools/github/top_repositories/api.py",
+                "gentools/github/top_repositories/impl.py",
+            ],
+        )
 
     def test_fills_in_category_and_name(self):
         package = new_gentool("github", "top_repositories")
@@ -184,8 +201,10 @@ class OverwriteTest(GentoolsTestCase):
         self.assertEqual(new_gentool("c", "n", overwrite=True), package)
         self.assertEqual(
             (package / "api.py").read_text(encoding="utf-8"),
-            (SOURCE_TEMPLATE / "category/action/api.py").read_text(encoding="utf-8")
-            .replace("{{category}}", "c").replace("{{name}}", "n"),
+            (SOURCE_TEMPLATE / "category/action/api.py")
+            .read_text(encoding="utf-8")
+            .replace("{{category}}", "c")
+            .replace("{{name}}", "n"),
         )
 
     def test_existing_category_init_is_kept_even_with_overwrite(self):
@@ -218,8 +237,9 @@ class TemplateTest(GentoolsTestCase):
             print(new_gentool("c", "n"))
         """
         lines = self.assertRunsFresh(code).splitlines()
-        self.assertEqual(lines, [str(share / "gentools-template"),
-                                 str(self.workspace / "gentools" / "c" / "n")])
+        self.assertEqual(
+            lines, [str(share / "gentools-template"), str(self.workspace / "gentools" / "c" / "n")]
+        )
 
     def test_missing_template_is_reported_with_the_places_looked_at(self):
         runtime = self.workspace / "lonely" / "python" / "ipybox_runtime"
@@ -246,7 +266,8 @@ class FreshInterpreterTest(GentoolsTestCase):
 
     def test_scaffold_as_created_imports_and_run_says_it_is_unimplemented(self):
         new_gentool("c", "n")
-        output = self.assertRunsFresh("""
+        output = self.assertRunsFresh(
+            """
             import sys
             from gentools.c.n import Result, run
             import gentools.c.n.api as api
@@ -256,7 +277,8 @@ class FreshInterpreterTest(GentoolsTestCase):
                 run("x")
             except NotImplementedError as error:
                 print("run:", error)
-        """)
+        """
+        )
         self.assertIn("impl imported: False", output)
         self.assertIn("['Result', 'run']", output)
         self.assertIn("run: gentools.c.n has no implementation yet", output)
@@ -265,7 +287,8 @@ class FreshInterpreterTest(GentoolsTestCase):
         package = new_gentool("math", "labelled_sum")
         (package / "api.py").write_text(FILLED_API, encoding="utf-8")
         (package / "impl.py").write_text(FILLED_IMPL, encoding="utf-8")
-        output = self.assertRunsFresh("""
+        output = self.assertRunsFresh(
+            """
             import sys
             import gentools.math.labelled_sum.api
             print("after api:", "gentools.math.labelled_sum.impl" in sys.modules)
@@ -273,22 +296,28 @@ class FreshInterpreterTest(GentoolsTestCase):
             result = run([2, 3, 37], label="answer")
             print(type(result).__name__, result.total, result.text)
             print("after run:", "gentools.math.labelled_sum.impl" in sys.modules)
-        """)
-        self.assertEqual(output.splitlines(), [
-            "after api: False",
-            "LabelledSum 42 answer: 42",
-            "after run: True",
-        ])
+        """
+        )
+        self.assertEqual(
+            output.splitlines(),
+            [
+                "after api: False",
+                "LabelledSum 42 answer: 42",
+                "after run: True",
+            ],
+        )
 
     def test_action_created_in_a_running_process_imports_there_at_once(self):
-        output = self.assertRunsFresh("""
+        output = self.assertRunsFresh(
+            """
             from ipybox_runtime.gentools import new_gentool
             new_gentool("early", "one")
             import gentools.early.one  # caches the listing of gentools/
             new_gentool("late", "arrival")
             from gentools.late.arrival import run
             print(run.__module__)
-        """)
+        """
+        )
         self.assertEqual(output.strip(), "gentools.late.arrival.api")
 
 
@@ -302,7 +331,9 @@ class CatalogTest(GentoolsTestCase):
         (tools / "__init__.py").write_text("raise SystemExit('imported')\n", encoding="utf-8")
         (tools / "echo.py").write_text(
             '"""Echoes back the input"""\nraise SystemExit("imported")\n'
-            "def run(params): ...\ndef run_parsed(params): ...\n", encoding="utf-8")
+            "def run(params): ...\ndef run_parsed(params): ...\n",
+            encoding="utf-8",
+        )
         (tools / "broken.py").write_text("def (:\n", encoding="utf-8")
         parsers = self.workspace / "mcpparse" / "everything"
         parsers.mkdir(parents=True)
@@ -310,12 +341,15 @@ class CatalogTest(GentoolsTestCase):
         package = new_gentool("math", "labelled_sum")
         (package / "api.py").write_text(FILLED_API, encoding="utf-8")
         lines = catalog().splitlines()
-        self.assertEqual([line.split()[0] for line in lines], [
-            "mcptools.everything.broken",
-            "mcptools.everything.echo",
-            "mcpparse.everything.echo",
-            "gentools.math.labelled_sum",
-        ])
+        self.assertEqual(
+            [line.split()[0] for line in lines],
+            [
+                "mcptools.everything.broken",
+                "mcptools.everything.echo",
+                "mcpparse.everything.echo",
+                "gentools.math.labelled_sum",
+            ],
+        )
         self.assertIn("cannot be read", lines[0])
         self.assertTrue(lines[1].endswith("Echoes back the input [run_parsed]"), lines[1])
         self.assertTrue(lines[3].endswith("Sums numbers and labels the total."), lines[3])

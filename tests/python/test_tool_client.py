@@ -33,8 +33,14 @@ class CallToolTest(unittest.TestCase):
         self.assertEqual(request["content_type"], "application/json")
         self.assertEqual(request["content_length"], len(request["raw"]))
         body = json.loads(request["raw"])
-        self.assertEqual(body, {"server_name": "github", "tool_name": "search-repos",
-                                "tool_args": {"query": "x", "perPage": 3}})
+        self.assertEqual(
+            body,
+            {
+                "server_name": "github",
+                "tool_name": "search-repos",
+                "tool_args": {"query": "x", "perPage": 3},
+            },
+        )
         self.assertIsInstance(body["tool_args"]["perPage"], int)
         self.assertIsInstance(output, ToolOutput)
         self.assertEqual(output.text, "echoed")
@@ -85,8 +91,17 @@ class CallToolTest(unittest.TestCase):
         self.assertIn("token", str(raised.exception))
 
     def test_result_flagged_as_error_raises_tool_runner_error(self):
-        answer = (200, {"result": {"text": "Error executing tool t: boom", "structured": None,
-                                   "images": [], "is_error": True}})
+        answer = (
+            200,
+            {
+                "result": {
+                    "text": "Error executing tool t: boom",
+                    "structured": None,
+                    "images": [],
+                    "is_error": True,
+                }
+            },
+        )
         with support.fake_tool_server(lambda r: answer):
             with self.assertRaisesRegex(ToolRunnerError, "boom"):
                 call_tool("s", "t", {})

@@ -1,15 +1,21 @@
 #include "test_paths.hpp"
 
+#include <cstdlib>
+
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 
-#include <cstdlib>
-
 namespace ipybox::testing {
 
-std::filesystem::path source_dir() { return IPYBOX_SOURCE_DIR; }
-std::filesystem::path binary_dir() { return IPYBOX_BINARY_DIR; }
-std::filesystem::path ipybox_executable() { return binary_dir() / "native" / "cli" / "ipybox"; }
+std::filesystem::path source_dir() {
+    return IPYBOX_SOURCE_DIR;
+}
+std::filesystem::path binary_dir() {
+    return IPYBOX_BINARY_DIR;
+}
+std::filesystem::path ipybox_executable() {
+    return binary_dir() / "native" / "cli" / "ipybox";
+}
 
 std::filesystem::path fresh_directory(const std::string& hint) {
     auto dir = binary_dir() / "test-scratch" / (hint + "-" + core::random_hex(4));

@@ -1,8 +1,8 @@
 #include "approval_bridge.hpp"
 
-#include "ipybox/toolserver/routes.hpp"
-
 #include <algorithm>
+
+#include "ipybox/toolserver/routes.hpp"
 
 namespace ipybox {
 
@@ -17,17 +17,29 @@ void approval_request::state::settle(bool value, std::string why) {
 }
 
 approval_request::approval_request(std::shared_ptr<state> shared) : state_(std::move(shared)) {}
-const std::string& approval_request::server_name() const { return state_->call.server_name; }
-const std::string& approval_request::tool_name() const { return state_->call.tool_name; }
-const nlohmann::json& approval_request::tool_args() const { return state_->call.arguments; }
-std::string approval_request::describe() const { return state_->call.describe(); }
+const std::string& approval_request::server_name() const {
+    return state_->call.server_name;
+}
+const std::string& approval_request::tool_name() const {
+    return state_->call.tool_name;
+}
+const nlohmann::json& approval_request::tool_args() const {
+    return state_->call.arguments;
+}
+std::string approval_request::describe() const {
+    return state_->call.describe();
+}
 bool approval_request::is_shell_command() const {
     const auto& args = state_->call.arguments;
     return state_->call.server_name == toolserver::shell_server_name && args.is_object() &&
            args.contains("cmd") && args["cmd"].is_string();
 }
-void approval_request::accept() { state_->settle(true); }
-void approval_request::reject(std::string reason) { state_->settle(false, std::move(reason)); }
+void approval_request::accept() {
+    state_->settle(true);
+}
+void approval_request::reject(std::string reason) {
+    state_->settle(false, std::move(reason));
+}
 
 namespace app {
 

@@ -4,15 +4,15 @@
 // stream's timeout clock stops while any call waits.
 //
 // Thread-safety: decide() runs on tool server threads; attach/detach/pop on the consumer's.
-#include "ipybox/approval/gate.hpp"
-#include "ipybox/approval_request.hpp"
-
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
+
+#include "ipybox/approval/gate.hpp"
+#include "ipybox/approval_request.hpp"
 
 namespace ipybox {
 
@@ -36,7 +36,7 @@ struct stream_hooks {
 };
 
 class approval_bridge : public approval::gate {
-public:
+  public:
     // `enabled` false approves every tool call at once (approve_tool_calls = false).
     approval_bridge(bool enabled, std::optional<std::chrono::milliseconds> timeout);
 
@@ -58,7 +58,7 @@ public:
     // The next request for the attached stream, if any.
     std::optional<approval_request> pop();
 
-private:
+  private:
     struct asking : approval::gate {
         explicit asking(approval_bridge& b) : bridge(b) {}
         approval::decision decide(const approval::tool_call& call) override {

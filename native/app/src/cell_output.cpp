@@ -1,9 +1,9 @@
 #include "cell_output.hpp"
 
-#include "ipybox/core/base64.hpp"
-
 #include <fstream>
 #include <sstream>
+
+#include "ipybox/core/base64.hpp"
 
 namespace ipybox::app {
 namespace {
@@ -21,7 +21,9 @@ std::vector<std::size_t> code_point_offsets(const std::string& text) {
     return offsets;
 }
 
-json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }
+json text_block(std::string text) {
+    return {{"type", "text"}, {"text", std::move(text)}};
+}
 
 }  // namespace
 
@@ -73,10 +75,18 @@ mcp::session::call_tool_result cell_error(const code_execution_error& error,
     if (!error.output().empty()) text = error.output() + "\n\n";
     using kind = code_execution_error::kind;
     switch (error.error_kind()) {
-        case kind::exception: text += error.what(); break;
-        case kind::timeout: text += std::string("TimeoutError: ") + error.what(); break;
-        case kind::kernel_died: text += std::string("KernelDied: ") + error.what(); break;
-        case kind::start_failed: text += std::string("KernelStartError: ") + error.what(); break;
+        case kind::exception:
+            text += error.what();
+            break;
+        case kind::timeout:
+            text += std::string("TimeoutError: ") + error.what();
+            break;
+        case kind::kernel_died:
+            text += std::string("KernelDied: ") + error.what();
+            break;
+        case kind::start_failed:
+            text += std::string("KernelStartError: ") + error.what();
+            break;
     }
     mcp::session::call_tool_result out;
     out.is_error = true;

@@ -2,12 +2,12 @@
 // What execute_ipython_cell returns: the output text clipped to max_output_chars (beginning AND
 // end kept, since tracebacks and final values sit at the end), images as MCP image content plus
 // their paths, and errors as isError results that say what happened to the kernel's state.
-#include "ipybox/code_executor.hpp"
-#include "ipybox/mcp/session/types.hpp"
-
 #include <filesystem>
 #include <functional>
 #include <string>
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/mcp/session/types.hpp"
 
 namespace ipybox::app {
 

@@ -6,9 +6,9 @@ namespace ipybox {
 namespace {
 
 code_execution_result to_api(kernel::execution_result&& result) {
-    return code_execution_result{std::move(result.text),      std::move(result.images),
-                                 result.cancelled,            std::move(result.notices),
-                                 result.omitted_output_bytes, result.kernel_micros};
+    return code_execution_result{
+        std::move(result.text),    std::move(result.images),    result.cancelled,
+        std::move(result.notices), result.omitted_output_bytes, result.kernel_micros};
 }
 
 }  // namespace

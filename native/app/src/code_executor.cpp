@@ -8,12 +8,12 @@
 #include "ipybox/core/random.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/mcp_sources.hpp"
 #include "ipybox/process/environment.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
-#include "ipybox/mcp_sources.hpp"
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
 #include "mcp_runtime.hpp"
@@ -27,9 +27,9 @@ namespace {
 void validate_registrable_name(const std::string& name) {
     codegen::validate_server_name(name);
     if (name == toolserver::shell_server_name) {
-        throw std::invalid_argument(
-            "the server name '" + name + "' is reserved: approval requests for shell commands "
-            "use it; choose another name");
+        throw std::invalid_argument("the server name '" + name +
+                                    "' is reserved: approval requests for shell commands "
+                                    "use it; choose another name");
     }
 }
 
@@ -41,10 +41,13 @@ code_executor::code_executor(code_executor_options options) : options_(std::move
     if (options_.workspace.empty()) options_.workspace = std::filesystem::current_path();
     options_.workspace =
         std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace));
-    if (options_.images_directory.empty()) options_.images_directory = options_.workspace / "images";
+    if (options_.images_directory.empty())
+        options_.images_directory = options_.workspace / "images";
 }
 
-code_executor::~code_executor() { stop(); }
+code_executor::~code_executor() {
+    stop();
+}
 
 void code_executor::start_tool_services() {
     if (tool_server_) return;
@@ -69,9 +72,8 @@ void code_executor::start_tool_services() {
     const auto tools_directory = private_dir_->path() / "tools";
     std::filesystem::create_directories(tools_directory);
     tool_server_ = std::make_unique<toolserver::tool_server>(
-        toolserver::tool_server_options{tools_directory / "tools.sock", tool_token_},
-        *approvals_, *invoker_,
-        options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr);
+        toolserver::tool_server_options{tools_directory / "tools.sock", tool_token_}, *approvals_,
+        *invoker_, options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr);
 }
 
 kernel::kernel_session& code_executor::session() {
@@ -112,10 +114,11 @@ kernel::kernel_session& code_executor::session() {
     } else {
         launch.environment.erase("IPYBOX_SHELL_APPROVAL");
     }
-    if (options_.sandbox) app::translate_errors([&] {
-        sandbox_kernel_launch(launch);
-        return 0;
-    });
+    if (options_.sandbox)
+        app::translate_errors([&] {
+            sandbox_kernel_launch(launch);
+            return 0;
+        });
     session_options.images_directory = options_.images_directory;
     session_options.max_output_bytes = options_.max_output_bytes;
     session_options.start_timeout = options_.start_timeout;
@@ -191,9 +194,9 @@ code_execution_stream code_executor::stream(const std::string& code,
         approvals_->attach({[raw] { raw->pause_timeout(); }, [raw] { raw->resume_timeout(); },
                             [raw] { raw->wake(); }});
         auto* pool = pool_.get();
-        return code_execution_stream(
-            std::move(kernel_stream), *approvals_, stream_slot_,
-            [pool] { pool->cancel_calls("the execution that made the call ended"); });
+        return code_execution_stream(std::move(kernel_stream), *approvals_, stream_slot_, [pool] {
+            pool->cancel_calls("the execution that made the call ended");
+        });
     } catch (...) {
         approvals_->detach();
         stream_slot_.release();
@@ -269,7 +272,9 @@ std::vector<std::string> code_executor::register_mcp_server(const std::string& n
     }
 }
 
-const std::filesystem::path& code_executor::python() const { return python_; }
+const std::filesystem::path& code_executor::python() const {
+    return python_;
+}
 
 int code_executor::kernel_pid() const {
     std::lock_guard lock(mutex_);

@@ -21,8 +21,7 @@ auto translate_errors(Body&& body) -> decltype(body()) {
         throw code_execution_error(kind::kernel_died, e.what(), e.output(), "KernelDied", "",
                                    false);
     } catch (const kernel::kernel_start_error& e) {
-        throw code_execution_error(kind::start_failed, e.what(), "", "KernelStartError", "",
-                                   false);
+        throw code_execution_error(kind::start_failed, e.what(), "", "KernelStartError", "", false);
     } catch (const kernel::interpreter_not_found& e) {
         throw code_execution_error(kind::start_failed, e.what(), "", "InterpreterNotFound", "",
                                    false);

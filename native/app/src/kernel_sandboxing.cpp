@@ -1,10 +1,10 @@
 #include "kernel_sandboxing.hpp"
 
-#include "ipybox/sandbox/srt_launcher.hpp"
-#include "ipybox/sandbox/srt_settings.hpp"
-
 #include <algorithm>
 #include <utility>
+
+#include "ipybox/sandbox/srt_launcher.hpp"
+#include "ipybox/sandbox/srt_settings.hpp"
 
 namespace ipybox::app {
 namespace {
@@ -39,9 +39,9 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         // The kernel's scratch space is its own: nothing it leaves there (an IPython startup
         // script, say) reaches the kernel after it.
         kernel::kernel_wrapping wrapping;
-        for (const auto& [variable, name] : {std::pair{"TMPDIR", "tmp"},
-                                            std::pair{"IPYTHONDIR", "ipython"},
-                                            std::pair{"MPLCONFIGDIR", "matplotlib"}}) {
+        for (const auto& [variable, name] :
+             {std::pair{"TMPDIR", "tmp"}, std::pair{"IPYTHONDIR", "ipython"},
+              std::pair{"MPLCONFIGDIR", "matplotlib"}}) {
             std::filesystem::create_directories(kernel_dir / name);
             wrapping.environment[variable] = (kernel_dir / name).string();
         }

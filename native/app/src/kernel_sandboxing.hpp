@@ -7,12 +7,12 @@
 // session keeps its kernels' keys and sockets there: the spare kernel's, and those of unsandboxed
 // sessions, which would run code outside any sandbox) or /run (the host's service sockets); its
 // own directory, the tool server's socket and `visible` paths inside those are read back in.
-#include "ipybox/code_executor.hpp"
-#include "ipybox/kernel/kernel_instance.hpp"
-
 #include <filesystem>
 #include <functional>
 #include <vector>
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/kernel/kernel_instance.hpp"
 
 namespace ipybox::app {
 

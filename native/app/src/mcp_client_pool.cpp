@@ -1,19 +1,20 @@
 #include "mcp_client_pool.hpp"
 
+#include <boost/asio/use_future.hpp>
+#include <thread>
+
 #include "ipybox/core/log.hpp"
 #include "ipybox/workspace/placeholders.hpp"
 #include "transport_factory.hpp"
-
-#include <boost/asio/use_future.hpp>
-
-#include <thread>
 
 namespace ipybox::app {
 
 mcp_client_pool::mcp_client_pool(boost::asio::io_context& io, pool_options options)
     : io_(io), options_(std::move(options)) {}
 
-mcp_client_pool::~mcp_client_pool() { close_sessions(); }
+mcp_client_pool::~mcp_client_pool() {
+    close_sessions();
+}
 
 void mcp_client_pool::register_server(const std::string& name, nlohmann::json params) {
     validate_server_params(params);
@@ -28,7 +29,9 @@ void mcp_client_pool::register_server(const std::string& name, nlohmann::json pa
     if (previous) previous->close();
 }
 
-bool mcp_client_pool::has_server(const std::string& name) const { return find(name) != nullptr; }
+bool mcp_client_pool::has_server(const std::string& name) const {
+    return find(name) != nullptr;
+}
 
 std::optional<nlohmann::json> mcp_client_pool::params_of(const std::string& name) const {
     const auto slot = find(name);
@@ -54,7 +57,8 @@ std::shared_ptr<mcp_client_pool::entry> mcp_client_pool::find(const std::string&
     return it == entries_.end() ? nullptr : it->second;
 }
 
-std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(const std::string& name) {
+std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(
+    const std::string& name) {
     const auto slot = find(name);
     if (!slot) throw unknown_server("no MCP server named '" + name + "' is registered");
     std::lock_guard start_lock(slot->start_mutex);
@@ -68,8 +72,8 @@ std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(const
     // Placeholders are filled here, host-side, on every start: generated code and the kernel
     // only ever see "${VAR}".
     const auto params = workspace::substitute_placeholders(slot->params, options_.variables);
-    auto channel = make_transport(io_, name, params, options_.default_cwd,
-                                  options_.inherited_environment);
+    auto channel =
+        make_transport(io_, name, params, options_.default_cwd, options_.inherited_environment);
     mcp::session::client_options client;
     client.name = name;
     client.connect_timeout = options_.connect_timeout;

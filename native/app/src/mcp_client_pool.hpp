@@ -9,21 +9,20 @@
 //
 // Thread-safety: every method may be called from any thread; calls to different servers run in
 // parallel, and one server's start-up is serialised.
-#include "ipybox/mcp/session/client_session.hpp"
-
 #include <boost/asio/io_context.hpp>
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "ipybox/mcp/session/client_session.hpp"
 
 namespace ipybox::app {
 
@@ -39,12 +38,12 @@ struct pool_options {
 };
 
 class unknown_server : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class mcp_client_pool {
-public:
+  public:
     mcp_client_pool(boost::asio::io_context& io, pool_options options);
     ~mcp_client_pool();
 
@@ -70,7 +69,7 @@ public:
     // callers a request_cancelled error. For calls whose execution has ended (timeout, cancel).
     void cancel_calls(const std::string& reason);
 
-private:
+  private:
     struct entry {
         nlohmann::json params;
         std::shared_ptr<mcp::session::client_session> session;

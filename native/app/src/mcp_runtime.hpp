@@ -3,13 +3,12 @@
 // runtime is destroyed. Owned by the code executor and the MCP server.
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
-
 #include <thread>
 
 namespace ipybox::app {
 
 class mcp_runtime {
-public:
+  public:
     mcp_runtime();
     ~mcp_runtime();  // stops the loop and joins the thread
 
@@ -18,7 +17,7 @@ public:
 
     boost::asio::io_context& io() { return io_; }
 
-private:
+  private:
     boost::asio::io_context io_;
     boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
     std::thread thread_;

@@ -1,5 +1,9 @@
 #include "ipybox/mcp_server.hpp"
 
+#include <boost/asio/signal_set.hpp>
+#include <future>
+#include <thread>
+
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/ticket_lock.hpp"
@@ -14,11 +18,6 @@
 #include "server_registry.hpp"
 #include "server_tool_specs.hpp"
 #include "server_tools.hpp"
-
-#include <boost/asio/signal_set.hpp>
-
-#include <future>
-#include <thread>
 
 namespace ipybox {
 namespace {
@@ -169,13 +168,16 @@ int run_mcp_server(const mcp_server_options& options) {
         session->add_tool(app::execute_ipython_cell_spec(),
                           [&](nlohmann::json arguments, request_context context) -> handler_result {
                               return app::offload<call_tool_result>(
-                                  workers, in_order([&tools, arguments = std::move(arguments), context] {
+                                  workers,
+                                  in_order([&tools, arguments = std::move(arguments), context] {
                                       return tools.execute_cell(arguments, context);
                                   }));
                           });
-        session->add_tool(app::reset_spec(), [&](nlohmann::json, request_context) -> handler_result {
-            return app::offload<call_tool_result>(workers, in_order([&tools] { return tools.reset(); }));
-        });
+        session->add_tool(app::reset_spec(),
+                          [&](nlohmann::json, request_context) -> handler_result {
+                              return app::offload<call_tool_result>(
+                                  workers, in_order([&tools] { return tools.reset(); }));
+                          });
 
         asio::signal_set signals(runtime.io(), SIGTERM, SIGINT);
         signals.async_wait([&](const boost::system::error_code& error, int signal) {

@@ -17,7 +17,8 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
     codegen::validate_server_name(server_name);
     std::vector<codegen::tool_descriptor> tools;
     for (const auto& tool : pool.list_tools(server_name)) {
-        tools.push_back(codegen::parse_tool_descriptor(tool.raw.is_null() ? tool.to_json() : tool.raw));
+        tools.push_back(
+            codegen::parse_tool_descriptor(tool.raw.is_null() ? tool.to_json() : tool.raw));
     }
     const auto package = codegen::generate_package(server_name, tools);
     workspace::write_generated_package(root_dir, server_name, package.files);
@@ -32,8 +33,8 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
 
 std::function<std::optional<std::string>(std::string_view)> host_variables(
     std::map<std::string, std::string> environment, std::filesystem::path dotenv_file) {
-    return [environment = std::move(environment),
-            dotenv_file = std::move(dotenv_file)](std::string_view name) -> std::optional<std::string> {
+    return [environment = std::move(environment), dotenv_file = std::move(dotenv_file)](
+               std::string_view name) -> std::optional<std::string> {
         if (const auto it = environment.find(std::string(name)); it != environment.end()) {
             return it->second;
         }
@@ -50,9 +51,9 @@ std::vector<std::string> generate_mcp_sources(const std::string& server_name,
     codegen::validate_server_name(server_name);
     app::mcp_runtime runtime;
     app::pool_options pool_options;
-    pool_options.variables = options.variables
-                                 ? options.variables
-                                 : [](std::string_view) { return std::optional<std::string>(); };
+    pool_options.variables = options.variables ? options.variables : [](std::string_view) {
+        return std::optional<std::string>();
+    };
     pool_options.default_cwd = options.working_directory.empty() ? std::filesystem::current_path()
                                                                  : options.working_directory;
     pool_options.connect_timeout = options.connect_timeout;

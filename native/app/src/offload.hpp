@@ -8,7 +8,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
-
 #include <exception>
 
 namespace ipybox::app {
@@ -19,20 +18,20 @@ boost::asio::awaitable<Result> offload(boost::asio::thread_pool& pool, Work work
     return asio::async_initiate<const asio::use_awaitable_t<>&, void(std::exception_ptr, Result)>(
         [&pool, work = std::move(work)](auto handler) mutable {
             auto executor = asio::get_associated_executor(handler);
-            asio::post(pool, [work = std::move(work), handler = std::move(handler),
-                              executor]() mutable {
-                std::exception_ptr failure;
-                Result result{};
-                try {
-                    result = work();
-                } catch (...) {
-                    failure = std::current_exception();
-                }
-                asio::post(executor, [handler = std::move(handler), failure,
-                                      result = std::move(result)]() mutable {
-                    std::move(handler)(failure, std::move(result));
-                });
-            });
+            asio::post(pool,
+                       [work = std::move(work), handler = std::move(handler), executor]() mutable {
+                           std::exception_ptr failure;
+                           Result result{};
+                           try {
+                               result = work();
+                           } catch (...) {
+                               failure = std::current_exception();
+                           }
+                           asio::post(executor, [handler = std::move(handler), failure,
+                                                 result = std::move(result)]() mutable {
+                               std::move(handler)(failure, std::move(result));
+                           });
+                       });
         },
         asio::use_awaitable);
 }

@@ -1,8 +1,8 @@
 #include "package_installer.hpp"
 
-#include "ipybox/process/child_process.hpp"
-
 #include <mutex>
+
+#include "ipybox/process/child_process.hpp"
 
 namespace ipybox::app {
 
@@ -14,8 +14,9 @@ install_outcome install_with_pip(const std::filesystem::path& python, const std:
     const auto first = spec.find_first_not_of(" \t");
     if (first == std::string::npos) return {false, "package_name is empty"};
     if (spec[first] == '-') {
-        return {false, "refused '" + spec + "': package_name is a package spec (a name, "
-                       "name==version, a path or a git+ URL); pip options are not accepted"};
+        return {false, "refused '" + spec +
+                           "': package_name is a package spec (a name, "
+                           "name==version, a path or a git+ URL); pip options are not accepted"};
     }
     if (spec.find_first_of("\n\r") != std::string::npos) {
         return {false, "package_name must be a single line"};
@@ -36,8 +37,9 @@ install_outcome install_with_pip(const std::filesystem::path& python, const std:
     process::spawn_options options;
     options.executable = python;
     // "--" ends pip's options: whatever the spec holds, it is a requirement.
-    options.arguments = {"-m", "pip", "install", "--no-input", "--disable-pip-version-check",
-                         "--target", target.string(), "--upgrade", "--", spec};
+    options.arguments = {
+        "-m",       "pip",           "install",   "--no-input", "--disable-pip-version-check",
+        "--target", target.string(), "--upgrade", "--",         spec};
     options.environment = environment;
     options.working_directory = working_directory;  // a relative path spec means the workspace
     options.on_output_line = [&](std::string_view line) {

@@ -1,11 +1,11 @@
 #include "pool_tool_invoker.hpp"
 
+#include <fstream>
+
 #include "ipybox/core/base64.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/workspace/placeholders.hpp"
-
-#include <fstream>
 
 namespace ipybox::app {
 namespace {
@@ -40,8 +40,8 @@ json tool_result_json(const mcp::session::call_tool_result& result,
             std::filesystem::create_directories(images_directory);
             const auto path = images_directory /
                               (core::random_hex(4) + extension_for(block.value("mimeType", "")));
-            std::ofstream(path, std::ios::binary).write(bytes->data(),
-                                                        static_cast<std::streamsize>(bytes->size()));
+            std::ofstream(path, std::ios::binary)
+                .write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
             images.push_back(path.string());
         } else if (type == "resource" && block.contains("resource")) {
             const auto& resource = block["resource"];
@@ -72,10 +72,11 @@ toolserver::tool_outcome pool_tool_invoker::invoke(const approval::tool_call& ca
     } catch (const unknown_server& e) {
         return toolserver::tool_outcome::failure(error_type::unknown_server, e.what());
     } catch (const workspace::missing_variables_error& e) {
-        return toolserver::tool_outcome::failure(
-            error_type::server_error, "cannot start MCP server '" + call.server_name +
-                                          "': " + e.what() + " (set them in the host's "
-                                          "environment or the workspace .env)");
+        return toolserver::tool_outcome::failure(error_type::server_error,
+                                                 "cannot start MCP server '" + call.server_name +
+                                                     "': " + e.what() +
+                                                     " (set them in the host's "
+                                                     "environment or the workspace .env)");
     } catch (const std::exception& e) {
         core::logger("app")->warn("{}.{} failed: {}", call.server_name, call.tool_name, e.what());
         return toolserver::tool_outcome::failure(error_type::server_error, e.what());

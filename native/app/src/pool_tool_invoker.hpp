@@ -1,10 +1,10 @@
 #pragma once
 // The tool server's way to MCP tools: calls through the client pool, with results turned into
 // the tool server's JSON (text, structured content, images saved as files).
+#include <filesystem>
+
 #include "ipybox/toolserver/tool_invoker.hpp"
 #include "mcp_client_pool.hpp"
-
-#include <filesystem>
 
 namespace ipybox::app {
 
@@ -15,14 +15,14 @@ nlohmann::json tool_result_json(const mcp::session::call_tool_result& result,
                                 const std::filesystem::path& images_directory);
 
 class pool_tool_invoker : public toolserver::tool_invoker {
-public:
+  public:
     pool_tool_invoker(mcp_client_pool& pool, std::filesystem::path images_directory)
         : pool_(pool), images_directory_(std::move(images_directory)) {}
 
     bool knows_server(const std::string& server_name) const override;
     toolserver::tool_outcome invoke(const approval::tool_call& call) override;
 
-private:
+  private:
     mcp_client_pool& pool_;
     std::filesystem::path images_directory_;
 };

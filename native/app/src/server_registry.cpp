@@ -1,11 +1,11 @@
 #include "server_registry.hpp"
 
-#include "ipybox/core/log.hpp"
-#include "ipybox/core/random.hpp"
-
 #include <sys/stat.h>
 
 #include <fstream>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/random.hpp"
 
 namespace ipybox::app {
 

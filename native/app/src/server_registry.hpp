@@ -2,17 +2,16 @@
 // Remembers which MCP servers were registered for a workspace, so that mcptools/ generated in
 // an earlier session keeps working after Claude Code restarts `ipybox mcp`. The file lives
 // host-side (outside the workspace, where kernel code could rewrite it) with mode 0600.
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ipybox::app {
 
 class server_registry {
-public:
+  public:
     // An empty path keeps nothing.
     explicit server_registry(std::filesystem::path file);
 
@@ -21,7 +20,7 @@ public:
     // Records one server and rewrites the file atomically. Failures are logged, not thrown.
     void remember(const std::string& name, const nlohmann::json& params);
 
-private:
+  private:
     std::filesystem::path file_;
     mutable std::mutex mutex_;
 };

@@ -37,9 +37,10 @@ mcp::session::tool_descriptor register_mcp_server_spec() {
              {"properties",
               {{"server_name",
                 {{"type", "string"},
-                 {"description", "Package name for the API: a Python identifier such as "
-                                 "'github' or 'web_search' (letters, digits, underscores; no "
-                                 "leading digit or underscore; not a Python keyword)."}}},
+                 {"description",
+                  "Package name for the API: a Python identifier such as "
+                  "'github' or 'web_search' (letters, digits, underscores; no "
+                  "leading digit or underscore; not a Python keyword)."}}},
                {"server_params",
                 {{"type", "object"},
                  {"additionalProperties", true},
@@ -49,8 +50,10 @@ mcp::session::tool_descriptor register_mcp_server_spec() {
                   "with \"type\": \"streamable_http\" or \"sse\" when the URL path does not end "
                   "in /mcp or /sse."}}}}},
              {"required", {"server_name", "server_params"}}},
-        json{{"title", "Register an MCP server"}, {"readOnlyHint", false},
-             {"destructiveHint", false}, {"openWorldHint", true}});
+        json{{"title", "Register an MCP server"},
+             {"readOnlyHint", false},
+             {"destructiveHint", false},
+             {"openWorldHint", true}});
 }
 
 mcp::session::tool_descriptor execute_ipython_cell_spec() {
@@ -76,30 +79,35 @@ mcp::session::tool_descriptor execute_ipython_cell_spec() {
                {"max_output_chars",
                 {{"type", "integer"},
                  {"default", 5000},
-                 {"description", "Most characters of output to return (default 5000); the "
-                                 "middle of longer output is left out."}}}}},
+                 {"description",
+                  "Most characters of output to return (default 5000); the "
+                  "middle of longer output is left out."}}}}},
              {"required", {"code"}}},
-        json{{"title", "Run Python code"}, {"readOnlyHint", false}, {"destructiveHint", true},
+        json{{"title", "Run Python code"},
+             {"readOnlyHint", false},
+             {"destructiveHint", true},
              {"openWorldHint", true}});
 }
 
 mcp::session::tool_descriptor install_package_spec() {
-    return make(
-        "install_package", "Install a Python package",
-        "Install a Python package with pip for use in the kernel.\n\n"
-        "The package is importable at once, without reset(), and stays installed across "
-        "reset(). Accepts a name, a version specifier (\"numpy>=1.26\"), a local path or a "
-        "git+https:// URL; pip options are not accepted.\n\n"
-        "Returns pip's output.",
-        json{{"type", "object"},
-             {"properties",
-              {{"package_name",
-                {{"type", "string"},
-                 {"description", "What to install: 'requests', 'pandas==2.2.2', "
-                                 "'./my_pkg' or 'git+https://github.com/owner/repo'."}}}}},
-             {"required", {"package_name"}}},
-        json{{"title", "Install a Python package"}, {"readOnlyHint", false},
-             {"destructiveHint", false}, {"openWorldHint", true}});
+    return make("install_package", "Install a Python package",
+                "Install a Python package with pip for use in the kernel.\n\n"
+                "The package is importable at once, without reset(), and stays installed across "
+                "reset(). Accepts a name, a version specifier (\"numpy>=1.26\"), a local path or a "
+                "git+https:// URL; pip options are not accepted.\n\n"
+                "Returns pip's output.",
+                json{{"type", "object"},
+                     {"properties",
+                      {{"package_name",
+                        {{"type", "string"},
+                         {"description",
+                          "What to install: 'requests', 'pandas==2.2.2', "
+                          "'./my_pkg' or 'git+https://github.com/owner/repo'."}}}}},
+                     {"required", {"package_name"}}},
+                json{{"title", "Install a Python package"},
+                     {"readOnlyHint", false},
+                     {"destructiveHint", false},
+                     {"openWorldHint", true}});
 }
 
 mcp::session::tool_descriptor reset_spec() {
@@ -109,8 +117,11 @@ mcp::session::tool_descriptor reset_spec() {
         "connections to registered MCP servers are closed (they reconnect on next use). Files "
         "in the workspace, installed packages, mcptools/ and registered servers are kept.",
         json{{"type", "object"}, {"properties", json::object()}},
-        json{{"title", "Reset the kernel"}, {"readOnlyHint", false}, {"destructiveHint", true},
-             {"idempotentHint", true}, {"openWorldHint", false}});
+        json{{"title", "Reset the kernel"},
+             {"readOnlyHint", false},
+             {"destructiveHint", true},
+             {"idempotentHint", true},
+             {"openWorldHint", false}});
 }
 
 std::string server_instructions() {

@@ -1,28 +1,27 @@
 #include "server_tools.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/use_future.hpp>
+#include <cmath>
+#include <condition_variable>
+#include <fstream>
+#include <thread>
+
 #include "cell_output.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "package_installer.hpp"
 
-#include <boost/asio/use_future.hpp>
-
-#include <algorithm>
-#include <atomic>
-#include <fstream>
-#include <cmath>
-#include <condition_variable>
-#include <thread>
-
 namespace ipybox::app {
 namespace {
 
-using nlohmann::json;
 using mcp::session::call_tool_result;
+using nlohmann::json;
 
 // A mistake in the arguments: reported to the model as a tool error it can correct.
 class argument_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -43,8 +42,8 @@ call_tool_result guarded(const char* tool, Body&& body) {
     try {
         return body();
     } catch (const argument_error& e) {
-        return call_tool_result::text(std::string("Invalid arguments for ") + tool + ": " + e.what(),
-                                      true);
+        return call_tool_result::text(
+            std::string("Invalid arguments for ") + tool + ": " + e.what(), true);
     } catch (const std::invalid_argument& e) {
         return call_tool_result::text(e.what(), true);
     } catch (const code_execution_error& e) {
@@ -71,8 +70,9 @@ call_tool_result server_tools::register_server(const json& arguments) {
     return guarded("register_mcp_server", [&] {
         const auto name = required_string(arguments, "server_name");
         if (!arguments.contains("server_params") || !arguments["server_params"].is_object()) {
-            throw argument_error("\"server_params\" must be an object such as {\"command\": "
-                                 "\"npx\", \"args\": [...]} or {\"url\": \"https://...\"}");
+            throw argument_error(
+                "\"server_params\" must be an object such as {\"command\": "
+                "\"npx\", \"args\": [...]} or {\"url\": \"https://...\"}");
         }
         const auto& params = arguments["server_params"];
         std::vector<std::string> modules;
@@ -107,8 +107,8 @@ std::string approval_question(const approval_request& request) {
     const auto& args = request.tool_args();
     const auto command = args["cmd"].get<std::string>();
     if (request.tool_name() == "shell_magic") {
-        return "Allow the code to run this cell with `" + args.value("interpreter", "") +
-               "`?\n\n" + command;
+        return "Allow the code to run this cell with `" + args.value("interpreter", "") + "`?\n\n" +
+               command;
     }
     return "Allow the code to run the shell command `" + command + "`?";
 }
@@ -118,14 +118,20 @@ std::string approval_question(const approval_request& request) {
 void server_tools::decide(approval_request& request) {
     const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args()};
     switch (policy_.action_for(call)) {
-        case approval::action::allow: request.accept(); return;
-        case approval::action::deny: request.reject("denied by the approval policy"); return;
-        case approval::action::ask: break;
+        case approval::action::allow:
+            request.accept();
+            return;
+        case approval::action::deny:
+            request.reject("denied by the approval policy");
+            return;
+        case approval::action::ask:
+            break;
     }
     auto session = session_.lock();
     if (!session || !session->client_supports("elicitation")) {
-        request.reject("the approval policy asks the user, but this MCP client cannot ask "
-                       "(it does not support elicitation)");
+        request.reject(
+            "the approval policy asks the user, but this MCP client cannot ask "
+            "(it does not support elicitation)");
         return;
     }
     const json params = {
@@ -137,8 +143,9 @@ void server_tools::decide(approval_request& request) {
     try {
         mcp::jsonrpc::request_options no_timeout;
         no_timeout.timeout = std::chrono::milliseconds(0);
-        const auto answer = session->request("elicitation/create", params, no_timeout,
-                                             boost::asio::use_future).get();
+        const auto answer =
+            session->request("elicitation/create", params, no_timeout, boost::asio::use_future)
+                .get();
         const bool accepted = answer.value("action", "") == "accept" &&
                               answer.value("content", json::object()).value("approve", true);
         accepted ? request.accept() : request.reject("the user declined");
@@ -161,7 +168,8 @@ call_tool_result server_tools::execute_cell(const json& arguments,
         const auto code = required_string(arguments, "code");
         double timeout_seconds = 120;
         if (arguments.contains("timeout") && !arguments["timeout"].is_null()) {
-            if (!arguments["timeout"].is_number()) throw argument_error("\"timeout\" must be a number");
+            if (!arguments["timeout"].is_number())
+                throw argument_error("\"timeout\" must be a number");
             timeout_seconds = arguments["timeout"].get<double>();
             if (!(timeout_seconds > 0) || !std::isfinite(timeout_seconds)) {
                 throw argument_error("\"timeout\" must be a positive number of seconds");
@@ -179,8 +187,9 @@ call_tool_result server_tools::execute_cell(const json& arguments,
         if (context.cancellation().cancelled()) {
             return call_tool_result::text("[ipybox] cancelled before it started", true);
         }
-        cell_output_options output_options{static_cast<std::size_t>(max_chars),
-                                           [this](const std::string& text) { return save_full_output(text); }};
+        cell_output_options output_options{
+            static_cast<std::size_t>(max_chars),
+            [this](const std::string& text) { return save_full_output(text); }};
 
         // At least 1 ms (an interrupt must not overtake the code) and at most a year.
         const auto timeout = std::chrono::milliseconds(static_cast<long long>(
@@ -193,7 +202,8 @@ call_tool_result server_tools::execute_cell(const json& arguments,
         }
         auto& stream = *started;
         // The cell is now the running one: a cancellation from the client interrupts it.
-        auto cancelled = context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
+        auto cancelled =
+            context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
         if (context.cancellation().cancelled()) executor_.cancel();  // cancelled while queued
 
         std::mutex progress_mutex;
@@ -205,9 +215,13 @@ call_tool_result server_tools::execute_cell(const json& arguments,
             progress = std::thread([&] {
                 const auto start = std::chrono::steady_clock::now();
                 std::unique_lock lock(progress_mutex);
-                while (!progress_stop.wait_for(lock, std::chrono::seconds(1), [&] { return finished; })) {
-                    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                    context.report_progress(elapsed, std::nullopt, "running; last output: " + last_line);
+                while (!progress_stop.wait_for(lock, std::chrono::seconds(1),
+                                               [&] { return finished; })) {
+                    const double elapsed =
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                            .count();
+                    context.report_progress(elapsed, std::nullopt,
+                                            "running; last output: " + last_line);
                 }
             });
         }

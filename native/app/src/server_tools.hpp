@@ -5,18 +5,18 @@
 //
 // Thread-safety: every method may be called from several worker threads at once; executions are
 // serialised by the code executor.
+#include <memory>
+
 #include "ipybox/approval/policy.hpp"
 #include "ipybox/code_executor.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp_server.hpp"
 #include "server_registry.hpp"
 
-#include <memory>
-
 namespace ipybox::app {
 
 class server_tools {
-public:
+  public:
     server_tools(const mcp_server_options& options, code_executor& executor,
                  server_registry& registry, approval::policy policy);
 
@@ -29,7 +29,7 @@ public:
     mcp::session::call_tool_result install_package(const nlohmann::json& arguments);
     mcp::session::call_tool_result reset();
 
-private:
+  private:
     void decide(approval_request& request);
     std::filesystem::path save_full_output(const std::string& text) const;
 

@@ -1,11 +1,11 @@
 #pragma once
 // Generation from an already registered server in a client pool (shared by the executor, the
 // MCP server and the free function generate_mcp_sources).
-#include "mcp_client_pool.hpp"
-
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "mcp_client_pool.hpp"
 
 namespace ipybox::app {
 

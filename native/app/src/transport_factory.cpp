@@ -1,9 +1,9 @@
 #include "transport_factory.hpp"
 
+#include <stdexcept>
+
 #include "ipybox/mcp/http/transport_factory.hpp"
 #include "ipybox/mcp/transport/stdio_client_transport.hpp"
-
-#include <stdexcept>
 
 namespace ipybox::app {
 namespace {
@@ -13,7 +13,8 @@ using nlohmann::json;
 std::string string_field(const json& params, const char* key) {
     const auto& value = params.at(key);
     if (!value.is_string()) {
-        throw std::invalid_argument(std::string("server parameter \"") + key + "\" must be a string");
+        throw std::invalid_argument(std::string("server parameter \"") + key +
+                                    "\" must be a string");
     }
     return value.get<std::string>();
 }
@@ -32,8 +33,8 @@ void validate_server_params(const json& params) {
         }
         if (params.contains("args")) {
             const auto& args = params["args"];
-            if (!args.is_array() ||
-                !std::all_of(args.begin(), args.end(), [](const json& a) { return a.is_string(); })) {
+            if (!args.is_array() || !std::all_of(args.begin(), args.end(),
+                                                 [](const json& a) { return a.is_string(); })) {
                 throw std::invalid_argument("server parameter \"args\" must be a list of strings");
             }
         }
@@ -68,8 +69,8 @@ std::shared_ptr<mcp::transport::transport> make_transport(
     if (params.contains("env")) {
         options.env = params["env"].get<std::map<std::string, std::string>>();
     }
-    options.cwd = params.contains("cwd") ? std::filesystem::path(string_field(params, "cwd"))
-                                         : default_cwd;
+    options.cwd =
+        params.contains("cwd") ? std::filesystem::path(string_field(params, "cwd")) : default_cwd;
     options.name = server_name;
     options.inherited = inherited;
     return mcp::transport::make_stdio_client_transport(io, std::move(options));

@@ -1,16 +1,15 @@
 #pragma once
 // Server parameters (already free of ${VAR} placeholders) to a transport: stdio for
 // {"command", "args", "env", "cwd"}, streamable HTTP or SSE for {"url", "type", "headers"}.
-#include "ipybox/mcp/transport/transport.hpp"
-
 #include <boost/asio/io_context.hpp>
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include "ipybox/mcp/transport/transport.hpp"
 
 namespace ipybox::app {
 

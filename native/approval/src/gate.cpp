@@ -7,7 +7,8 @@ std::string tool_call::describe(std::size_t max_length) const {
     if (arguments.is_object()) {
         for (const auto& [key, value] : arguments.items()) {
             if (!args.empty()) args += ", ";
-            args += key + "=" + value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            args +=
+                key + "=" + value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         }
     } else if (!arguments.is_null()) {
         args = arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -48,10 +48,12 @@ policy policy::from_json(const nlohmann::json& document) {
             const auto where = "rules[" + std::to_string(i) + "]";
             const auto& entry = list[i];
             if (!entry.is_object() || !entry.contains("match") || !entry["match"].is_string()) {
-                throw std::invalid_argument(where + " needs a \"match\" string like \"server.tool\"");
+                throw std::invalid_argument(where +
+                                            " needs a \"match\" string like \"server.tool\"");
             }
-            rules.push_back({entry["match"].get<std::string>(),
-                             parse_action(entry.value("action", nlohmann::json()), where + ".action")});
+            rules.push_back(
+                {entry["match"].get<std::string>(),
+                 parse_action(entry.value("action", nlohmann::json()), where + ".action")});
         }
     }
     return policy(std::move(rules), fallback);

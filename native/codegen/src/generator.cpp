@@ -1,7 +1,8 @@
-#include <ipybox/codegen/detail/ir_builder.hpp>
-#include <ipybox/codegen/detail/renderer.hpp>
-#include <ipybox/codegen/generator.hpp>
-#include <ipybox/codegen/naming.hpp>
+#include "ipybox/codegen/generator.hpp"
+
+#include "ipybox/codegen/detail/ir_builder.hpp"
+#include "ipybox/codegen/detail/renderer.hpp"
+#include "ipybox/codegen/naming.hpp"
 
 namespace ipybox::codegen {
 

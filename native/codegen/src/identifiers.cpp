@@ -1,6 +1,7 @@
-#include <ipybox/codegen/detail/identifiers.hpp>
-#include <ipybox/codegen/detail/utf8.hpp>
-#include <ipybox/codegen/naming.hpp>
+#include "ipybox/codegen/detail/identifiers.hpp"
+
+#include "ipybox/codegen/detail/utf8.hpp"
+#include "ipybox/codegen/naming.hpp"
 
 namespace ipybox::codegen::detail {
 namespace {

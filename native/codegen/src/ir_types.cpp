@@ -1,7 +1,7 @@
 #include <algorithm>
-#include <ipybox/codegen/detail/ir_builder.hpp>
-#include <ipybox/codegen/detail/schema_walk.hpp>
 
+#include "ipybox/codegen/detail/ir_builder.hpp"
+#include "ipybox/codegen/detail/schema_walk.hpp"
 #include "module_builder.hpp"
 
 namespace ipybox::codegen::detail {

@@ -2,12 +2,13 @@
 // The state of one build_module_ir() call: the classes found so far, the class names taken and
 // the `$ref` targets already turned into types. Private to codegen/src; not thread-safe (one
 // instance per call).
-#include <ipybox/codegen/detail/identifiers.hpp>
-#include <ipybox/codegen/detail/ir.hpp>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "ipybox/codegen/detail/identifiers.hpp"
+#include "ipybox/codegen/detail/ir.hpp"
 
 namespace ipybox::codegen::detail {
 

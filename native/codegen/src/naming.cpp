@@ -1,9 +1,11 @@
+#include "ipybox/codegen/naming.hpp"
+
 #include <array>
-#include <ipybox/codegen/detail/identifiers.hpp>
-#include <ipybox/codegen/detail/utf8.hpp>
-#include <ipybox/codegen/naming.hpp>
-#include <ipybox/codegen/python_literal.hpp>
 #include <set>
+
+#include "ipybox/codegen/detail/identifiers.hpp"
+#include "ipybox/codegen/detail/utf8.hpp"
+#include "ipybox/codegen/python_literal.hpp"
 
 namespace ipybox::codegen {
 namespace {

@@ -1,7 +1,9 @@
+#include "ipybox/codegen/python_literal.hpp"
+
 #include <array>
 #include <cmath>
-#include <ipybox/codegen/detail/utf8.hpp>
-#include <ipybox/codegen/python_literal.hpp>
+
+#include "ipybox/codegen/detail/utf8.hpp"
 
 namespace ipybox::codegen {
 namespace {

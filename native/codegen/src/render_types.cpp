@@ -1,5 +1,5 @@
-#include <ipybox/codegen/detail/renderer.hpp>
-#include <ipybox/codegen/python_literal.hpp>
+#include "ipybox/codegen/detail/renderer.hpp"
+#include "ipybox/codegen/python_literal.hpp"
 
 namespace ipybox::codegen::detail {
 namespace {

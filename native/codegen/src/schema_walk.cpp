@@ -1,4 +1,4 @@
-#include <ipybox/codegen/detail/schema_walk.hpp>
+#include "ipybox/codegen/detail/schema_walk.hpp"
 
 namespace ipybox::codegen::detail {
 namespace {

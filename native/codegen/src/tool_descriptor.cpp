@@ -1,4 +1,5 @@
-#include <ipybox/codegen/tool_descriptor.hpp>
+#include "ipybox/codegen/tool_descriptor.hpp"
+
 #include <stdexcept>
 
 namespace ipybox::codegen {

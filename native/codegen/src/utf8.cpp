@@ -1,4 +1,4 @@
-#include <ipybox/codegen/detail/utf8.hpp>
+#include "ipybox/codegen/detail/utf8.hpp"
 
 namespace ipybox::codegen::detail {
 

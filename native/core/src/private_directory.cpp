@@ -7,8 +7,7 @@
 
 namespace ipybox::core {
 
-private_directory::private_directory(const std::string& prefix,
-                                     const std::filesystem::path& base) {
+private_directory::private_directory(const std::string& prefix, const std::filesystem::path& base) {
     std::string pattern = (base / (prefix + "XXXXXX")).string();
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');

@@ -1,7 +1,5 @@
 #include "ipybox/jupyter/connection_info.hpp"
 
-#include "ipybox/core/random.hpp"
-
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,26 +8,38 @@
 #include <system_error>
 #include <vector>
 
+#include "ipybox/core/random.hpp"
+
 namespace ipybox::jupyter {
 
 const char* to_string(channel which) {
     switch (which) {
-        case channel::shell: return "shell";
-        case channel::iopub: return "iopub";
-        case channel::stdin_channel: return "stdin";
-        case channel::control: return "control";
-        case channel::heartbeat: return "hb";
+        case channel::shell:
+            return "shell";
+        case channel::iopub:
+            return "iopub";
+        case channel::stdin_channel:
+            return "stdin";
+        case channel::control:
+            return "control";
+        case channel::heartbeat:
+            return "hb";
     }
     return "unknown";
 }
 
 int connection_info::port(channel which) const {
     switch (which) {
-        case channel::shell: return shell_port;
-        case channel::iopub: return iopub_port;
-        case channel::stdin_channel: return stdin_port;
-        case channel::control: return control_port;
-        case channel::heartbeat: return hb_port;
+        case channel::shell:
+            return shell_port;
+        case channel::iopub:
+            return iopub_port;
+        case channel::stdin_channel:
+            return stdin_port;
+        case channel::control:
+            return control_port;
+        case channel::heartbeat:
+            return hb_port;
     }
     return 0;
 }
@@ -40,11 +50,16 @@ std::string connection_info::endpoint(channel which) const {
 }
 
 nlohmann::json connection_info::to_json() const {
-    return {{"transport", transport},       {"ip", ip},
-            {"shell_port", shell_port},     {"iopub_port", iopub_port},
-            {"stdin_port", stdin_port},     {"control_port", control_port},
-            {"hb_port", hb_port},           {"key", key},
-            {"signature_scheme", signature_scheme}, {"kernel_name", kernel_name}};
+    return {{"transport", transport},
+            {"ip", ip},
+            {"shell_port", shell_port},
+            {"iopub_port", iopub_port},
+            {"stdin_port", stdin_port},
+            {"control_port", control_port},
+            {"hb_port", hb_port},
+            {"key", key},
+            {"signature_scheme", signature_scheme},
+            {"kernel_name", kernel_name}};
 }
 
 connection_info connection_info::from_json(const nlohmann::json& value) {
@@ -52,7 +67,8 @@ connection_info connection_info::from_json(const nlohmann::json& value) {
     connection_info info;
     const auto take = [&](const char* key, auto& field) {
         const auto it = value.find(key);
-        if (it == value.end()) throw std::invalid_argument(std::string("connection info lacks ") + key);
+        if (it == value.end())
+            throw std::invalid_argument(std::string("connection info lacks ") + key);
         try {
             it->get_to(field);
         } catch (const nlohmann::json::exception&) {

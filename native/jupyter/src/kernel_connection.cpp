@@ -1,16 +1,15 @@
 #include "ipybox/jupyter/kernel_connection.hpp"
 
-#include "ipybox/core/log.hpp"
-#include "ipybox/jupyter/wire.hpp"
-
-#include <zmq.hpp>
-#include <zmq_addon.hpp>
-
 #include <atomic>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/jupyter/wire.hpp"
 
 namespace ipybox::jupyter {
 namespace {
@@ -54,7 +53,8 @@ struct kernel_connection::impl {
 
     impl(const connection_info& i, std::string session, connection_handlers h, connection_options o)
         : info(i), session_id(std::move(session)), handlers(std::move(h)), options(o), key(i.key) {
-        for (auto* socket : {&shell, &control, &stdin_socket, &iopub, &heartbeat}) configure(*socket);
+        for (auto* socket : {&shell, &control, &stdin_socket, &iopub, &heartbeat})
+            configure(*socket);
         iopub.set(zmq::sockopt::subscribe, "");
         // Let a heartbeat be re-sent after a missed reply instead of wedging the REQ socket.
         heartbeat.set(zmq::sockopt::req_relaxed, 1);
@@ -76,9 +76,12 @@ struct kernel_connection::impl {
 
     zmq::socket_t& socket_for(channel which) {
         switch (which) {
-            case channel::control: return control;
-            case channel::stdin_channel: return stdin_socket;
-            default: return shell;
+            case channel::control:
+                return control;
+            case channel::stdin_channel:
+                return stdin_socket;
+            default:
+                return shell;
         }
     }
 
@@ -138,17 +141,18 @@ struct kernel_connection::impl {
             for (auto& [which, frames] : to_send) {
                 auto& socket = socket_for(which);
                 for (std::size_t i = 0; i < frames.size(); ++i) {
-                    const auto flags = i + 1 < frames.size() ? zmq::send_flags::sndmore
-                                                             : zmq::send_flags::none;
+                    const auto flags =
+                        i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
                     socket.send(zmq::buffer(frames[i]), flags);
                 }
             }
 
             std::vector<zmq::pollitem_t> items = {
-                {wake_reader.handle(), 0, ZMQ_POLLIN, 0}, {shell.handle(), 0, ZMQ_POLLIN, 0},
-                {control.handle(), 0, ZMQ_POLLIN, 0},     {iopub.handle(), 0, ZMQ_POLLIN, 0},
+                {wake_reader.handle(), 0, ZMQ_POLLIN, 0},  {shell.handle(), 0, ZMQ_POLLIN, 0},
+                {control.handle(), 0, ZMQ_POLLIN, 0},      {iopub.handle(), 0, ZMQ_POLLIN, 0},
                 {stdin_socket.handle(), 0, ZMQ_POLLIN, 0}, {heartbeat.handle(), 0, ZMQ_POLLIN, 0}};
-            for (const auto& watch : watches) items.push_back({nullptr, watch.first, ZMQ_POLLIN, 0});
+            for (const auto& watch : watches)
+                items.push_back({nullptr, watch.first, ZMQ_POLLIN, 0});
 
             auto timeout = std::chrono::milliseconds(-1);
             if (heartbeat_enabled && !heartbeat_reported) {
@@ -245,8 +249,11 @@ void kernel_connection::watch_fd(int fd, std::function<void()> on_readable) {
     impl_->wake();
 }
 
-const std::string& kernel_connection::session_id() const { return impl_->session_id; }
-std::size_t kernel_connection::dropped_messages() const { return impl_->dropped.load(); }
+const std::string& kernel_connection::session_id() const {
+    return impl_->session_id;
+}
+std::size_t kernel_connection::dropped_messages() const {
+    return impl_->dropped.load();
+}
 
 }  // namespace ipybox::jupyter
-

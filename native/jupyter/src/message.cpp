@@ -1,11 +1,11 @@
 #include "ipybox/jupyter/message.hpp"
 
-#include "ipybox/core/random.hpp"
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <optional>
+
+#include "ipybox/core/random.hpp"
 
 namespace ipybox::jupyter {
 namespace {
@@ -19,9 +19,15 @@ std::string string_field(const json& object, const char* key) {
 
 }  // namespace
 
-std::string message::msg_type() const { return string_field(header, "msg_type"); }
-std::string message::msg_id() const { return string_field(header, "msg_id"); }
-std::string message::parent_msg_id() const { return string_field(parent_header, "msg_id"); }
+std::string message::msg_type() const {
+    return string_field(header, "msg_type");
+}
+std::string message::msg_id() const {
+    return string_field(header, "msg_id");
+}
+std::string message::parent_msg_id() const {
+    return string_field(parent_header, "msg_id");
+}
 
 std::string utc_timestamp() {
     using namespace std::chrono;
@@ -31,9 +37,9 @@ std::string utc_timestamp() {
     std::tm utc{};
     gmtime_r(&seconds, &utc);
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", utc.tm_year + 1900,
-                  utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                  static_cast<long long>(micros));
+    std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ",
+                  utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min,
+                  utc.tm_sec, static_cast<long long>(micros));
     return buffer;
 }
 
@@ -71,9 +77,9 @@ std::optional<long long> parse_timestamp_micros(const std::string& text) {
 
 message make_request(const std::string& msg_type, json content, const std::string& session_id) {
     message msg;
-    msg.header = {{"msg_id", core::new_uuid()},   {"msg_type", msg_type},
-                  {"session", session_id},         {"username", "ipybox"},
-                  {"date", utc_timestamp()},       {"version", protocol_version}};
+    msg.header = {{"msg_id", core::new_uuid()}, {"msg_type", msg_type},
+                  {"session", session_id},      {"username", "ipybox"},
+                  {"date", utc_timestamp()},    {"version", protocol_version}};
     msg.content = std::move(content);
     return msg;
 }

@@ -1,8 +1,8 @@
 #include "ipybox/jupyter/wire.hpp"
 
-#include "ipybox/core/text.hpp"
-
 #include <algorithm>
+
+#include "ipybox/core/text.hpp"
 
 namespace ipybox::jupyter {
 namespace {
@@ -59,8 +59,8 @@ decode_result decode(std::vector<std::string> frames, const signer& key) {
         return result;
     }
     const std::string& signature = frames[first];
-    if (!key.verify(signature, {frames[first + 1], frames[first + 2], frames[first + 3],
-                                frames[first + 4]})) {
+    if (!key.verify(signature,
+                    {frames[first + 1], frames[first + 2], frames[first + 3], frames[first + 4]})) {
         result.error = decode_error::bad_signature;
         result.detail = signature.empty() ? "empty signature" : "signature does not match";
         return result;
@@ -92,11 +92,16 @@ decode_result decode(std::vector<std::string> frames, const signer& key) {
 
 const char* to_string(decode_error error) {
     switch (error) {
-        case decode_error::none: return "none";
-        case decode_error::missing_delimiter: return "missing delimiter";
-        case decode_error::too_few_frames: return "too few frames";
-        case decode_error::bad_signature: return "bad signature";
-        case decode_error::invalid_json: return "invalid JSON";
+        case decode_error::none:
+            return "none";
+        case decode_error::missing_delimiter:
+            return "missing delimiter";
+        case decode_error::too_few_frames:
+            return "too few frames";
+        case decode_error::bad_signature:
+            return "bad signature";
+        case decode_error::invalid_json:
+            return "invalid JSON";
     }
     return "unknown";
 }

@@ -1,8 +1,8 @@
+#include <cstdio>
+
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/text.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
-
-#include <cstdio>
 
 namespace ipybox::kernel {
 namespace {
@@ -65,7 +65,9 @@ void execution_stream::resume_timeout() {
     wake();
 }
 
-void execution_stream::wake() { pending_->events.push(wake_up{}); }
+void execution_stream::wake() {
+    pending_->events.push(wake_up{});
+}
 
 void execution_stream::request_cancel() {
     cancel_requested_ = true;
@@ -179,14 +181,16 @@ execution_result execution_stream::finish() {
     if (stop_reason_ == stop_reason::cancel && (restarted_ || reply_.status != "ok")) {
         result.cancelled = true;
         if (restarted_) {
-            result.notices.push_back("The cancelled code did not stop when interrupted; the kernel "
-                                     "was restarted and its state was lost.");
+            result.notices.push_back(
+                "The cancelled code did not stop when interrupted; the kernel "
+                "was restarted and its state was lost.");
         }
     } else if (reply_.status == "aborted") {
         throw execution_error("ExecutionAborted", "the kernel aborted this execution", "",
                               std::move(output));
     } else if (error_ || reply_.status == "error") {
-        const auto error = error_.value_or(error_output{"Error", "the kernel reported an error", {}});
+        const auto error =
+            error_.value_or(error_output{"Error", "the kernel reported an error", {}});
         throw execution_error(error.ename, error.evalue, join_traceback(error.traceback),
                               std::move(output));
     }

@@ -1,13 +1,13 @@
 #include "ipybox/kernel/interpreter.hpp"
 
-#include "ipybox/process/child_process.hpp"
-#include "ipybox/process/environment.hpp"
-
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "ipybox/process/child_process.hpp"
+#include "ipybox/process/environment.hpp"
 
 namespace ipybox::kernel {
 namespace {
@@ -129,8 +129,9 @@ interpreter_choice find_interpreter(const interpreter_search& search) {
     } else if (search.env_override) {
         message += "\nIPYBOX_PYTHON names that interpreter; install ipykernel for it or unset it.";
     } else {
-        message += "\nOn Debian/Ubuntu: sudo apt-get install python3-ipykernel "
-                   "(then ipybox uses /usr/bin/python3), or pass --python PATH.";
+        message +=
+            "\nOn Debian/Ubuntu: sudo apt-get install python3-ipykernel "
+            "(then ipybox uses /usr/bin/python3), or pass --python PATH.";
     }
     throw interpreter_not_found(message, choice.rejected);
 }

@@ -1,16 +1,16 @@
 #include "ipybox/kernel/kernel_instance.hpp"
 
-#include "ipybox/core/log.hpp"
-#include "ipybox/core/private_directory.hpp"
-#include "ipybox/core/random.hpp"
-#include "ipybox/jupyter/kernel_connection.hpp"
-#include "ipybox/process/child_process.hpp"
-
 #include <condition_variable>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/core/random.hpp"
+#include "ipybox/jupyter/kernel_connection.hpp"
+#include "ipybox/process/child_process.hpp"
 
 namespace ipybox::kernel {
 namespace {
@@ -168,8 +168,9 @@ kernel_instance::kernel_instance(std::unique_ptr<impl> state) : impl_(std::move(
 std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& launch) {
     auto state = std::make_unique<impl>(launch);
     auto& s = *state;
-    s.info = launch.transport == "tcp" ? jupyter::connection_info::make_tcp()
-                                       : jupyter::connection_info::make_ipc(s.directory.path() / "k");
+    s.info = launch.transport == "tcp"
+                 ? jupyter::connection_info::make_tcp()
+                 : jupyter::connection_info::make_ipc(s.directory.path() / "k");
     const auto connection_file = s.directory.path() / "kernel.json";
     {
         std::ofstream out(connection_file);
@@ -183,7 +184,8 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
         try {
             wrapping = launch.wrap(s.directory.path());
         } catch (const std::exception& e) {
-            throw kernel_start_error(std::string("cannot prepare the kernel's sandbox: ") + e.what());
+            throw kernel_start_error(std::string("cannot prepare the kernel's sandbox: ") +
+                                     e.what());
         }
     }
     std::vector<std::string> command = wrapping.command_prefix;
@@ -195,7 +197,8 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     options.environment = launch.environment;
     for (const auto& [name, value] : wrapping.environment) options.environment[name] = value;
     auto& python_path = options.environment["PYTHONPATH"];
-    python_path = launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
+    python_path =
+        launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
     options.environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();
     options.working_directory = launch.working_directory;
     options.stdin_lifeline = true;  // see kernel_main.py: the kernel exits when we do
@@ -212,9 +215,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     auto* raw = state.get();
     handlers.on_shell = [raw](message&& msg) { raw->on_shell(std::move(msg)); };
     handlers.on_iopub = [raw](message&& msg) { raw->on_iopub(std::move(msg)); };
-    handlers.on_control = [raw](message&& msg) {
-        raw->log->debug("control: {}", msg.msg_type());
-    };
+    handlers.on_control = [raw](message&& msg) { raw->log->debug("control: {}", msg.msg_type()); };
     auto created = std::unique_ptr<kernel_instance>(new kernel_instance(std::move(state)));
     created->pid_ = s.child->pid();
     s.connection = std::make_unique<jupyter::kernel_connection>(s.info, core::new_uuid(), handlers);
@@ -249,7 +250,8 @@ void kernel_instance::wait_ready(clock::time_point deadline) {
         const auto now = clock::now();
         if (now >= deadline) {
             lock.unlock();
-            throw kernel_start_error(s.describe_start_failure("did not become ready in time", false));
+            throw kernel_start_error(
+                s.describe_start_failure("did not become ready in time", false));
         }
         const auto resend_after = s.info_replied ? iopub_echo_wait : reply_wait;
         if (now - last_request >= resend_after) {
@@ -311,7 +313,9 @@ std::string kernel_instance::exit_reason() const {
     return impl_->death_reason;
 }
 
-int kernel_instance::pid() const { return impl_->child ? impl_->child->pid() : pid_; }
+int kernel_instance::pid() const {
+    return impl_->child ? impl_->child->pid() : pid_;
+}
 
 nlohmann::json kernel_instance::info() const {
     std::lock_guard lock(impl_->mutex);

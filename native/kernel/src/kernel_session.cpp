@@ -38,7 +38,8 @@ std::shared_ptr<kernel_instance> kernel_session::ensure_kernel(std::vector<std::
     std::lock_guard lock(state_mutex_);
     if (stopped_) throw kernel_start_error("the kernel session was stopped");
     if (current_ && !current_->alive()) {
-        core::logger("kernel")->debug("kernel {} is dead: {}", current_->pid(), current_->exit_reason());
+        core::logger("kernel")->debug("kernel {} is dead: {}", current_->pid(),
+                                      current_->exit_reason());
         notices.push_back("The previous kernel died (" + current_->exit_reason() +
                           "); this code ran in a fresh kernel, so variables, imports and "
                           "definitions from before are gone.");

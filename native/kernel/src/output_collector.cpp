@@ -1,11 +1,11 @@
 #include "ipybox/kernel/output_collector.hpp"
 
+#include <fstream>
+
 #include "ipybox/core/base64.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/core/text.hpp"
-
-#include <fstream>
 
 namespace ipybox::kernel {
 

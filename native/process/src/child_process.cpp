@@ -1,7 +1,5 @@
 #include "ipybox/process/child_process.hpp"
 
-#include <boost/process.hpp>
-#include <boost/process/extend.hpp>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,6 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <cstring>
 #include <thread>
 
@@ -125,19 +125,19 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
         });
     };
     try {
-        bp::child child(
-            options.executable.string(), bp::args(options.arguments), environment,
-            bp::start_dir(directory.string()), bp::std_in < bp::null, input(),
-            (bp::std_out & bp::std_err) > output,
-            bp::extend::on_exec_setup([](auto&) {
-                ::setsid();
-                // A child must not inherit our blocked signals (the CLI blocks SIGINT to forward
-                // it): a kernel that cannot receive SIGINT cannot be interrupted.
-                sigset_t none;
-                sigemptyset(&none);
-                ::sigprocmask(SIG_SETMASK, &none, nullptr);
-                ::signal(SIGINT, SIG_DFL);
-            }));
+        bp::child child(options.executable.string(), bp::args(options.arguments), environment,
+                        bp::start_dir(directory.string()),
+                        bp::std_in<bp::null, input(), (bp::std_out & bp::std_err)> output,
+                        bp::extend::on_exec_setup([](auto&) {
+                            ::setsid();
+                            // A child must not inherit our blocked signals (the CLI blocks SIGINT
+                            // to forward it): a kernel that cannot receive SIGINT cannot be
+                            // interrupted.
+                            sigset_t none;
+                            sigemptyset(&none);
+                            ::sigprocmask(SIG_SETMASK, &none, nullptr);
+                            ::signal(SIGINT, SIG_DFL);
+                        }));
         self->pid_ = child.id();
         child.detach();  // we reap the child ourselves, by pid
     } catch (const std::exception& e) {

@@ -7,9 +7,9 @@ extern char** environ;  // NOLINT: POSIX
 namespace ipybox::process {
 
 const std::vector<std::string>& default_allowlist() {
-    static const std::vector<std::string> names = {"PATH",     "HOME", "USER", "LOGNAME",
-                                                   "SHELL",    "LANG", "LC_ALL", "LC_CTYPE",
-                                                   "TZ",       "TMPDIR", "TERM"};
+    static const std::vector<std::string> names = {"PATH",  "HOME",   "USER",   "LOGNAME",
+                                                   "SHELL", "LANG",   "LC_ALL", "LC_CTYPE",
+                                                   "TZ",    "TMPDIR", "TERM"};
     return names;
 }
 

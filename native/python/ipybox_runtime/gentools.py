@@ -156,7 +156,8 @@ def _packages(directory: pathlib.Path) -> List[pathlib.Path]:
     if not directory.is_dir():
         return []
     return sorted(
-        path for path in directory.iterdir()
+        path
+        for path in directory.iterdir()
         if path.is_dir() and path.name.isidentifier() and not path.name.startswith(("_", "."))
     )
 

@@ -120,8 +120,9 @@ def request_shell_approval(kind: str, arguments: Mapping[str, Any]) -> None:
     ``call_tool`` otherwise.
     """
     __tracebackhide__ = True  # IPython leaves these frames out of the tracebacks agents read
-    status, payload = _post("/shell", {"tool_name": kind, "tool_args": dict(arguments)},
-                            f"ipybox.{kind}")
+    status, payload = _post(
+        "/shell", {"tool_name": kind, "tool_args": dict(arguments)}, f"ipybox.{kind}"
+    )
     document = _error_or_document(status, payload)
     if not (isinstance(document, dict) and document.get("approved") is True):
         raise ToolRunnerError("the ipybox tool server sent a malformed answer (no approval)")

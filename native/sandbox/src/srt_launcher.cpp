@@ -1,10 +1,10 @@
 #include "ipybox/sandbox/srt_launcher.hpp"
 
-#include "ipybox/process/executables.hpp"
-
 #include <sys/stat.h>
 
 #include <fstream>
+
+#include "ipybox/process/executables.hpp"
 
 namespace ipybox::sandbox {
 
@@ -22,7 +22,8 @@ std::filesystem::path find_srt(const std::optional<std::filesystem::path>& expli
     std::optional<std::filesystem::path> named = explicit_path;
     std::string source = "the given path";
     if (!named) {
-        if (const auto it = environment.find("IPYBOX_SRT"); it != environment.end() && !it->second.empty()) {
+        if (const auto it = environment.find("IPYBOX_SRT");
+            it != environment.end() && !it->second.empty()) {
             named = it->second;
             source = "IPYBOX_SRT";
         }

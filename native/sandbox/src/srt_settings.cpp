@@ -40,8 +40,9 @@ void append_paths(json& list, const std::vector<std::filesystem::path>& paths) {
 
 json srt_settings(const json& user, const sandbox_paths& paths) {
     if (!user.is_null() && !user.is_object()) {
-        throw std::invalid_argument("the sandbox config must be a JSON object like "
-                                    "{\"network\": {...}, \"filesystem\": {...}}");
+        throw std::invalid_argument(
+            "the sandbox config must be a JSON object like "
+            "{\"network\": {...}, \"filesystem\": {...}}");
     }
     json settings = user.is_null() ? json::object() : user;
 

@@ -1,10 +1,10 @@
 #include "ipybox/toolserver/routes.hpp"
 
-#include "ipybox/core/log.hpp"
-
 #include <algorithm>
 #include <optional>
 #include <variant>
+
+#include "ipybox/core/log.hpp"
 
 namespace ipybox::toolserver {
 namespace {
@@ -25,7 +25,8 @@ std::variant<json, http_response> parse_object(const std::string& body) {
     try {
         auto document = json::parse(body);
         if (document.is_object()) return document;
-        return error_response(400, error_type::bad_request, "the request body is not a JSON object");
+        return error_response(400, error_type::bad_request,
+                              "the request body is not a JSON object");
     } catch (const json::parse_error& e) {
         return error_response(400, error_type::bad_request,
                               std::string("the request body is not JSON: ") + e.what());
@@ -38,7 +39,8 @@ std::optional<http_response> refusal(const approval::tool_call& call,
     const auto suffix = decision.reason.empty() ? std::string() : ": " + decision.reason;
     const auto subject = "Approval request for " + call.server_name + "." + call.tool_name;
     switch (decision.outcome) {
-        case approval::verdict::approved: return std::nullopt;
+        case approval::verdict::approved:
+            return std::nullopt;
         case approval::verdict::rejected:
             return error_response(200, error_type::rejected, subject + " rejected" + suffix);
         case approval::verdict::timed_out:
@@ -56,7 +58,8 @@ http_response handle_shell(const http_request& request, const route_context& con
     if (auto* response = std::get_if<http_response>(&parsed)) return *response;
     auto& body = std::get<json>(parsed);
     const auto kind = body.value("tool_name", json()).is_string()
-                          ? body["tool_name"].get<std::string>() : std::string();
+                          ? body["tool_name"].get<std::string>()
+                          : std::string();
     if (kind != "shell" && kind != "shell_magic") {
         return error_response(400, error_type::bad_request,
                               "tool_name must be \"shell\" or \"shell_magic\"");
@@ -90,8 +93,8 @@ bool token_matches(std::string_view authorization_header, std::string_view token
 
 http_response handle_request(const http_request& request, const route_context& context) {
     if (!token_matches(request.authorization, context.token)) {
-        core::logger("toolserver")->warn("refused a {} {} without the session token",
-                                         request.method, request.target);
+        core::logger("toolserver")
+            ->warn("refused a {} {} without the session token", request.method, request.target);
         return error_response(401, error_type::unauthorized,
                               "the tool server needs this session's token");
     }

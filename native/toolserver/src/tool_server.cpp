@@ -1,19 +1,19 @@
 #include "ipybox/toolserver/tool_server.hpp"
 
-#include "ipybox/core/log.hpp"
-#include "ipybox/toolserver/routes.hpp"
-
-#include <boost/asio/local/stream_protocol.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <atomic>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <set>
 #include <thread>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/toolserver/routes.hpp"
 
 namespace ipybox::toolserver {
 namespace asio = boost::asio;
@@ -72,15 +72,18 @@ struct tool_server::impl {
                 boost::system::error_code ec;
                 http::read(socket, buffer, parser, ec);
                 if (ec == http::error::body_limit) {
-                    write_response(socket, {413, R"({"error":{"type":"bad_request","message":"the request body is too large"}})"}, false);
+                    write_response(
+                        socket,
+                        {413,
+                         R"({"error":{"type":"bad_request","message":"the request body is too large"}})"},
+                        false);
                     break;
                 }
                 if (ec) break;  // closed, timed out, or malformed: drop the connection
                 const auto& message = parser.get();
-                http_request request{std::string(message.method_string()),
-                                     std::string(message.target()),
-                                     std::string(message[http::field::authorization]),
-                                     message.body()};
+                http_request request{
+                    std::string(message.method_string()), std::string(message.target()),
+                    std::string(message[http::field::authorization]), message.body()};
                 const auto response = handle_request(request, context);
                 if (!write_response(socket, response, message.keep_alive())) break;
                 if (!message.keep_alive()) break;
@@ -125,7 +128,9 @@ tool_server::tool_server(tool_server_options options, approval::gate& gate, tool
     s.log->debug("tool server listening on {}", s.options.socket_path.string());
 }
 
-tool_server::~tool_server() { stop(); }
+tool_server::~tool_server() {
+    stop();
+}
 
 void tool_server::stop() {
     auto& s = *impl_;
@@ -150,6 +155,8 @@ void tool_server::stop() {
     std::filesystem::remove(s.options.socket_path, removed);
 }
 
-const std::filesystem::path& tool_server::socket_path() const { return impl_->options.socket_path; }
+const std::filesystem::path& tool_server::socket_path() const {
+    return impl_->options.socket_path;
+}
 
 }  // namespace ipybox::toolserver

@@ -1,9 +1,11 @@
+#include "ipybox/workspace/dotenv.hpp"
+
 #include <cerrno>
 #include <fstream>
-#include <ipybox/core/log.hpp>
-#include <ipybox/workspace/dotenv.hpp>
 #include <sstream>
 #include <system_error>
+
+#include "ipybox/core/log.hpp"
 
 namespace ipybox::workspace {
 namespace {

@@ -1,14 +1,16 @@
+#include "ipybox/workspace/package_writer.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>   // renameat2
 #include <cstdlib>  // mkdtemp
-#include <ipybox/codegen/naming.hpp>
-#include <ipybox/core/log.hpp>
-#include <ipybox/workspace/package_writer.hpp>
 #include <system_error>
 #include <utility>
+
+#include "ipybox/codegen/naming.hpp"
+#include "ipybox/core/log.hpp"
 
 namespace ipybox::workspace {
 namespace {

@@ -1,4 +1,5 @@
-#include <ipybox/workspace/placeholders.hpp>
+#include "ipybox/workspace/placeholders.hpp"
+
 #include <set>
 
 namespace ipybox::workspace {

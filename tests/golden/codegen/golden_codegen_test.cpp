@@ -4,12 +4,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <ipybox/codegen/generator.hpp>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <test_paths.hpp>
+
+#include "ipybox/codegen/generator.hpp"
 
 namespace fs = std::filesystem;
 using namespace ipybox::codegen;

@@ -1,11 +1,12 @@
 #include "cli_runner.hpp"
 
-#include "test_paths.hpp"
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
+
+#include "test_paths.hpp"
 
 namespace ipybox::testing {
 namespace {

@@ -1,9 +1,9 @@
-#include "cli_runner.hpp"
-#include "test_paths.hpp"
-
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+
+#include "cli_runner.hpp"
+#include "test_paths.hpp"
 
 using namespace ipybox::testing;
 
@@ -47,8 +47,8 @@ TEST_SUITE("cli.other") {
             // ipybox runs in the background; its kernel is found by its working directory (its
             // own pid is another inside a sandbox), then ipybox gets SIGKILL.
             const std::string script =
-                "cd " + shell_quote(dir.string()) + " && (IPYBOX_SRT=" +
-                shell_quote(srt_executable().string()) + " " +
+                "cd " + shell_quote(dir.string()) +
+                " && (IPYBOX_SRT=" + shell_quote(srt_executable().string()) + " " +
                 shell_quote(ipybox_executable().string()) + " run --workspace ." + flags +
                 " -c 'import time; open(\"started\", \"w\").close(); time.sleep(120)'"
                 " > /dev/null 2>&1 & echo $! > ipid) ; "
@@ -57,25 +57,27 @@ TEST_SUITE("cli.other") {
                 "[ \"$(readlink /proc/$p/cwd)\" = \"$PWD\" ] && kpid=$p; done; "
                 "[ -n \"$kpid\" ] || exit 2; "
                 "kill -KILL $(cat ipid); "
-                "for i in $(seq 100); do kill -0 $kpid 2>/dev/null || exit 0; sleep 0.1; done; exit 1";
+                "for i in $(seq 100); do kill -0 $kpid 2>/dev/null || exit 0; sleep 0.1; done; "
+                "exit 1";
             CHECK(std::system(("sh -c " + shell_quote(script)).c_str()) == 0);
         }
     }
 
     TEST_CASE("mcp --sandbox fails closed when the sandbox runtime is missing") {
-        const auto r = run_ipybox("mcp --sandbox --workspace " +
-                                      shell_quote(fresh_directory("sandbox").string()),
-                                  "", "IPYBOX_SRT=/nonexistent/srt");
+        const auto r = run_ipybox(
+            "mcp --sandbox --workspace " + shell_quote(fresh_directory("sandbox").string()), "",
+            "IPYBOX_SRT=/nonexistent/srt");
         CHECK(r.exit_code == 3);
         CHECK(r.err.find("refusing to run the kernel unsandboxed") != std::string::npos);
         CHECK(r.err.find("npm install -g @anthropic-ai/sandbox-runtime") != std::string::npos);
         CHECK(r.out.empty());
     }
 
-    TEST_CASE("the reference's `ipybox --workspace DIR --sandbox` form is the MCP server, sandboxed") {
-        const auto r = run_ipybox("--workspace " + shell_quote(fresh_directory("top-level").string()) +
-                                      " --sandbox",
-                                  "", "IPYBOX_SRT=/nonexistent/srt");
+    TEST_CASE(
+        "the reference's `ipybox --workspace DIR --sandbox` form is the MCP server, sandboxed") {
+        const auto r = run_ipybox(
+            "--workspace " + shell_quote(fresh_directory("top-level").string()) + " --sandbox", "",
+            "IPYBOX_SRT=/nonexistent/srt");
         CHECK(r.exit_code == 3);
         CHECK(r.err.find("refusing to run the kernel unsandboxed") != std::string::npos);
     }
@@ -91,9 +93,9 @@ TEST_SUITE("cli.other") {
 
     TEST_CASE("run --sandbox fails closed: no srt, no kernel, exit 3; a bad config exits 2") {
         const auto dir = fresh_directory("run-sandbox-missing");
-        auto r = run_ipybox("run --sandbox --workspace " + shell_quote(dir.string()) +
-                                " -c 'open(\"ran\", \"w\")'",
-                            "", "IPYBOX_SRT=/nonexistent/srt");
+        auto r = run_ipybox(
+            "run --sandbox --workspace " + shell_quote(dir.string()) + " -c 'open(\"ran\", \"w\")'",
+            "", "IPYBOX_SRT=/nonexistent/srt");
         CHECK(r.exit_code == 3);
         CHECK(r.err.find("/nonexistent/srt") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(dir / "ran"));
@@ -106,8 +108,9 @@ TEST_SUITE("cli.other") {
 
     TEST_CASE("generate refuses a server name that is not an identifier, before connecting") {
         const auto root = fresh_directory("generate-bad");
-        const auto r = run_ipybox("generate --server-name ../evil --server-params '{\"command\":\"true\"}' --root-dir " +
-                                  shell_quote((root / "mcptools").string()));
+        const auto r = run_ipybox(
+            "generate --server-name ../evil --server-params '{\"command\":\"true\"}' --root-dir " +
+            shell_quote((root / "mcptools").string()));
         CHECK(r.exit_code == 2);
         CHECK_FALSE(std::filesystem::exists(root / "evil"));
     }

@@ -1,12 +1,12 @@
 // The reference's quickstart from the command line: generate the API of server-everything, run
 // code calling two tools, approve one and reject the other on the terminal; and shell commands
 // under --approve-shell-commands.
-#include "cli_runner.hpp"
-#include "test_paths.hpp"
-
 #include <doctest/doctest.h>
 
 #include <fstream>
+
+#include "cli_runner.hpp"
+#include "test_paths.hpp"
 
 using namespace ipybox::testing;
 
@@ -72,12 +72,12 @@ TEST_SUITE("cli.run.approvals") {
 
     TEST_CASE("--approve-shell-commands asks before !cmd and %%bash, showing what will run") {
         const auto workspace = fresh_directory("cli-shell");
-        const auto r = run_ipybox(
-            "run --workspace " + shell_quote(workspace.string()) +
-                " --approve ask --approve-shell-commands -c " +
-                shell_quote("name = 'ipybox'\n!echo hello {name}") + " -c " +
-                shell_quote("%%bash\necho from bash") + " -c " + shell_quote("!touch marker"),
-            "y\n\nn\n");
+        const auto r = run_ipybox("run --workspace " + shell_quote(workspace.string()) +
+                                      " --approve ask --approve-shell-commands -c " +
+                                      shell_quote("name = 'ipybox'\n!echo hello {name}") + " -c " +
+                                      shell_quote("%%bash\necho from bash") + " -c " +
+                                      shell_quote("!touch marker"),
+                                  "y\n\nn\n");
         CHECK(r.err.find("Approve shell command `echo hello ipybox`? [Y/n] ") != std::string::npos);
         CHECK(r.err.find("Approve a cell run by `bash`:\necho from bash\n[Y/n] ") !=
               std::string::npos);

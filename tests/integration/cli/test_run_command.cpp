@@ -1,11 +1,11 @@
 // `ipybox run`: files and snippets in command-line order in one kernel, streamed output, errors
 // on stderr, exit codes.
-#include "cli_runner.hpp"
-#include "test_paths.hpp"
-
 #include <doctest/doctest.h>
 
 #include <fstream>
+
+#include "cli_runner.hpp"
+#include "test_paths.hpp"
 
 using namespace ipybox::testing;
 
@@ -19,7 +19,8 @@ std::string workspace_flag(const std::string& name) {
 
 TEST_SUITE("cli.run") {
     TEST_CASE("snippets share one kernel: -c x=41 -c print(x+1) prints 42") {
-        const auto r = run_ipybox("run " + workspace_flag("run-state") + " -c 'x=41' -c 'print(x+1)'");
+        const auto r =
+            run_ipybox("run " + workspace_flag("run-state") + " -c 'x=41' -c 'print(x+1)'");
         CHECK(r.exit_code == 0);
         CHECK(r.out == "42\n");
     }
@@ -37,7 +38,8 @@ TEST_SUITE("cli.run") {
     }
 
     TEST_CASE("an exception goes to stderr with its traceback and exits 1") {
-        const auto r = run_ipybox("run " + workspace_flag("run-error") + " -c 'print(1)' -c '1/0' -c 'print(3)'");
+        const auto r = run_ipybox("run " + workspace_flag("run-error") +
+                                  " -c 'print(1)' -c '1/0' -c 'print(3)'");
         CHECK(r.exit_code == 1);
         CHECK(r.out == "1\n");
         CHECK(r.err.find("ZeroDivisionError: division by zero") != std::string::npos);
@@ -45,8 +47,9 @@ TEST_SUITE("cli.run") {
     }
 
     TEST_CASE("stderr output of the code goes to stderr") {
-        const auto r = run_ipybox("run " + workspace_flag("run-stderr") +
-                                  " -c 'import sys; print(\"to-err\", file=sys.stderr); print(\"to-out\")'");
+        const auto r =
+            run_ipybox("run " + workspace_flag("run-stderr") +
+                       " -c 'import sys; print(\"to-err\", file=sys.stderr); print(\"to-out\")'");
         CHECK(r.out == "to-out\n");
         CHECK(r.err.find("to-err") != std::string::npos);
     }
@@ -59,8 +62,9 @@ TEST_SUITE("cli.run") {
     }
 
     TEST_CASE("a plot is saved and announced") {
-        const auto r = run_ipybox("run " + workspace_flag("run-plot") +
-                                  " -c 'import matplotlib.pyplot as plt; plt.plot([1,2]); plt.show()'");
+        const auto r =
+            run_ipybox("run " + workspace_flag("run-plot") +
+                       " -c 'import matplotlib.pyplot as plt; plt.plot([1,2]); plt.show()'");
         CHECK(r.exit_code == 0);
         CHECK(r.out.find("[image saved: ") == 0);
         CHECK(r.out.find(".png]") != std::string::npos);

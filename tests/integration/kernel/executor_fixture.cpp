@@ -1,12 +1,12 @@
 #include "executor_fixture.hpp"
 
-#include "ipybox/process/environment.hpp"
-#include "test_paths.hpp"
-
 #include <doctest/doctest.h>
 
 #include <fstream>
 #include <sstream>
+
+#include "ipybox/process/environment.hpp"
+#include "test_paths.hpp"
 
 namespace ipybox::testing {
 

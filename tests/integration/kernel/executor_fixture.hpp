@@ -1,10 +1,10 @@
 #pragma once
 // Builds a code_executor against the real Debian ipykernel, in a fresh workspace.
-#include "ipybox/code_executor.hpp"
-
 #include <filesystem>
 #include <functional>
 #include <string>
+
+#include "ipybox/code_executor.hpp"
 
 namespace ipybox::testing {
 

@@ -1,10 +1,10 @@
 // The examples of the reference's code-execution guide: basic execution, state, working
 // directory, kernel environment, plots, top-level await.
-#include "executor_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <fstream>
+
+#include "executor_fixture.hpp"
 
 using namespace ipybox;
 using ipybox::testing::executor_options_for;

@@ -1,8 +1,8 @@
-#include "executor_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <thread>
+
+#include "executor_fixture.hpp"
 
 using namespace ipybox;
 using ipybox::testing::executor_options_for;
@@ -34,7 +34,8 @@ TEST_SUITE("kernel.errors") {
 
     TEST_CASE("output printed before an error is kept on the error") {
         code_executor executor(executor_options_for("partial"));
-        const auto error = expect_error(executor, "print('before')\nraise ValueError('test error')");
+        const auto error =
+            expect_error(executor, "print('before')\nraise ValueError('test error')");
         CHECK(error.output() == "before");
         CHECK(error.ename() == "ValueError");
         CHECK(error.evalue() == "test error");
@@ -57,7 +58,8 @@ TEST_SUITE("kernel.errors") {
 TEST_SUITE("kernel.streaming") {
     TEST_CASE("output arrives in chunks while the code runs, then the result") {
         code_executor executor(executor_options_for("chunks"));
-        auto stream = executor.stream("import time\nprint('first')\ntime.sleep(0.5)\nprint('second')");
+        auto stream =
+            executor.stream("import time\nprint('first')\ntime.sleep(0.5)\nprint('second')");
         std::vector<std::string> chunks;
         std::optional<code_execution_result> result;
         while (auto event = stream.next()) {
@@ -98,8 +100,8 @@ TEST_SUITE("kernel.streaming") {
 
     TEST_CASE("an image is announced as a chunk with its path") {
         code_executor executor(executor_options_for("image-chunk"));
-        auto stream = executor.stream(
-            "import matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.show()");
+        auto stream =
+            executor.stream("import matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.show()");
         std::optional<std::filesystem::path> image;
         while (auto event = stream.next()) {
             if (auto* chunk = std::get_if<code_execution_chunk>(&*event)) {

@@ -1,8 +1,8 @@
 // Kernels that cannot start: the error names the interpreter and the fix, within the timeout.
+#include <doctest/doctest.h>
+
 #include "executor_fixture.hpp"
 #include "test_paths.hpp"
-
-#include <doctest/doctest.h>
 
 using namespace ipybox;
 using namespace std::chrono_literals;
@@ -54,10 +54,10 @@ TEST_SUITE("kernel.start") {
 
     TEST_CASE("a kernel that crashes at start-up reports its output") {
         auto options = executor_options_for("crash-start");
-        options.python = testing::write_script(
-            options.workspace, "crashing-python",
-            "case \"$1\" in -c) exec /usr/bin/python3 \"$@\";; esac\n"
-            "echo 'fatal: cannot start kernel' >&2\nexit 7");
+        options.python =
+            testing::write_script(options.workspace, "crashing-python",
+                                  "case \"$1\" in -c) exec /usr/bin/python3 \"$@\";; esac\n"
+                                  "echo 'fatal: cannot start kernel' >&2\nexit 7");
         code_executor executor(options);
         try {
             executor.start();

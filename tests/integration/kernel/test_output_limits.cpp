@@ -1,8 +1,8 @@
-#include "executor_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
+
+#include "executor_fixture.hpp"
 
 using namespace ipybox;
 using ipybox::testing::executor_options_for;
@@ -28,7 +28,8 @@ TEST_SUITE("kernel.output") {
         CHECK(executor.execute(code).text == "49995000");
     }
 
-    TEST_CASE("50 MB of output is capped: head and tail kept, the omission counted, memory bounded") {
+    TEST_CASE(
+        "50 MB of output is capped: head and tail kept, the omission counted, memory bounded") {
         auto options = executor_options_for("flood");
         options.max_output_bytes = 1024 * 1024;
         code_executor executor(options);

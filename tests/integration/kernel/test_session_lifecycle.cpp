@@ -1,9 +1,9 @@
-#include "executor_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <csignal>
 #include <thread>
+
+#include "executor_fixture.hpp"
 
 using namespace ipybox;
 using ipybox::testing::executor_options_for;
@@ -11,7 +11,9 @@ using ipybox::testing::expect_error;
 
 namespace {
 
-bool process_exists(int pid) { return ::kill(pid, 0) == 0; }
+bool process_exists(int pid) {
+    return ::kill(pid, 0) == 0;
+}
 
 }  // namespace
 
@@ -71,7 +73,8 @@ TEST_SUITE("kernel.lifecycle") {
     TEST_CASE("executions from two threads are queued, not lost") {
         code_executor executor(executor_options_for("queue"));
         std::string first;
-        std::thread other([&] { first = executor.execute("import time; time.sleep(0.3); 'a'").text; });
+        std::thread other(
+            [&] { first = executor.execute("import time; time.sleep(0.3); 'a'").text; });
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         const auto second = executor.execute("'b'").text;
         other.join();

@@ -1,11 +1,11 @@
 // Timeouts, interrupts, cancellation and kernels that die: the session must stay usable and the
 // caller must learn what happened to the kernel's state.
-#include "executor_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <csignal>
 #include <thread>
+
+#include "executor_fixture.hpp"
 
 using namespace ipybox;
 using namespace std::chrono_literals;

@@ -1,23 +1,24 @@
 // A sandboxed kernel (srt + bubblewrap): what it can and cannot reach, that everything else keeps
 // working, and that a sandbox that cannot start means no kernel at all.
-#include "test_paths.hpp"
-#include "tool_fixture.hpp"
-
 #include <doctest/doctest.h>
-
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
+
+#include "test_paths.hpp"
+#include "tool_fixture.hpp"
 
 using namespace ipybox;
 using namespace ipybox::testing;
 
 namespace {
 
-std::filesystem::path srt_executable() { return node_module(".bin/srt"); }
+std::filesystem::path srt_executable() {
+    return node_module(".bin/srt");
+}
 
 kernel_sandbox sandbox_of(nlohmann::json settings, std::filesystem::path srt) {
     kernel_sandbox sandbox;
@@ -34,7 +35,7 @@ code_executor_options sandboxed(const std::string& name, nlohmann::json settings
 
 // A TCP listener on the host's loopback, on a free port.
 class loopback_listener {
-public:
+  public:
     loopback_listener() {
         fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in address{};
@@ -49,7 +50,7 @@ public:
     ~loopback_listener() { ::close(fd_); }
     int port() const { return port_; }
 
-private:
+  private:
     int fd_ = -1;
     int port_ = 0;
 };
@@ -57,7 +58,9 @@ private:
 std::string connect_code(int port) {
     return "import socket\n"
            "try:\n"
-           "    socket.create_connection(('127.0.0.1', " + std::to_string(port) + "), timeout=5)\n"
+           "    socket.create_connection(('127.0.0.1', " +
+           std::to_string(port) +
+           "), timeout=5)\n"
            "    print('connected')\n"
            "except OSError as e:\n"
            "    print('refused', type(e).__name__)";
@@ -65,14 +68,17 @@ std::string connect_code(int port) {
 
 std::string write_code(const std::filesystem::path& target) {
     return "try:\n"
-           "    open(" + nlohmann::json(target.string()).dump() + ", 'w').write('x')\n"
+           "    open(" +
+           nlohmann::json(target.string()).dump() +
+           ", 'w').write('x')\n"
            "    print('written')\n"
            "except OSError as e:\n"
            "    print('denied', type(e).__name__)";
 }
 
 // Runs code that would leave a file behind; the start must fail and the file must not appear.
-code_execution_error start_failure(code_executor& executor, const std::filesystem::path& workspace) {
+code_execution_error start_failure(code_executor& executor,
+                                   const std::filesystem::path& workspace) {
     try {
         executor.execute("open('ran', 'w')");
     } catch (const code_execution_error& e) {
@@ -92,8 +98,8 @@ TEST_SUITE("sandbox.kernel") {
         executor.execute("x = 41");
         CHECK(executor.execute("print(x + 1)").text == "42");
         CHECK(executor.execute("!echo from the shell").text == "from the shell");
-        const auto plot = executor.execute(
-            "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()");
+        const auto plot =
+            executor.execute("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()");
         CHECK(plot.images.size() == 1);
     }
 
@@ -125,10 +131,13 @@ TEST_SUITE("sandbox.kernel") {
         std::filesystem::create_directories(options.workspace);
         std::ofstream(options.workspace / ".env") << "SANDBOX_SECRET=do-not-leak-4711\n";
         code_executor executor(options);
-        const auto text = executor.execute(
-            "import os\n"
-            "try:\n    print(open('.env').read())\nexcept OSError as e:\n    print('denied', type(e).__name__)\n"
-            "print(os.environ.get('SANDBOX_SECRET'))").text;
+        const auto text = executor
+                              .execute(
+                                  "import os\n"
+                                  "try:\n    print(open('.env').read())\nexcept OSError as e:\n    "
+                                  "print('denied', type(e).__name__)\n"
+                                  "print(os.environ.get('SANDBOX_SECRET'))")
+                              .text;
         CHECK(text == "denied PermissionError\nNone");
     }
 
@@ -152,7 +161,9 @@ TEST_SUITE("sandbox.kernel") {
         CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
     }
 
-    TEST_CASE("a kernel sees neither other sessions' nor the spare kernel's files, its sandbox config or /run") {
+    TEST_CASE(
+        "a kernel sees neither other sessions' nor the spare kernel's files, its sandbox config or "
+        "/run") {
         auto options = sandboxed("isolation");
         options.keep_spare_kernel = true;  // the spare's keys and sockets sit next to ours
         // Another session's private directory, as an unsandboxed ipybox would leave in /tmp.
@@ -163,13 +174,16 @@ TEST_SUITE("sandbox.kernel") {
             executor.execute("import os\nprint(os.path.exists('" + std::string(other) + "'))").text;
         std::filesystem::remove(other);
         CHECK(other_visible == "False");
-        const auto text = executor.execute(
-            "import glob, os\n"
-            "from ipykernel.kernelapp import IPKernelApp\n"
-            "own = os.path.dirname(IPKernelApp.instance().connection_file)\n"
-            "print(sorted(os.listdir(os.path.dirname(own))) == sorted(['tools', os.path.basename(own)]))\n"
-            "print(glob.glob('/tmp/ipybox-sbx-*'))\n"
-            "print(os.listdir('/run'))").text;  // the host's service sockets live there
+        const auto text = executor
+                              .execute(
+                                  "import glob, os\n"
+                                  "from ipykernel.kernelapp import IPKernelApp\n"
+                                  "own = os.path.dirname(IPKernelApp.instance().connection_file)\n"
+                                  "print(sorted(os.listdir(os.path.dirname(own))) == "
+                                  "sorted(['tools', os.path.basename(own)]))\n"
+                                  "print(glob.glob('/tmp/ipybox-sbx-*'))\n"
+                                  "print(os.listdir('/run'))")
+                              .text;  // the host's service sockets live there
         REQUIRE_FALSE(std::filesystem::is_empty("/run"));
         CHECK(text == "True\n[]\n[]");
         // The settings are there, for srt, outside the kernel's view and out of its reach.
@@ -183,7 +197,9 @@ TEST_SUITE("sandbox.kernel") {
         REQUIRE_FALSE(settings_files.empty());
         CHECK(executor
                   .execute("import json\nwritten = []\n"
-                           "for path in json.loads(" + nlohmann::json(settings_files.dump()).dump() + "):\n"
+                           "for path in json.loads(" +
+                           nlohmann::json(settings_files.dump()).dump() +
+                           "):\n"
                            "    try:\n        open(path, 'a').close(); written.append(path)\n"
                            "    except OSError:\n        pass\n"
                            "print(written)")
@@ -196,12 +212,15 @@ TEST_SUITE("sandbox.kernel") {
         const auto secret_dir = options.workspace / "secrets";
         std::filesystem::create_directories(secret_dir);
         std::ofstream(secret_dir / "key") << "private";
-        options.sandbox = sandbox_of({{"filesystem", {{"denyRead", {secret_dir.string()}}}}},
-                                     srt_executable());
+        options.sandbox =
+            sandbox_of({{"filesystem", {{"denyRead", {secret_dir.string()}}}}}, srt_executable());
         code_executor executor(options);
-        const auto text = executor.execute(
-            "import os\n"
-            "print(os.path.isdir('secrets'), os.path.exists(os.path.join('secrets', 'key')))").text;
+        const auto text = executor
+                              .execute(
+                                  "import os\n"
+                                  "print(os.path.isdir('secrets'), "
+                                  "os.path.exists(os.path.join('secrets', 'key')))")
+                              .text;
         CHECK(text == "True False");  // srt hides a read-denied folder behind an empty one
     }
 

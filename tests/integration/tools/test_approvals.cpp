@@ -1,9 +1,9 @@
 // Every tool call from kernel code waits for the application's decision.
-#include "tool_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <thread>
+
+#include "tool_fixture.hpp"
 
 using namespace ipybox;
 using namespace ipybox::testing;
@@ -19,7 +19,9 @@ const char* two_calls =
 }  // namespace
 
 TEST_SUITE("tools.approvals") {
-    TEST_CASE("each call is an approval request naming the server, the original tool name and the arguments") {
+    TEST_CASE(
+        "each call is an approval request naming the server, the original tool name and the "
+        "arguments") {
         code_executor executor(tool_executor_options("approval-info"));
         executor.register_mcp_server("everything", everything_params());
         const auto record = consume(executor.stream(two_calls), [](auto&) { return true; });
@@ -32,11 +34,13 @@ TEST_SUITE("tools.approvals") {
         CHECK(record.result->text == "The sum of 2 and 3 is 5.\nEcho: hi");
     }
 
-    TEST_CASE("a rejected call raises ApprovalRejectedError in the kernel and never runs the tool") {
+    TEST_CASE(
+        "a rejected call raises ApprovalRejectedError in the kernel and never runs the tool") {
         code_executor executor(tool_executor_options("reject"));
         executor.register_mcp_server("everything", everything_params());
-        const auto record = consume(executor.stream(two_calls),
-                                    [](const approval_request& r) { return r.tool_name() != "echo"; });
+        const auto record = consume(executor.stream(two_calls), [](const approval_request& r) {
+            return r.tool_name() != "echo";
+        });
         REQUIRE(record.error);
         CHECK(record.error->ename() == "ApprovalRejectedError");
         CHECK(std::string(record.error->what()).find("rejected") != std::string::npos);
@@ -80,7 +84,8 @@ TEST_SUITE("tools.approvals") {
     TEST_CASE("the execution timeout does not count time spent waiting for approval") {
         code_executor executor(tool_executor_options("paused-clock"));
         executor.register_mcp_server("everything", everything_params());
-        executor.execute("from mcptools.everything import echo\necho.run(echo.Params(message='warm'))");
+        executor.execute(
+            "from mcptools.everything import echo\necho.run(echo.Params(message='warm'))");
         const auto record = consume(
             executor.stream("print(echo.run(echo.Params(message='late')))", 1000ms), [](auto&) {
                 std::this_thread::sleep_for(1500ms);
@@ -105,7 +110,8 @@ TEST_SUITE("tools.approvals") {
     TEST_CASE("cancel() while a call waits for approval ends the execution as cancelled") {
         code_executor executor(tool_executor_options("cancel-approval"));
         executor.register_mcp_server("everything", everything_params());
-        auto stream = executor.stream("from mcptools.everything import echo\necho.run(echo.Params(message='x'))");
+        auto stream = executor.stream(
+            "from mcptools.everything import echo\necho.run(echo.Params(message='x'))");
         std::optional<code_execution_result> result;
         while (auto event = stream.next()) {
             if (std::holds_alternative<approval_request>(*event)) executor.cancel();

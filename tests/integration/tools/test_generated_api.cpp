@@ -1,10 +1,10 @@
 // The quickstart of the reference, in C++: generate the API of server-everything, call its tools
 // from kernel code, and get typed results back.
-#include "ipybox/mcp_sources.hpp"
-#include "tool_fixture.hpp"
-#include "test_paths.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/mcp_sources.hpp"
+#include "test_paths.hpp"
+#include "tool_fixture.hpp"
 
 using namespace ipybox;
 using namespace ipybox::testing;
@@ -23,51 +23,68 @@ TEST_SUITE("tools.generated_api") {
     TEST_CASE("generated tools run from kernel code: text, structured Result and images") {
         code_executor executor(tool_executor_options("quickstart"));
         executor.register_mcp_server("everything", everything_params());
-        const auto text = executor.execute(
-            "from mcptools.everything import get_sum, echo\n"
-            "print(get_sum.run(get_sum.Params(a=2, b=3)))\n"
-            "print(echo.run(echo.Params(message='hello')))").text;
+        const auto text = executor
+                              .execute(
+                                  "from mcptools.everything import get_sum, echo\n"
+                                  "print(get_sum.run(get_sum.Params(a=2, b=3)))\n"
+                                  "print(echo.run(echo.Params(message='hello')))")
+                              .text;
         CHECK(text == "The sum of 2 and 3 is 5.\nEcho: hello");
 
-        const auto structured = executor.execute(
-            "from mcptools.everything import get_structured_content as g\n"
-            "r = g.run(g.Params(location='Chicago'))\n"
-            "print(type(r).__name__, sorted(r.dict() if hasattr(r, 'dict') else r.model_dump()))").text;
+        const auto structured =
+            executor
+                .execute(
+                    "from mcptools.everything import get_structured_content as g\n"
+                    "r = g.run(g.Params(location='Chicago'))\n"
+                    "print(type(r).__name__, sorted(r.dict() if hasattr(r, 'dict') else "
+                    "r.model_dump()))")
+                .text;
         CHECK(structured == "Result ['conditions', 'humidity', 'temperature']");
 
-        const auto image = executor.execute(
-            "from mcptools.everything import get_tiny_image as t\n"
-            "r = t.run(t.Params())\n"
-            "import os\nprint(len(r.images), all(os.path.exists(p) for p in r.images), "
-            "r.images[0].suffix)").text;
+        const auto image =
+            executor
+                .execute(
+                    "from mcptools.everything import get_tiny_image as t\n"
+                    "r = t.run(t.Params())\n"
+                    "import os\nprint(len(r.images), all(os.path.exists(p) for p in r.images), "
+                    "r.images[0].suffix)")
+                .text;
         CHECK(image == "1 True .png");
     }
 
     TEST_CASE("both import styles of the reference work") {
         code_executor executor(tool_executor_options("imports"));
         executor.register_mcp_server("everything", everything_params());
-        CHECK(executor.execute("from mcptools.everything.get_sum import Params, run\n"
-                               "run(Params(a=1, b=1))").text == "'The sum of 1 and 1 is 2.'");
+        CHECK(executor
+                  .execute("from mcptools.everything.get_sum import Params, run\n"
+                           "run(Params(a=1, b=1))")
+                  .text == "'The sum of 1 and 1 is 2.'");
     }
 
     TEST_CASE("a long-running tool with progress completes") {
         code_executor executor(tool_executor_options("long-running"));
         executor.register_mcp_server("everything", everything_params());
-        const auto text = executor.execute(
-            "from mcptools.everything import trigger_long_running_operation as op\n"
-            "print(op.run(op.Params(duration=1, steps=2)))").text;
+        const auto text =
+            executor
+                .execute(
+                    "from mcptools.everything import trigger_long_running_operation as op\n"
+                    "print(op.run(op.Params(duration=1, steps=2)))")
+                .text;
         CHECK(text.find("completed") != std::string::npos);
     }
 
     TEST_CASE("concurrent calls from kernel threads all succeed") {
         code_executor executor(tool_executor_options("concurrent"));
         executor.register_mcp_server("everything", everything_params());
-        const auto text = executor.execute(
-            "from concurrent.futures import ThreadPoolExecutor\n"
-            "from mcptools.everything import get_sum\n"
-            "with ThreadPoolExecutor(8) as pool:\n"
-            "    out = list(pool.map(lambda i: get_sum.run(get_sum.Params(a=i, b=i)), range(16)))\n"
-            "print(out[15])").text;
+        const auto text = executor
+                              .execute(
+                                  "from concurrent.futures import ThreadPoolExecutor\n"
+                                  "from mcptools.everything import get_sum\n"
+                                  "with ThreadPoolExecutor(8) as pool:\n"
+                                  "    out = list(pool.map(lambda i: "
+                                  "get_sum.run(get_sum.Params(a=i, b=i)), range(16)))\n"
+                                  "print(out[15])")
+                              .text;
         CHECK(text == "The sum of 15 and 15 is 30.");
     }
 
@@ -78,18 +95,24 @@ TEST_SUITE("tools.generated_api") {
         code_executor executor(options);
         executor.register_mcp_server(
             "fs", {{"command", "node"},
-                   {"args", {node_module("@modelcontextprotocol/server-filesystem/dist/index.js").string(),
-                             root.string()}}});
+                   {"args",
+                    {node_module("@modelcontextprotocol/server-filesystem/dist/index.js").string(),
+                     root.string()}}});
         executor.execute("open('fsroot/hello.txt', 'w').write('hello fs')");
-        const auto read = executor.execute(
-            "from mcptools.fs import read_text_file as r\n"
-            "print(r.run(r.Params(path='" + (root / "hello.txt").string() + "')).content)").text;
+        const auto read = executor
+                              .execute(
+                                  "from mcptools.fs import read_text_file as r\n"
+                                  "print(r.run(r.Params(path='" +
+                                  (root / "hello.txt").string() + "')).content)")
+                              .text;
         CHECK(read == "hello fs");
-        const auto denied = executor.execute(
-            "from mcptools.fs import read_text_file as r\n"
-            "from ipybox_runtime.errors import ToolRunnerError\n"
-            "try:\n    r.run(r.Params(path='/etc/passwd'))\n"
-            "except ToolRunnerError as e:\n    print('denied:', e)").text;
+        const auto denied = executor
+                                .execute(
+                                    "from mcptools.fs import read_text_file as r\n"
+                                    "from ipybox_runtime.errors import ToolRunnerError\n"
+                                    "try:\n    r.run(r.Params(path='/etc/passwd'))\n"
+                                    "except ToolRunnerError as e:\n    print('denied:', e)")
+                                .text;
         CHECK(denied.find("denied:") == 0);
         CHECK(denied.find("Access denied") != std::string::npos);
     }

@@ -1,10 +1,10 @@
 // Shell commands from kernel code wait for the application's decision when
 // approve_shell_commands is on, and the command approved is the command that runs.
-#include "tool_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <fstream>
+
+#include "tool_fixture.hpp"
 
 using namespace ipybox;
 using namespace ipybox::testing;
@@ -116,8 +116,9 @@ TEST_SUITE("tools.shell_approvals") {
         REQUIRE(record.approvals.size() == 1);
         REQUIRE(record.error);
         CHECK(record.error->ename() == "ApprovalRejectedError");
-        CHECK(std::string(record.error->what()).find("Approval request for ipybox.shell rejected") !=
-              std::string::npos);
+        CHECK(
+            std::string(record.error->what()).find("Approval request for ipybox.shell rejected") !=
+            std::string::npos);
         CHECK_FALSE(std::filesystem::exists(marker));
         // The kernel goes on working.
         CHECK(executor.execute("print('still here')").text == "still here");
@@ -127,8 +128,8 @@ TEST_SUITE("tools.shell_approvals") {
         code_executor executor(shell_options("magic"));
         for (const std::string magic : {"bash", "sh"}) {
             CAPTURE(magic);
-            const auto record = consume(
-                executor.stream("%%" + magic + "\necho first\necho second"), approve_all);
+            const auto record =
+                consume(executor.stream("%%" + magic + "\necho first\necho second"), approve_all);
             REQUIRE(record.approvals.size() == 1);
             const auto& request = record.approvals[0];
             CHECK(request.server_name() == "ipybox");
@@ -143,8 +144,8 @@ TEST_SUITE("tools.shell_approvals") {
     TEST_CASE("%%script shows its program and options, and a rejected cell does not run") {
         const auto options = shell_options("script");
         code_executor executor(options);
-        const auto record =
-            consume(executor.stream("%%script --out captured sh\ntouch marker\necho hi"), reject_all);
+        const auto record = consume(
+            executor.stream("%%script --out captured sh\ntouch marker\necho hi"), reject_all);
         REQUIRE(record.approvals.size() == 1);
         CHECK(record.approvals[0].tool_args().at("interpreter") == "--out captured sh");
         REQUIRE(record.error);

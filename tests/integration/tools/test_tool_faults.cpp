@@ -1,13 +1,13 @@
 // MCP servers that crash, hang, print garbage or cannot start: each becomes a clear error in
 // the kernel, and the next call gets a fresh server.
-#include "tool_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <thread>
+
+#include "tool_fixture.hpp"
 
 using namespace ipybox;
 using namespace ipybox::testing;
@@ -58,7 +58,8 @@ TEST_SUITE("tools.faults") {
             return std::count(std::istreambuf_iterator<char>(in), {}, '\n');
         };
         const auto wait_for = [&](long count) {
-            for (int i = 0; i < 100 && cancelled_count() < count; ++i) std::this_thread::sleep_for(50ms);
+            for (int i = 0; i < 100 && cancelled_count() < count; ++i)
+                std::this_thread::sleep_for(50ms);
             return cancelled_count();
         };
 
@@ -74,7 +75,8 @@ TEST_SUITE("tools.faults") {
         });
         while (auto event = stream.next()) {
             if (auto* request = std::get_if<approval_request>(&*event)) request->accept();
-            if (auto* result = std::get_if<code_execution_result>(&*event)) CHECK(result->cancelled);
+            if (auto* result = std::get_if<code_execution_result>(&*event))
+                CHECK(result->cancelled);
         }
         canceller.join();
         CHECK(wait_for(2) == 2);
@@ -90,29 +92,36 @@ TEST_SUITE("tools.faults") {
 
     TEST_CASE("a server whose command does not exist is an error naming it") {
         code_executor executor(tool_executor_options("no-command"));
-        CHECK_THROWS_WITH(executor.register_mcp_server(
-                              "ghost", {{"command", "/nonexistent/mcp-server"}, {"args", nlohmann::json::array()}}),
-                          doctest::Contains("/nonexistent/mcp-server"));
+        CHECK_THROWS_WITH(
+            executor.register_mcp_server("ghost", {{"command", "/nonexistent/mcp-server"},
+                                                   {"args", nlohmann::json::array()}}),
+            doctest::Contains("/nonexistent/mcp-server"));
     }
 
     TEST_CASE("reset closes MCP sessions; the next call starts the server again") {
         code_executor executor(tool_executor_options("reset-sessions"));
         executor.register_mcp_server("everything", everything_params());
-        CHECK(executor.execute("from mcptools.everything import echo\n"
-                               "echo.run(echo.Params(message='a'))").text == "'Echo: a'");
+        CHECK(executor
+                  .execute("from mcptools.everything import echo\n"
+                           "echo.run(echo.Params(message='a'))")
+                  .text == "'Echo: a'");
         executor.reset();
-        CHECK(executor.execute("from mcptools.everything import echo\n"
-                               "echo.run(echo.Params(message='b'))").text == "'Echo: b'");
+        CHECK(executor
+                  .execute("from mcptools.everything import echo\n"
+                           "echo.run(echo.Params(message='b'))")
+                  .text == "'Echo: b'");
     }
 
     TEST_CASE("calling a tool the server does not have is a ToolRunnerError") {
         code_executor executor(tool_executor_options("unknown-tool"));
         executor.register_mcp_server("everything", everything_params());
-        const auto text = executor.execute(
-            "from ipybox_runtime.tool_client import call_tool\n"
-            "from ipybox_runtime.errors import ToolRunnerError\n"
-            "try:\n    call_tool('everything', 'no-such-tool', {})\n"
-            "except ToolRunnerError as e:\n    print('error:', e)").text;
+        const auto text = executor
+                              .execute(
+                                  "from ipybox_runtime.tool_client import call_tool\n"
+                                  "from ipybox_runtime.errors import ToolRunnerError\n"
+                                  "try:\n    call_tool('everything', 'no-such-tool', {})\n"
+                                  "except ToolRunnerError as e:\n    print('error:', e)")
+                              .text;
         CHECK(text.find("error:") == 0);
     }
 }

@@ -1,11 +1,11 @@
 // Security properties of tool calling (ARCHITECTURE.md): only the host registers servers, the
 // tool server authenticates its callers, secrets stay host-side, names cannot escape mcptools/.
-#include "tool_fixture.hpp"
-
 #include <doctest/doctest.h>
 
 #include <fstream>
 #include <sstream>
+
+#include "tool_fixture.hpp"
 
 using namespace ipybox;
 using namespace ipybox::testing;
@@ -45,12 +45,14 @@ TEST_SUITE("tools.security") {
         code_executor executor(tool_executor_options("token"));
         executor.register_mcp_server("everything", everything_params());
         executor.execute(raw_request);
-        const auto body = std::string("{'server_name': 'everything', 'tool_name': 'echo', "
-                                      "'tool_args': {'message': 'x'}}");
-        CHECK(executor.execute("s, b = post(" + body + ", None)\nprint(s, b['error']['type'])").text ==
-              "401 unauthorized");
+        const auto body = std::string(
+            "{'server_name': 'everything', 'tool_name': 'echo', "
+            "'tool_args': {'message': 'x'}}");
+        CHECK(executor.execute("s, b = post(" + body + ", None)\nprint(s, b['error']['type'])")
+                  .text == "401 unauthorized");
         CHECK(executor.execute("post(" + body + ", 'forged')[0]").text == "401");
-        CHECK(executor.execute("post(" + body + ", os.environ['IPYBOX_TOOL_TOKEN'])[0]").text == "200");
+        CHECK(executor.execute("post(" + body + ", os.environ['IPYBOX_TOOL_TOKEN'])[0]").text ==
+              "200");
     }
 
     TEST_CASE("kernel code cannot call a server the host did not register") {
@@ -58,10 +60,12 @@ TEST_SUITE("tools.security") {
         code_executor executor(options);
         executor.register_mcp_server("everything", everything_params());
         executor.execute(raw_request);
-        const auto text = executor.execute(
-            "post({'server_name': 'evil', 'tool_name': 'x', 'tool_args': {},"
-            "      'server_params': {'command': 'touch', 'args': ['pwned']}},"
-            "     os.environ['IPYBOX_TOOL_TOKEN'])[1]['error']['type']").text;
+        const auto text = executor
+                              .execute(
+                                  "post({'server_name': 'evil', 'tool_name': 'x', 'tool_args': {},"
+                                  "      'server_params': {'command': 'touch', 'args': ['pwned']}},"
+                                  "     os.environ['IPYBOX_TOOL_TOKEN'])[1]['error']['type']")
+                              .text;
         CHECK(text == "'unknown_server'");
         // A spawned `touch pwned` would run in the workspace (the default cwd of stdio servers).
         CHECK_FALSE(std::filesystem::exists(options.workspace / "pwned"));
@@ -72,15 +76,19 @@ TEST_SUITE("tools.security") {
         code_executor executor(options);
         executor.register_mcp_server("everything", everything_params());
         executor.execute(raw_request);
-        const auto text = executor.execute(
-            "post({'server_name': 'everything', 'tool_name': 'echo', 'tool_args': {'message': 'm'},"
-            "      'server_params': {'command': 'touch', 'args': ['pwned']}},"
-            "     os.environ['IPYBOX_TOOL_TOKEN'])[1]['result']['text']").text;
+        const auto text = executor
+                              .execute(
+                                  "post({'server_name': 'everything', 'tool_name': 'echo', "
+                                  "'tool_args': {'message': 'm'},"
+                                  "      'server_params': {'command': 'touch', 'args': ['pwned']}},"
+                                  "     os.environ['IPYBOX_TOOL_TOKEN'])[1]['result']['text']")
+                              .text;
         CHECK(text == "'Echo: m'");
         CHECK_FALSE(std::filesystem::exists(options.workspace / "pwned"));
     }
 
-    TEST_CASE("${VAR} secrets are filled host-side and never reach the kernel or the generated files") {
+    TEST_CASE(
+        "${VAR} secrets are filled host-side and never reach the kernel or the generated files") {
         auto options = tool_executor_options("secrets");
         options.host_environment["IPYBOX_TEST_SECRET"] = "s3cr3t-value";
         code_executor executor(options);
@@ -88,10 +96,13 @@ TEST_SUITE("tools.security") {
         params["env"] = {{"SERVER_SECRET", "${IPYBOX_TEST_SECRET}"}};
         executor.register_mcp_server("everything", params);
         CHECK(read_tree(options.workspace / "mcptools").find("s3cr3t") == std::string::npos);
-        CHECK(executor.execute("import os\n[k for k, v in os.environ.items() if 's3cr3t' in v]").text == "[]");
+        CHECK(executor.execute("import os\n[k for k, v in os.environ.items() if 's3cr3t' in v]")
+                  .text == "[]");
         // The server itself did receive it.
-        CHECK(executor.execute("from mcptools.everything import get_env\n"
-                               "'s3cr3t-value' in get_env.run(get_env.Params())").text == "True");
+        CHECK(executor
+                  .execute("from mcptools.everything import get_env\n"
+                           "'s3cr3t-value' in get_env.run(get_env.Params())")
+                  .text == "True");
     }
 
     TEST_CASE("variables come from the workspace .env when the environment lacks them") {
@@ -102,8 +113,10 @@ TEST_SUITE("tools.security") {
         auto params = everything_params();
         params["env"] = {{"FROM_DOTENV", "${DOTENV_ONLY}"}};
         executor.register_mcp_server("everything", params);
-        CHECK(executor.execute("from mcptools.everything import get_env\n"
-                               "'from-dotenv' in get_env.run(get_env.Params())").text == "True");
+        CHECK(executor
+                  .execute("from mcptools.everything import get_env\n"
+                           "'from-dotenv' in get_env.run(get_env.Params())")
+                  .text == "True");
     }
 
     TEST_CASE("a missing variable is an error naming it") {
@@ -114,11 +127,13 @@ TEST_SUITE("tools.security") {
                           doctest::Contains("IPYBOX_SURELY_UNDEFINED_VARIABLE"));
     }
 
-    TEST_CASE("server names that are not Python identifiers are refused before anything is written") {
+    TEST_CASE(
+        "server names that are not Python identifiers are refused before anything is written") {
         auto options = tool_executor_options("bad-names");
         code_executor executor(options);
         std::filesystem::create_directories(options.workspace / "mcptools" / "keep");
-        for (const std::string name : {"..", "/abs", "", "a/b", "class", "2fa", "a-b", "__init__"}) {
+        for (const std::string name :
+             {"..", "/abs", "", "a/b", "class", "2fa", "a-b", "__init__"}) {
             CAPTURE(name);
             CHECK_THROWS_AS(executor.register_mcp_server(name, everything_params()),
                             std::invalid_argument);

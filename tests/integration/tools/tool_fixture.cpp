@@ -1,9 +1,9 @@
 #include "tool_fixture.hpp"
 
+#include <doctest/doctest.h>
+
 #include "ipybox/process/environment.hpp"
 #include "test_paths.hpp"
-
-#include <doctest/doctest.h>
 
 namespace ipybox::testing {
 
@@ -18,9 +18,10 @@ std::filesystem::path node_module(const std::string& relative) {
 }
 
 nlohmann::json everything_params() {
-    return {{"command", "node"},
-            {"args", {node_module("@modelcontextprotocol/server-everything/dist/index.js").string(),
-                      "stdio"}}};
+    return {
+        {"command", "node"},
+        {"args",
+         {node_module("@modelcontextprotocol/server-everything/dist/index.js").string(), "stdio"}}};
 }
 
 nlohmann::json fake_server_params(const std::string& mode) {

@@ -1,12 +1,11 @@
 #pragma once
 // A code_executor with real MCP servers from npm (tests/node) registered and generated.
-#include "ipybox/code_executor.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "ipybox/code_executor.hpp"
 
 namespace ipybox::testing {
 
@@ -14,7 +13,7 @@ namespace ipybox::testing {
 // command when the npm peers are missing (CI installs them; a missing peer is never a skip).
 std::filesystem::path node_module(const std::string& relative);
 
-nlohmann::json everything_params();  // server-everything over stdio
+nlohmann::json everything_params();                          // server-everything over stdio
 nlohmann::json fake_server_params(const std::string& mode);  // tests/node/fake_server.mjs
 
 code_executor_options tool_executor_options(const std::string& name);

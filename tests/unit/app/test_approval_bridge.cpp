@@ -1,12 +1,12 @@
 // The approval bridge between the tool server's threads and the stream that the application
 // consumes: what happens to a request before, during and after an execution.
-#include "approval_bridge.hpp"
-
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <future>
 #include <thread>
+
+#include "approval_bridge.hpp"
 
 using ipybox::app::approval_bridge;
 using ipybox::app::stream_hooks;

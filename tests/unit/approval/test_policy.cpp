@@ -1,6 +1,6 @@
-#include "ipybox/approval/policy.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/approval/policy.hpp"
 
 using namespace ipybox::approval;
 

@@ -1,10 +1,12 @@
 // generate_package: the package as a whole, tool descriptor parsing, and generation speed.
+#include "ipybox/codegen/generator.hpp"
+
 #include <doctest/doctest.h>
 
 #include <chrono>
-#include <ipybox/codegen/generator.hpp>
-#include <ipybox/codegen/naming.hpp>
 #include <string>
+
+#include "ipybox/codegen/naming.hpp"
 
 using namespace ipybox::codegen;
 using nlohmann::json;

@@ -1,7 +1,8 @@
 // JSON Schema -> intermediate model: the mapping rules, one schema feature at a time.
+#include "ipybox/codegen/detail/ir_builder.hpp"
+
 #include <doctest/doctest.h>
 
-#include <ipybox/codegen/detail/ir_builder.hpp>
 #include <string>
 
 using namespace ipybox::codegen;

@@ -1,10 +1,12 @@
 // Names derived from server-supplied text: server names, module names, class and attribute names.
+#include "ipybox/codegen/naming.hpp"
+
 #include <doctest/doctest.h>
 
-#include <ipybox/codegen/detail/identifiers.hpp>
-#include <ipybox/codegen/naming.hpp>
 #include <string>
 #include <vector>
+
+#include "ipybox/codegen/detail/identifiers.hpp"
 
 using namespace ipybox::codegen;
 using namespace ipybox::codegen::detail;

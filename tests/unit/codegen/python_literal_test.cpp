@@ -1,8 +1,9 @@
 // The Python literal encoders: every output is a closed literal, whatever the input bytes.
+#include "ipybox/codegen/python_literal.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <ipybox/codegen/python_literal.hpp>
 #include <string>
 
 using namespace ipybox::codegen;

@@ -1,6 +1,6 @@
-#include "ipybox/core/base64.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/core/base64.hpp"
 
 using namespace ipybox::core;
 

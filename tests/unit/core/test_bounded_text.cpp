@@ -1,6 +1,6 @@
-#include "ipybox/core/bounded_text.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/core/bounded_text.hpp"
 
 using ipybox::core::bounded_text;
 

@@ -1,6 +1,6 @@
-#include "ipybox/core/random.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/core/random.hpp"
 
 TEST_SUITE("core.random") {
     TEST_CASE("uuids are version 4 in canonical form and differ") {

@@ -1,6 +1,6 @@
-#include "ipybox/core/text.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/core/text.hpp"
 
 using namespace ipybox::core;
 
@@ -14,8 +14,12 @@ TEST_SUITE("core.text") {
 
     TEST_CASE("replaces invalid UTF-8 with U+FFFD and keeps valid text") {
         CHECK(sanitize_utf8("h\xc3\xa9llo") == "h\xc3\xa9llo");
-        CHECK(sanitize_utf8("a\xff" "b") == "a\xef\xbf\xbd" "b");
-        CHECK(sanitize_utf8("\xed\xa0\x80") == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
+        CHECK(sanitize_utf8("a\xff"
+                            "b") ==
+              "a\xef\xbf\xbd"
+              "b");
+        CHECK(sanitize_utf8("\xed\xa0\x80") ==
+              "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");                   // surrogate
         CHECK(sanitize_utf8("\xe2\x82") == "\xef\xbf\xbd\xef\xbf\xbd");  // truncated
     }
 

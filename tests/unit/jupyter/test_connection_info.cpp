@@ -1,6 +1,6 @@
-#include "ipybox/jupyter/connection_info.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/jupyter/connection_info.hpp"
 
 using namespace ipybox::jupyter;
 

@@ -1,16 +1,16 @@
 // kernel_connection against a fake kernel made of raw ZeroMQ sockets speaking our wire module.
-#include "ipybox/core/private_directory.hpp"
-#include "ipybox/jupyter/kernel_connection.hpp"
-#include "ipybox/jupyter/wire.hpp"
-
 #include <doctest/doctest.h>
-#include <zmq.hpp>
-#include <zmq_addon.hpp>
 
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/jupyter/kernel_connection.hpp"
+#include "ipybox/jupyter/wire.hpp"
 
 using namespace ipybox::jupyter;
 using namespace std::chrono_literals;
@@ -113,8 +113,8 @@ TEST_SUITE("jupyter.kernel_connection") {
         fake_kernel kernel;
         received got;
         kernel_connection connection(kernel.info, "session", recording(got), {0ms, 3});
-        const auto id = connection.send(channel::shell,
-                                        make_request("kernel_info_request", nlohmann::json::object(), "x"));
+        const auto id = connection.send(
+            channel::shell, make_request("kernel_info_request", nlohmann::json::object(), "x"));
 
         std::vector<zmq::message_t> parts;
         kernel.shell.set(zmq::sockopt::rcvtimeo, 5000);

@@ -1,6 +1,6 @@
-#include "ipybox/jupyter/message.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/jupyter/message.hpp"
 
 using namespace ipybox::jupyter;
 

@@ -1,6 +1,6 @@
-#include "ipybox/jupyter/signer.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/jupyter/signer.hpp"
 
 using ipybox::jupyter::signer;
 

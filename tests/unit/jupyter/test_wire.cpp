@@ -1,6 +1,6 @@
-#include "ipybox/jupyter/wire.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/jupyter/wire.hpp"
 
 using namespace ipybox::jupyter;
 
@@ -96,12 +96,19 @@ TEST_SUITE("jupyter.wire") {
 
     TEST_CASE("keeps a message whose text is not UTF-8, with U+FFFD in place of the bad bytes") {
         const signer key("k");
-        std::vector<std::string> frames = {"<IDS|MSG>", "", R"({"msg_type":"stream"})", "{}", "{}",
-                                           "{\"text\":\"a\xff\xfe" "b\"}"};
+        std::vector<std::string> frames = {"<IDS|MSG>",
+                                           "",
+                                           R"({"msg_type":"stream"})",
+                                           "{}",
+                                           "{}",
+                                           "{\"text\":\"a\xff\xfe"
+                                           "b\"}"};
         frames[1] = key.sign({frames[2], frames[3], frames[4], frames[5]});
         const auto decoded = decode(frames, key);
         REQUIRE(decoded.msg);
-        CHECK(decoded.msg->content["text"] == "a\xef\xbf\xbd\xef\xbf\xbd" "b");
+        CHECK(decoded.msg->content["text"] ==
+              "a\xef\xbf\xbd\xef\xbf\xbd"
+              "b");
     }
 
     TEST_CASE("encodes strings that are not UTF-8 without throwing") {

@@ -1,16 +1,15 @@
 #include <doctest/doctest.h>
-
-#include <algorithm>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
-#include "ipybox/process/environment.hpp"
-#include "ipybox/process/executables.hpp"
 #include "ipybox/mcp/transport/memory_transport.hpp"
 #include "ipybox/mcp/transport/stdio_client_transport.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
+#include "ipybox/process/environment.hpp"
+#include "ipybox/process/executables.hpp"
 #include "mcp_test_support.hpp"
 
 using namespace ipybox::mcp;
@@ -241,8 +240,8 @@ TEST_SUITE("mcp.transport.stdio_client.environment") {
                                                    {"SHELL", "() { echo pwned; }"},
                                                    {"LANG", "C.UTF-8"}};
         transport::stdio_client_options options;
-        options.inherited = ipybox::process::filter_environment(
-            parent, ipybox::process::default_allowlist());
+        options.inherited =
+            ipybox::process::filter_environment(parent, ipybox::process::default_allowlist());
         options.env = {{"HOME", "/tmp/h"}, {"API_KEY", "k"}};
         CHECK(transport::child_environment(options) ==
               transport::environment_map{

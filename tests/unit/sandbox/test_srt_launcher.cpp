@@ -1,12 +1,11 @@
 // Finding srt and the command prefix that wraps the kernel.
-#include "ipybox/sandbox/srt_launcher.hpp"
-#include "test_paths.hpp"
-
 #include <doctest/doctest.h>
-
 #include <sys/stat.h>
 
 #include <fstream>
+
+#include "ipybox/sandbox/srt_launcher.hpp"
+#include "test_paths.hpp"
 
 using namespace ipybox::sandbox;
 using ipybox::testing::fresh_directory;

@@ -1,7 +1,7 @@
 // The srt settings of a sandboxed kernel: the user's config, plus what ipybox needs.
-#include "ipybox/sandbox/srt_settings.hpp"
-
 #include <doctest/doctest.h>
+
+#include "ipybox/sandbox/srt_settings.hpp"
 
 using ipybox::sandbox::sandbox_paths;
 using ipybox::sandbox::srt_settings;
@@ -48,7 +48,8 @@ TEST_SUITE("sandbox.settings") {
     }
 
     TEST_CASE("srt's literal path entries are accepted in the filesystem lists") {
-        const json user = {{"filesystem", {{"denyRead", {{{"path", "/x/*.env"}, {"literal", true}}}}}}};
+        const json user = {
+            {"filesystem", {{"denyRead", {{{"path", "/x/*.env"}, {"literal", true}}}}}}};
         CHECK(srt_settings(user, paths)["filesystem"]["denyRead"].size() == 3);
     }
 
@@ -60,8 +61,8 @@ TEST_SUITE("sandbox.settings") {
         CHECK_THROWS_WITH_AS(srt_settings(json{{"filesystem", {{"allowWrite", "/"}}}}, paths),
                              "filesystem.allowWrite must be a list of strings",
                              std::invalid_argument);
-        CHECK_THROWS_WITH_AS(
-            srt_settings(json{{"network", {{"allowedDomains", {1, 2}}}}}, paths),
-            "network.allowedDomains must be a list of strings", std::invalid_argument);
+        CHECK_THROWS_WITH_AS(srt_settings(json{{"network", {{"allowedDomains", {1, 2}}}}}, paths),
+                             "network.allowedDomains must be a list of strings",
+                             std::invalid_argument);
     }
 }

@@ -1,16 +1,16 @@
 #pragma once
 // Fakes at the tool server's seams: an invoker that records calls, a gate with a fixed answer.
-#include "ipybox/toolserver/tool_invoker.hpp"
-
 #include <atomic>
 #include <mutex>
 #include <set>
 #include <vector>
 
+#include "ipybox/toolserver/tool_invoker.hpp"
+
 namespace ipybox::testing {
 
 class recording_invoker : public toolserver::tool_invoker {
-public:
+  public:
     std::set<std::string> servers = {"everything"};
     std::vector<approval::tool_call> calls;
     std::mutex mutex;
@@ -21,16 +21,18 @@ public:
         calls.push_back(call);
         if (call.tool_name == "explode") throw std::runtime_error("the MCP server died");
         if (call.tool_name == "fail") {
-            return toolserver::tool_outcome::failure(toolserver::error_type::tool_error, "bad input");
+            return toolserver::tool_outcome::failure(toolserver::error_type::tool_error,
+                                                     "bad input");
         }
-        return toolserver::tool_outcome::success(
-            {{"text", "ok:" + call.arguments.dump()}, {"structured", nullptr},
-             {"images", nlohmann::json::array()}, {"is_error", false}});
+        return toolserver::tool_outcome::success({{"text", "ok:" + call.arguments.dump()},
+                                                  {"structured", nullptr},
+                                                  {"images", nlohmann::json::array()},
+                                                  {"is_error", false}});
     }
 };
 
 class fixed_gate : public approval::gate {
-public:
+  public:
     explicit fixed_gate(approval::verdict v) : verdict_(v) {}
     std::atomic<int> asked{0};
     approval::tool_call last;  // the last call asked about
@@ -43,7 +45,7 @@ public:
         return {verdict_, {}};
     }
 
-private:
+  private:
     approval::verdict verdict_;
     std::mutex mutex_;
 };

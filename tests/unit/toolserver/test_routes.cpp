@@ -1,14 +1,14 @@
-#include "fakes.hpp"
-#include "ipybox/toolserver/routes.hpp"
-
 #include <doctest/doctest.h>
 
 #include <tuple>
 
+#include "fakes.hpp"
+#include "ipybox/toolserver/routes.hpp"
+
 using namespace ipybox::toolserver;
+using ipybox::approval::verdict;
 using ipybox::testing::fixed_gate;
 using ipybox::testing::recording_invoker;
-using ipybox::approval::verdict;
 using nlohmann::json;
 
 namespace {
@@ -17,7 +17,9 @@ http_request run_request(const std::string& body, const std::string& token = "se
     return {"POST", "/run", "Bearer " + token, body};
 }
 
-json error_of(const http_response& response) { return json::parse(response.body)["error"]; }
+json error_of(const http_response& response) {
+    return json::parse(response.body)["error"];
+}
 
 }  // namespace
 
@@ -26,11 +28,12 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const route_context context{"secret", gate, invoker};
-        for (const auto& auth : {std::string(), std::string("Bearer wrong!"),
-                                 std::string("Bearer secre"), std::string("secret"),
-                                 std::string("Basic secret")}) {
+        for (const auto& auth :
+             {std::string(), std::string("Bearer wrong!"), std::string("Bearer secre"),
+              std::string("secret"), std::string("Basic secret")}) {
             const auto response = handle_request(
-                {"POST", "/run", auth, R"({"server_name":"everything","tool_name":"echo"})"}, context);
+                {"POST", "/run", auth, R"({"server_name":"everything","tool_name":"echo"})"},
+                context);
             CHECK(response.status == 401);
             CHECK(error_of(response)["type"] == "unauthorized");
         }
@@ -42,7 +45,8 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const auto response = handle_request(
-            run_request(R"({"server_name":"everything","tool_name":"echo","tool_args":{"message":"hi"}})"),
+            run_request(
+                R"({"server_name":"everything","tool_name":"echo","tool_args":{"message":"hi"}})"),
             {"secret", gate, invoker});
         CHECK(response.status == 200);
         CHECK(json::parse(response.body)["result"]["text"] == R"(ok:{"message":"hi"})");
@@ -64,8 +68,9 @@ TEST_SUITE("toolserver.routes") {
     TEST_CASE("an approval that times out is reported as expired") {
         recording_invoker invoker;
         fixed_gate gate(verdict::timed_out);
-        const auto response = handle_request(
-            run_request(R"({"server_name":"everything","tool_name":"echo"})"), {"secret", gate, invoker});
+        const auto response =
+            handle_request(run_request(R"({"server_name":"everything","tool_name":"echo"})"),
+                           {"secret", gate, invoker});
         CHECK(error_of(response)["type"] == "timeout");
         CHECK(invoker.calls.empty());
     }
@@ -74,7 +79,8 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const auto response = handle_request(
-            run_request(R"({"server_name":"evil","tool_name":"x","server_params":{"command":"sh"}})"),
+            run_request(
+                R"({"server_name":"evil","tool_name":"x","server_params":{"command":"sh"}})"),
             {"secret", gate, invoker});
         CHECK(error_of(response)["type"] == "unknown_server");
         CHECK(gate.asked == 0);
@@ -97,9 +103,12 @@ TEST_SUITE("toolserver.routes") {
         const route_context context{"secret", gate, invoker};
         CHECK(handle_request(run_request("{nope"), context).status == 400);
         CHECK(handle_request(run_request("[]"), context).status == 400);
-        CHECK(handle_request(run_request(R"({"server_name":1,"tool_name":"x"})"), context).status == 400);
-        CHECK(handle_request(run_request(R"({"server_name":"everything","tool_name":"x","tool_args":[1]})"),
-                             context).status == 400);
+        CHECK(handle_request(run_request(R"({"server_name":1,"tool_name":"x"})"), context).status ==
+              400);
+        CHECK(handle_request(
+                  run_request(R"({"server_name":"everything","tool_name":"x","tool_args":[1]})"),
+                  context)
+                  .status == 400);
         CHECK(invoker.calls.empty());
     }
 
@@ -107,10 +116,11 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const route_context context{"secret", gate, invoker};
-        CHECK(error_of(handle_request(run_request(R"({"server_name":"everything","tool_name":"fail"})"),
-                                      context))["type"] == "tool_error");
-        const auto crashed = error_of(
-            handle_request(run_request(R"({"server_name":"everything","tool_name":"explode"})"), context));
+        CHECK(error_of(
+                  handle_request(run_request(R"({"server_name":"everything","tool_name":"fail"})"),
+                                 context))["type"] == "tool_error");
+        const auto crashed = error_of(handle_request(
+            run_request(R"({"server_name":"everything","tool_name":"explode"})"), context));
         CHECK(crashed["type"] == "server_error");
         CHECK(crashed["message"] == "the MCP server died");
     }
@@ -146,9 +156,8 @@ TEST_SUITE("toolserver.routes") {
     TEST_CASE("POST /shell: a rejection or expiry is a typed error naming ipybox.shell") {
         recording_invoker invoker;
         fixed_gate tool_gate(verdict::approved);
-        for (const auto& [v, type, word] :
-             {std::tuple{verdict::rejected, "rejected", "rejected"},
-              std::tuple{verdict::timed_out, "timeout", "expired"}}) {
+        for (const auto& [v, type, word] : {std::tuple{verdict::rejected, "rejected", "rejected"},
+                                            std::tuple{verdict::timed_out, "timeout", "expired"}}) {
             fixed_gate shell_gate(v);
             const auto response =
                 handle_request({"POST", "/shell", "Bearer secret",
@@ -182,7 +191,8 @@ TEST_SUITE("toolserver.routes") {
               R"({"tool_name":"shell","tool_args":{"command":"ls"}})",
               R"({"tool_name":"shell","tool_args":{"cmd":"ls","interpreter":{"x":1}}})"}) {
             CAPTURE(body);
-            const auto response = handle_request({"POST", "/shell", "Bearer secret", body}, context);
+            const auto response =
+                handle_request({"POST", "/shell", "Bearer secret", body}, context);
             CHECK(response.status == 400);
             CHECK(error_of(response)["type"] == "bad_request");
         }

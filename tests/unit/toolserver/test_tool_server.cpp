@@ -1,16 +1,16 @@
 // The tool server over a real Unix socket, with a minimal Beast client.
-#include "fakes.hpp"
-#include "ipybox/core/private_directory.hpp"
-#include "ipybox/toolserver/tool_server.hpp"
+#include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <doctest/doctest.h>
-#include <sys/stat.h>
-
 #include <future>
 #include <thread>
+
+#include "fakes.hpp"
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/toolserver/tool_server.hpp"
 
 using namespace ipybox;
 namespace asio = boost::asio;
@@ -52,8 +52,9 @@ TEST_SUITE("toolserver.server") {
         REQUIRE(::stat(dir.path().c_str(), &dir_info) == 0);
         CHECK((dir_info.st_mode & 0777) == 0700);
 
-        const auto ok = post(server.socket_path(), "tok",
-                             R"({"server_name":"everything","tool_name":"echo","tool_args":{"m":1}})");
+        const auto ok =
+            post(server.socket_path(), "tok",
+                 R"({"server_name":"everything","tool_name":"echo","tool_args":{"m":1}})");
         CHECK(ok.result_int() == 200);
         CHECK(nlohmann::json::parse(ok.body())["result"]["text"] == R"(ok:{"m":1})");
         CHECK(post(server.socket_path(), "", "{}").result_int() == 401);

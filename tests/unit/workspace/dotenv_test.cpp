@@ -1,8 +1,9 @@
 // .env parsing: the forms python-dotenv and shells write.
+#include "ipybox/workspace/dotenv.hpp"
+
 #include <doctest/doctest.h>
 
 #include <fstream>
-#include <ipybox/workspace/dotenv.hpp>
 #include <test_paths.hpp>
 
 using namespace ipybox::workspace;

@@ -1,12 +1,14 @@
 // write_generated_package: atomic replacement of root/<server>/ and nothing else.
+#include "ipybox/workspace/package_writer.hpp"
+
 #include <doctest/doctest.h>
 
 #include <fstream>
-#include <ipybox/codegen/naming.hpp>
-#include <ipybox/workspace/package_writer.hpp>
 #include <set>
 #include <sstream>
 #include <test_paths.hpp>
+
+#include "ipybox/codegen/naming.hpp"
 
 namespace fs = std::filesystem;
 using ipybox::codegen::generated_file;

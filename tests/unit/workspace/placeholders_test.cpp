@@ -1,7 +1,8 @@
 // ${NAME} substitution in server parameters.
+#include "ipybox/workspace/placeholders.hpp"
+
 #include <doctest/doctest.h>
 
-#include <ipybox/workspace/placeholders.hpp>
 #include <map>
 
 using namespace ipybox::workspace;

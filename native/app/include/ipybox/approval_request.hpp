@@ -4,15 +4,14 @@
 // reject() is called, the approval timeout passes, or the execution ends (which rejects it).
 //
 // Copies share one decision; the first accept()/reject() wins. Thread-safe.
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ipybox {
 
 class approval_request {
-public:
+  public:
     struct state;
     explicit approval_request(std::shared_ptr<state> shared);
 
@@ -29,7 +28,7 @@ public:
     // `reason` is shown to the kernel code after "rejected: ".
     void reject(std::string reason = {});
 
-private:
+  private:
     std::shared_ptr<state> state_;
 };
 

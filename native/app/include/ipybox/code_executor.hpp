@@ -11,24 +11,23 @@
 // Thread-safety: every method may be called from any thread. Executions run one at a time, in
 // call order. cancel() interrupts the running execution from another thread. The executor owns
 // its kernels; the destructor stops them. Streams must not outlive their executor.
-#include "ipybox/approval_request.hpp"
-#include "ipybox/core/ticket_lock.hpp"
-#include "ipybox/kernel/execution.hpp"
-#include "ipybox/process/environment.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
+
+#include "ipybox/approval_request.hpp"
+#include "ipybox/core/ticket_lock.hpp"
+#include "ipybox/kernel/execution.hpp"
+#include "ipybox/process/environment.hpp"
 
 namespace ipybox {
 
@@ -59,23 +58,23 @@ struct kernel_sandbox {
     nlohmann::json settings;                   // srt settings (network, filesystem); null: none
     std::optional<std::filesystem::path> srt;  // default: $IPYBOX_SRT, then `srt` on PATH,
     std::vector<std::filesystem::path> srt_fallbacks;  // then the first of these that exists
-    std::vector<std::filesystem::path> unreadable;  // more paths the kernel must not read
+    std::vector<std::filesystem::path> unreadable;     // more paths the kernel must not read
 };
 
 struct code_executor_options {
-    std::filesystem::path workspace;          // kernel cwd and import root; default: current dir
-    std::filesystem::path images_directory;   // default: <workspace>/images
+    std::filesystem::path workspace;         // kernel cwd and import root; default: current dir
+    std::filesystem::path images_directory;  // default: <workspace>/images
     std::map<std::string, std::string> kernel_env;  // added to the kernel's environment
     // The host's environment: the kernel inherits only its allowlisted variables (PATH, HOME,
     // LANG, ...); interpreter discovery searches its PATH.
     process::environment_map host_environment;
     std::optional<std::filesystem::path> python;           // --python
     std::optional<std::filesystem::path> python_override;  // IPYBOX_PYTHON
-    std::filesystem::path runtime_directory;  // folder holding ipybox_runtime/
-    std::string transport = "ipc";            // kernel channels: "ipc" or "tcp"
+    std::filesystem::path runtime_directory;               // folder holding ipybox_runtime/
+    std::string transport = "ipc";                         // kernel channels: "ipc" or "tcp"
     std::chrono::milliseconds start_timeout{30000};
     std::size_t max_output_bytes = 8 * 1024 * 1024;
-    bool keep_spare_kernel = true;  // makes reset() fast at the cost of one idle kernel
+    bool keep_spare_kernel = true;          // makes reset() fast at the cost of one idle kernel
     std::optional<kernel_sandbox> sandbox;  // run the kernel sandboxed (see kernel_sandbox)
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
@@ -118,7 +117,7 @@ struct code_execution_result {
 // Why an execution failed. what() is the text to show: for an exception
 // "<ename>: <evalue>\n<traceback>"; for a timeout or a dead kernel, what happened to the state.
 class code_execution_error : public std::runtime_error {
-public:
+  public:
     enum class kind { exception, timeout, kernel_died, start_failed };
     code_execution_error(kind k, const std::string& message, std::string output,
                          std::string ename = {}, std::string evalue = {}, bool state_kept = true)
@@ -134,7 +133,7 @@ public:
     const std::string& evalue() const { return evalue_; }
     bool state_kept() const { return state_kept_; }
 
-private:
+  private:
     kind kind_;
     std::string output_, ename_, evalue_;
     bool state_kept_;
@@ -149,13 +148,13 @@ using code_execution_event =
 // When an execution ends by timeout, cancellation or a dead kernel, MCP tool calls still in
 // flight are cancelled too (the servers get notifications/cancelled).
 class code_execution_stream {
-public:
+  public:
     ~code_execution_stream();
     code_execution_stream(code_execution_stream&&) noexcept;
     code_execution_stream& operator=(code_execution_stream&&) = delete;
     std::optional<code_execution_event> next();
 
-private:
+  private:
     friend class code_executor;
     code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
                           app::approval_bridge& approvals, core::ticket_lock& slot,
@@ -170,7 +169,7 @@ private:
 };
 
 class code_executor {
-public:
+  public:
     explicit code_executor(code_executor_options options = {});
     ~code_executor();
 
@@ -178,7 +177,8 @@ public:
     code_executor& operator=(const code_executor&) = delete;
 
     // Finds the interpreter and starts the kernel. Throws code_execution_error(start_failed)
-    // naming the interpreter tried (or the missing sandbox runtime) and the fix. execute() and stream() call it when needed.
+    // naming the interpreter tried (or the missing sandbox runtime) and the fix. execute() and
+    // stream() call it when needed.
     void start();
     void stop();
 
@@ -197,16 +197,18 @@ public:
     // Records an MCP server the kernel may call (replacing one of the same name) and, when
     // `generate_sources`, connects to it and writes <workspace>/mcptools/<name>/. Returns the
     // generated module names (empty without generation). Throws std::invalid_argument for a
-    // bad name (not an identifier, a keyword, or the reserved "ipybox") or parameters, and std::runtime_error when the server cannot be reached.
-    std::vector<std::string> register_mcp_server(const std::string& name, const nlohmann::json& params,
+    // bad name (not an identifier, a keyword, or the reserved "ipybox") or parameters, and
+    // std::runtime_error when the server cannot be reached.
+    std::vector<std::string> register_mcp_server(const std::string& name,
+                                                 const nlohmann::json& params,
                                                  bool generate_sources = true);
 
     const std::filesystem::path& python() const;  // the interpreter in use (after start)
     int kernel_pid() const;
 
-private:
+  private:
     kernel::kernel_session& session();
-    void start_tool_services();  // mutex_ held
+    void start_tool_services();                                 // mutex_ held
     void sandbox_kernel_launch(kernel::kernel_launch& launch);  // mutex_ held
 
     code_executor_options options_;

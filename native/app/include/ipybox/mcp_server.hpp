@@ -4,15 +4,14 @@
 // Tools: register_mcp_server, execute_ipython_cell, install_package, reset (the reference's four,
 // with the same names and parameters). initialize is answered at once; the kernel starts in the
 // background and the first execution waits for it. One kernel per server process.
-#include "ipybox/code_executor.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include "ipybox/code_executor.hpp"
 
 namespace ipybox {
 

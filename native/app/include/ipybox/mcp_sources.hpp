@@ -2,12 +2,11 @@
 // Typed Python APIs for MCP servers: connects to a server, reads its tools, and writes
 // <root_dir>/<server_name>/ with one module per tool (Params, Result where the tool has an
 // output schema, run()). The counterpart of the reference's generate_mcp_sources.
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -2,7 +2,6 @@
 // The approval gate: every tool call from kernel code waits here for a decision before the MCP
 // tool runs (ARCHITECTURE.md, security property 4).
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace ipybox::approval {
@@ -26,14 +25,14 @@ struct decision {
 // Decides about one call. Implementations block until they know (a prompt, a policy, a UI).
 // Thread-safety: decide() may be called from several threads at once.
 class gate {
-public:
+  public:
     virtual ~gate() = default;
     virtual decision decide(const tool_call& call) = 0;
 };
 
 // Approves everything: the default of execute() and of the MCP server, as in the reference.
 class approve_all : public gate {
-public:
+  public:
     decision decide(const tool_call&) override { return {verdict::approved, {}}; }
 };
 

@@ -8,11 +8,11 @@
 //              {"match": "github.*", "action": "deny"}]}
 // Patterns use `*` (any run of characters) and `?` (one character); the first matching rule
 // wins; without a match the default applies (allow, as the reference does).
-#include "ipybox/approval/gate.hpp"
-
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "ipybox/approval/gate.hpp"
 
 namespace ipybox::approval {
 
@@ -24,7 +24,7 @@ struct rule {
 };
 
 class policy {
-public:
+  public:
     policy() = default;
     policy(std::vector<rule> rules, action fallback);
 
@@ -33,7 +33,7 @@ public:
 
     action action_for(const tool_call& call) const;
 
-private:
+  private:
     std::vector<rule> rules_;
     action fallback_ = action::allow;
 };

@@ -5,10 +5,11 @@
 // byte-identical output. Thread-safe (no shared state). Every string that comes from the server is
 // emitted only as an escaped Python literal or a sanitised ASCII identifier, so importing a
 // generated module never runs server-supplied code.
-#include <ipybox/codegen/tool_descriptor.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ipybox/codegen/tool_descriptor.hpp"
 
 namespace ipybox::codegen {
 

@@ -11,7 +11,7 @@
 namespace ipybox::core {
 
 class bounded_text {
-public:
+  public:
     // `max_bytes` is split evenly between head and tail. 0 means unbounded.
     explicit bounded_text(std::size_t max_bytes);
 
@@ -25,7 +25,7 @@ public:
     std::size_t total_bytes() const { return total_; }
     bool empty() const { return total_ == 0; }
 
-private:
+  private:
     std::size_t head_cap_;
     std::size_t tail_cap_;
     bool unbounded_;

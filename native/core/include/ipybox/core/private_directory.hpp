@@ -9,7 +9,7 @@
 namespace ipybox::core {
 
 class private_directory {
-public:
+  public:
     // Creates `<base>/<prefix>XXXXXX` with mkdtemp. `base` defaults to $TMPDIR-free /tmp so that
     // socket paths stay short. Throws std::system_error on failure.
     explicit private_directory(const std::string& prefix = "ipybox-",
@@ -21,7 +21,7 @@ public:
 
     const std::filesystem::path& path() const { return path_; }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 

@@ -13,7 +13,7 @@
 namespace ipybox::core {
 
 class ticket_lock {
-public:
+  public:
     using ticket = std::uint64_t;
 
     ticket take_ticket();
@@ -24,7 +24,7 @@ public:
     // True once nobody holds or waits for the lock, false if `timeout` passed first.
     bool wait_idle_for(std::chrono::milliseconds timeout);
 
-private:
+  private:
     std::mutex mutex_;
     std::condition_variable changed_;
     ticket next_ = 0;

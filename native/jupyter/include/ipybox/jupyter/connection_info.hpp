@@ -2,9 +2,8 @@
 // Where a kernel's five channels live and how its messages are signed: the content of a Jupyter
 // connection file. ipc:// is the default (it works unchanged when the kernel runs in a
 // network-isolated sandbox); tcp on 127.0.0.1 is available.
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ipybox::jupyter {

@@ -8,13 +8,13 @@
 // (through an in-process wake socket) and closes every socket without lingering.
 // Messages with a bad signature or a malformed frame are dropped, counted and logged, never
 // delivered.
-#include "ipybox/jupyter/connection_info.hpp"
-#include "ipybox/jupyter/message.hpp"
-
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+
+#include "ipybox/jupyter/connection_info.hpp"
+#include "ipybox/jupyter/message.hpp"
 
 namespace ipybox::jupyter {
 
@@ -34,7 +34,7 @@ struct connection_options {
 };
 
 class kernel_connection {
-public:
+  public:
     // Connects the sockets (the kernel need not be listening yet) and starts the I/O thread.
     // Throws std::runtime_error if ZeroMQ cannot create or connect a socket.
     kernel_connection(const connection_info& info, std::string session_id,
@@ -55,7 +55,7 @@ public:
     // Messages dropped because of a bad signature or malformed frames.
     std::size_t dropped_messages() const;
 
-private:
+  private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };

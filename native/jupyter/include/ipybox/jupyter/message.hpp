@@ -4,9 +4,7 @@
 //
 // Plain value type; no I/O. See wire.hpp for the byte-level encoding.
 #include <nlohmann/json.hpp>
-
 #include <optional>
-
 #include <string>
 #include <vector>
 

@@ -13,7 +13,7 @@
 namespace ipybox::jupyter {
 
 class signer {
-public:
+  public:
     // An empty key disables signing: sign() returns "" and verify() accepts anything, which is
     // what the protocol specifies for unauthenticated kernels. ipybox always uses a key.
     explicit signer(std::string key);
@@ -25,7 +25,7 @@ public:
 
     bool enabled() const { return !key_.empty(); }
 
-private:
+  private:
     std::string key_;
 };
 

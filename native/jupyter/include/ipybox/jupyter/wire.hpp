@@ -4,12 +4,12 @@
 //   [identities...] "<IDS|MSG>" signature header parent_header metadata content [buffers...]
 //
 // Pure byte-level code: no sockets, no threads; tested without a kernel.
-#include "ipybox/jupyter/message.hpp"
-#include "ipybox/jupyter/signer.hpp"
-
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "ipybox/jupyter/message.hpp"
+#include "ipybox/jupyter/signer.hpp"
 
 namespace ipybox::jupyter {
 
@@ -20,10 +20,10 @@ std::vector<std::string> encode(const message& msg, const signer& key);
 
 enum class decode_error {
     none,
-    missing_delimiter,   // no "<IDS|MSG>" frame
-    too_few_frames,      // fewer than signature + 4 JSON frames after the delimiter
-    bad_signature,       // wrong, empty or wrong-length signature
-    invalid_json,        // a JSON frame does not parse, or header/content is not an object
+    missing_delimiter,  // no "<IDS|MSG>" frame
+    too_few_frames,     // fewer than signature + 4 JSON frames after the delimiter
+    bad_signature,      // wrong, empty or wrong-length signature
+    invalid_json,       // a JSON frame does not parse, or header/content is not an object
 };
 
 struct decode_result {

@@ -10,8 +10,8 @@
 namespace ipybox::kernel {
 
 struct output_chunk {
-    std::string stream;                         // "stdout", "stderr" or "display"
-    std::string text;                           // as received (may be empty for an image)
+    std::string stream;                          // "stdout", "stderr" or "display"
+    std::string text;                            // as received (may be empty for an image)
     std::optional<std::filesystem::path> image;  // a PNG the code displayed, already saved
 };
 
@@ -31,7 +31,7 @@ struct execution_result {
 
 // The code raised an exception. what() is "<ename>: <evalue>\n<traceback>" without ANSI codes.
 class execution_error : public std::runtime_error {
-public:
+  public:
     execution_error(std::string ename, std::string evalue, std::string traceback,
                     std::string output);
     const std::string& ename() const { return ename_; }
@@ -40,20 +40,20 @@ public:
     // What the code printed before it failed.
     const std::string& output() const { return output_; }
 
-private:
+  private:
     std::string ename_, evalue_, traceback_, output_;
 };
 
 // The execution ran past its timeout. The kernel was interrupted; if it did not stop, it was
 // restarted and `state_kept()` is false.
 class execution_timeout : public std::runtime_error {
-public:
+  public:
     execution_timeout(const std::string& message, bool state_kept, std::string output)
         : std::runtime_error(message), state_kept_(state_kept), output_(std::move(output)) {}
     bool state_kept() const { return state_kept_; }
     const std::string& output() const { return output_; }
 
-private:
+  private:
     bool state_kept_;
     std::string output_;
 };
@@ -61,12 +61,12 @@ private:
 // The kernel process died while running the code. Its state is lost; the next execution gets a
 // fresh kernel.
 class kernel_died_error : public std::runtime_error {
-public:
+  public:
     kernel_died_error(const std::string& message, std::string output)
         : std::runtime_error(message), output_(std::move(output)) {}
     const std::string& output() const { return output_; }
 
-private:
+  private:
     std::string output_;
 };
 

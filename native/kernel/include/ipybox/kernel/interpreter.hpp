@@ -2,8 +2,6 @@
 // Finding a Python interpreter that can run an IPython kernel (ARCHITECTURE.md, "Python
 // interpreter"): an explicit path, else IPYBOX_PYTHON, else the first candidate that can import
 // ipykernel. Callers pass configuration in; nothing here reads the environment itself.
-#include "ipybox/process/environment.hpp"
-
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -11,13 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "ipybox/process/environment.hpp"
+
 namespace ipybox::kernel {
 
 struct interpreter_probe {
     std::filesystem::path path;
-    bool usable = false;          // exists, runs, and has ipykernel
-    std::string problem;          // why not usable, for messages
-    std::string python_version;   // "3.11.2", empty if it did not run
+    bool usable = false;         // exists, runs, and has ipykernel
+    std::string problem;         // why not usable, for messages
+    std::string python_version;  // "3.11.2", empty if it did not run
     std::string ipykernel_version;
     std::string pydantic_version;
     std::string matplotlib_version;
@@ -42,12 +42,12 @@ struct interpreter_choice {
 };
 
 class interpreter_not_found : public std::runtime_error {
-public:
+  public:
     interpreter_not_found(const std::string& message, std::vector<interpreter_probe> tried)
         : std::runtime_error(message), tried_(std::move(tried)) {}
     const std::vector<interpreter_probe>& tried() const { return tried_; }
 
-private:
+  private:
     std::vector<interpreter_probe> tried_;
 };
 

@@ -1,12 +1,11 @@
 #pragma once
 // What one execution receives from its kernel, in arrival order, and the queue that carries it
 // from the connection's I/O thread to the thread that consumes the execution.
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
@@ -19,7 +18,7 @@ struct stream_output {
 };
 
 struct display_output {
-    nlohmann::json data;  // MIME bundle: "text/plain", "image/png" (base64), ...
+    nlohmann::json data;     // MIME bundle: "text/plain", "image/png" (base64), ...
     bool is_result = false;  // execute_result rather than display_data
 };
 
@@ -52,12 +51,12 @@ using kernel_event = std::variant<stream_output, display_output, error_output, e
 
 // A thread-safe FIFO of events. push() from the I/O thread; pop() from the consumer.
 class event_queue {
-public:
+  public:
     void push(kernel_event event);
     // The next event, or nullopt if none arrived before `deadline`.
     std::optional<kernel_event> pop(std::chrono::steady_clock::time_point deadline);
 
-private:
+  private:
     std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<kernel_event> events_;

@@ -9,9 +9,6 @@
 // at once with a kernel_died event (its pidfd is watched by the connection's I/O thread).
 //
 // Thread-safety: every method may be called from any thread.
-#include "ipybox/kernel/kernel_events.hpp"
-#include "ipybox/process/environment.hpp"
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -19,6 +16,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "ipybox/kernel/kernel_events.hpp"
+#include "ipybox/process/environment.hpp"
 
 namespace ipybox::kernel {
 
@@ -45,7 +45,7 @@ struct kernel_launch {
 };
 
 class kernel_start_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -56,7 +56,7 @@ struct pending_execution {
 };
 
 class kernel_instance {
-public:
+  public:
     // Spawns the kernel in a fresh private directory under launch.runtime_base. Throws
     // kernel_start_error if the process cannot be started at all (or launch.wrap fails).
     static std::unique_ptr<kernel_instance> start(const kernel_launch& launch);
@@ -83,7 +83,7 @@ public:
     // shutdown_request on control, up to `grace` to exit, then SIGTERM/SIGKILL to its group.
     void shutdown(std::chrono::milliseconds grace = std::chrono::milliseconds(1000));
 
-private:
+  private:
     struct impl;
     explicit kernel_instance(std::unique_ptr<impl> state);
     std::unique_ptr<impl> impl_;

@@ -13,11 +13,6 @@
 //
 // Thread-safety: all methods may be called from any thread; cancel() is meant to be called
 // while another thread consumes a stream. The session must outlive its streams.
-#include "ipybox/core/ticket_lock.hpp"
-#include "ipybox/kernel/execution.hpp"
-#include "ipybox/kernel/kernel_instance.hpp"
-#include "ipybox/kernel/output_collector.hpp"
-
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -26,6 +21,11 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "ipybox/core/ticket_lock.hpp"
+#include "ipybox/kernel/execution.hpp"
+#include "ipybox/kernel/kernel_instance.hpp"
+#include "ipybox/kernel/output_collector.hpp"
 
 namespace ipybox::kernel {
 
@@ -43,13 +43,13 @@ class kernel_session;
 // One execution, consumed by pulling. Not thread-safe except cancel-related calls that the
 // session makes; one consumer thread calls next() until finished(), then finish().
 class execution_stream {
-public:
+  public:
     ~execution_stream();  // an unfinished execution is cancelled and drained first
 
     // The next output chunk. Returns nullopt when the execution finished, when `wait_until`
     // passed, or when wake() was called; check finished() to tell which.
-    std::optional<output_chunk> next(
-        std::chrono::steady_clock::time_point wait_until = std::chrono::steady_clock::time_point::max());
+    std::optional<output_chunk> next(std::chrono::steady_clock::time_point wait_until =
+                                         std::chrono::steady_clock::time_point::max());
     bool finished() const { return finished_; }
 
     // After finished(): the result, or throws execution_error, execution_timeout or
@@ -63,7 +63,7 @@ public:
     // Makes a blocked next() return nullopt early. Thread-safe.
     void wake();
 
-private:
+  private:
     friend class kernel_session;
     enum class phase { running, interrupting, done };
     enum class stop_reason { none, timeout, cancel };
@@ -103,7 +103,7 @@ private:
 };
 
 class kernel_session {
-public:
+  public:
     explicit kernel_session(session_options options);
     ~kernel_session();
 
@@ -133,12 +133,12 @@ public:
     int kernel_pid() const;
     const session_options& options() const { return options_; }
 
-private:
+  private:
     friend class execution_stream;
     std::shared_ptr<kernel_instance> start_kernel() const;
     std::shared_ptr<kernel_instance> ensure_kernel(std::vector<std::string>& notices);
-    void replace_kernel();  // state_mutex_ held by caller
-    void start_spare();     // state_mutex_ held by caller
+    void replace_kernel();                                 // state_mutex_ held by caller
+    void start_spare();                                    // state_mutex_ held by caller
     void retire(std::shared_ptr<kernel_instance> kernel);  // state_mutex_ held by caller
     void release(execution_stream* stream);
 

@@ -1,17 +1,17 @@
 #pragma once
 // Turns the IOPub events of one execution into chunks, a capped text, and saved images.
 // Not thread-safe: owned by one execution stream.
+#include <filesystem>
+#include <optional>
+
 #include "ipybox/core/bounded_text.hpp"
 #include "ipybox/kernel/execution.hpp"
 #include "ipybox/kernel/kernel_events.hpp"
 
-#include <filesystem>
-#include <optional>
-
 namespace ipybox::kernel {
 
 class output_collector {
-public:
+  public:
     output_collector(std::filesystem::path images_directory, std::size_t max_output_bytes);
 
     // The chunk to hand to the consumer, if the output produced one. Images are written to the
@@ -24,7 +24,7 @@ public:
     const std::vector<std::filesystem::path>& images() const { return images_; }
     std::size_t omitted_bytes() const { return text_.dropped_bytes(); }
 
-private:
+  private:
     std::filesystem::path images_directory_;
     core::bounded_text text_;
     std::vector<std::filesystem::path> images_;

@@ -5,25 +5,25 @@
 // Thread-safety: all methods may be called from any thread. The output callback runs on a
 // reader thread owned by this object. The destructor kills the process group if it still runs
 // and reaps the child; no zombies are left behind.
-#include "ipybox/process/environment.hpp"
-
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ipybox/process/environment.hpp"
 
 namespace ipybox::process {
 
 struct spawn_options {
     std::filesystem::path executable;
     std::vector<std::string> arguments;
-    environment_map environment;           // the complete environment of the child
+    environment_map environment;              // the complete environment of the child
     std::filesystem::path working_directory;  // empty: inherit ours
     std::function<void(std::string_view line)> on_output_line;
     // stdin becomes a pipe whose only write end this process holds until the child_process is
@@ -33,19 +33,19 @@ struct spawn_options {
 };
 
 struct exit_status {
-    int code = -1;    // exit code, or -1 if killed by a signal
-    int signal = 0;   // terminating signal, or 0
+    int code = -1;   // exit code, or -1 if killed by a signal
+    int signal = 0;  // terminating signal, or 0
     // "exited with code 3", "killed by signal 9 (SIGKILL)".
     std::string describe() const;
 };
 
 class process_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class child_process {
-public:
+  public:
     // Starts the child as the leader of a new session (and process group), so that signals can
     // reach it and everything it starts. Throws process_error if it cannot be started (the
     // message names the executable and the reason).
@@ -75,7 +75,7 @@ public:
     // Waits up to `timeout` until everything the child wrote has been read (end of its output).
     void wait_output_end(std::chrono::milliseconds timeout) const;
 
-private:
+  private:
     child_process() = default;
     struct reader;
 

@@ -8,21 +8,20 @@
 // srt exits with an error when bubblewrap (Linux) or its other dependencies are missing or its
 // settings are invalid; the wrapped command then never runs. So a sandboxed kernel either runs
 // sandboxed or does not start (fails closed).
-#include "ipybox/process/environment.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "ipybox/process/environment.hpp"
+
 namespace ipybox::sandbox {
 
 // srt cannot be found or is not executable; what() says how to install it.
 class sandbox_unavailable : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

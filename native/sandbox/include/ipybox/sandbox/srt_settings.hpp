@@ -16,9 +16,8 @@
 //     server are Unix sockets, which srt's seccomp filter would otherwise refuse to create.
 // Everything else is the user's: with no config, no network at all (allowedDomains empty),
 // reads everywhere except `unreadable`, writes only to `writable`.
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace ipybox::sandbox {

@@ -13,10 +13,10 @@
 // Order of checks: token, then body shape, then "is the server registered", then the approval
 // gate, and only then the tool. Kernel code can name a server and a tool, never a command, URL,
 // header or environment (ARCHITECTURE.md, security property 1).
+#include <string>
+
 #include "ipybox/approval/gate.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
-
-#include <string>
 
 namespace ipybox::toolserver {
 

@@ -1,20 +1,19 @@
 #pragma once
 // How the tool server reaches MCP tools: an interface the application implements on top of its
 // MCP client pool (dependency inversion: the tool server links no MCP code).
-#include "ipybox/approval/gate.hpp"
-
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
+
+#include "ipybox/approval/gate.hpp"
 
 namespace ipybox::toolserver {
 
 // Error types on the wire; the kernel's tool client maps them to exception classes.
 namespace error_type {
-inline constexpr const char* rejected = "rejected";          // approval said no
-inline constexpr const char* timeout = "timeout";            // approval did not come in time
-inline constexpr const char* tool_error = "tool_error";      // the tool ran and failed (isError)
+inline constexpr const char* rejected = "rejected";      // approval said no
+inline constexpr const char* timeout = "timeout";        // approval did not come in time
+inline constexpr const char* tool_error = "tool_error";  // the tool ran and failed (isError)
 inline constexpr const char* unknown_server = "unknown_server";
 inline constexpr const char* unauthorized = "unauthorized";
 inline constexpr const char* bad_request = "bad_request";
@@ -35,7 +34,7 @@ struct tool_outcome {
 
 // Thread-safety: invoke() is called concurrently from the tool server's connection threads.
 class tool_invoker {
-public:
+  public:
     virtual ~tool_invoker() = default;
     // Is `server_name` registered by the host? Checked before asking for approval.
     virtual bool knows_server(const std::string& server_name) const = 0;

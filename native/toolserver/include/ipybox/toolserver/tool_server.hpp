@@ -7,13 +7,13 @@
 // long time (approval, a slow tool): each connection has its own thread, at most
 // `max_connections` at once.
 // Thread-safety: stop() may be called from any thread, once or more.
-#include "ipybox/approval/gate.hpp"
-#include "ipybox/toolserver/tool_invoker.hpp"
-
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
+
+#include "ipybox/approval/gate.hpp"
+#include "ipybox/toolserver/tool_invoker.hpp"
 
 namespace ipybox::toolserver {
 
@@ -26,7 +26,7 @@ struct tool_server_options {
 };
 
 class tool_server {
-public:
+  public:
     // Throws std::system_error if the socket cannot be bound. `shell_gate` decides about shell
     // commands (POST /shell); null turns that endpoint off. Both gates must outlive the server.
     tool_server(tool_server_options options, approval::gate& gate, tool_invoker& invoker,
@@ -39,7 +39,7 @@ public:
     void stop();
     const std::filesystem::path& socket_path() const;
 
-private:
+  private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };

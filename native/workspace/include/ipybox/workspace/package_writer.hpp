@@ -1,10 +1,11 @@
 #pragma once
 // Writes a generated package into the workspace: `<root_dir>/<server_name>/`, atomically.
 #include <filesystem>
-#include <ipybox/codegen/generator.hpp>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
+
+#include "ipybox/codegen/generator.hpp"
 
 namespace ipybox::workspace {
 

@@ -1,7 +1,7 @@
 #pragma once
 // JSON Schema -> module_ir for one tool. Internal to codegen; pure, thread-safe.
-#include <ipybox/codegen/detail/ir.hpp>
-#include <ipybox/codegen/tool_descriptor.hpp>
+#include "ipybox/codegen/detail/ir.hpp"
+#include "ipybox/codegen/tool_descriptor.hpp"
 
 namespace ipybox::codegen::detail {
 

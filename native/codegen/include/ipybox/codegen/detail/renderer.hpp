@@ -1,11 +1,12 @@
 #pragma once
 // module_ir -> Python text. Internal to codegen; pure, thread-safe.
-#include <ipybox/codegen/detail/ir.hpp>
-#include <ipybox/codegen/tool_descriptor.hpp>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ipybox/codegen/detail/ir.hpp"
+#include "ipybox/codegen/tool_descriptor.hpp"
 
 namespace ipybox::codegen::detail {
 
