@@ -53,6 +53,7 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     executor.approve_tool_calls = true;  // decided by the approval policy in server_tools
     executor.approve_shell_commands = options.approve_shell_commands;
     executor.sandbox = options.sandbox;
+    executor.limits = options.limits;
     // Host-side state (the remembered registrations) is none of the kernel's business.
     if (executor.sandbox && !options.registry_file.empty()) {
         executor.sandbox->unreadable.push_back(options.registry_file.parent_path());

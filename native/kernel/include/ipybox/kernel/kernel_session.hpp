@@ -75,6 +75,7 @@ class execution_stream {
     void request_cancel();
     void begin_interrupt(stop_reason reason);
     void complete();
+    std::string limit_hint(const error_output& error);
     std::optional<output_chunk> handle(kernel_event& event);
 
     kernel_session& session_;
