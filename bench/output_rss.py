@@ -1,17 +1,30 @@
 """Peak RSS of `ipybox run` and `ipybox mcp` for cells that print 50 MB and 500 MB.
 
 Prints one JSON object: {"run": {"50": MiB, "500": MiB}, "mcp": {...}}. ipybox mcp is driven
-over stdio with raw JSON-RPC lines (initialize, one execute_ipython_cell, end of input); the peak
-is the process's own (ru_maxrss of the child, through wait4), not the kernel's.
+over stdio with raw JSON-RPC lines (initialize, one execute_ipython_cell, end of input). The peak
+is ipybox's own (VmHWM in /proc, sampled until it exits), not its kernel's: wait4's ru_maxrss
+would count the reaped kernel too.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import tempfile
+import threading
+import time
+
+
+def high_water_mib(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def cell(megabytes: int) -> str:
@@ -25,6 +38,17 @@ def peak_mib(command: list[str], stdin: bytes | None) -> float:
         stdout=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    peak = 0.0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, high_water_mib(process.pid))
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
     if stdin is not None:
         # Input stays open until the cell's answer (id 2) is back: end of input stops the server.
         process.stdin.write(stdin)
@@ -32,12 +56,15 @@ def peak_mib(command: list[str], stdin: bytes | None) -> float:
         for line in process.stdout:
             if json.loads(line).get("id") == 2:
                 break
+        peak = max(peak, high_water_mib(process.pid))
         process.stdin.close()
         process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
+    status = process.wait()
+    done.set()
+    sampler.join()
+    if status not in (0, 1):
         raise SystemExit(f"{command[:2]} failed with {status}")
-    return usage.ru_maxrss / 1024
+    return peak
 
 
 def mcp_input(code: str) -> bytes:

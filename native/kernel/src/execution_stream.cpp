@@ -8,6 +8,8 @@ namespace ipybox::kernel {
 namespace {
 
 using clock = std::chrono::steady_clock;
+// How long the idle status may lag behind the execute reply before it counts as lost.
+constexpr auto idle_grace = std::chrono::seconds(5);
 
 std::string seconds_text(std::chrono::milliseconds duration) {
     char buffer[32];
@@ -92,6 +94,7 @@ std::optional<output_chunk> execution_stream::next(clock::time_point wait_until)
             }
         }
         if (phase_ == phase::interrupting) deadline = std::min(deadline, interrupt_deadline_);
+        if (replied_ && !idle_) deadline = std::min(deadline, replied_at_ + idle_grace);
 
         auto event = pending_->events.pop(deadline);
         if (event) {
@@ -100,6 +103,15 @@ std::optional<output_chunk> execution_stream::next(clock::time_point wait_until)
             continue;
         }
         const auto now = clock::now();
+        if (replied_ && !idle_ && now >= replied_at_ + idle_grace) {
+            // The reply is in but the idle status never came: IOPub is publish/subscribe, and a
+            // kernel whose send queue overflowed drops messages. The execution is over anyway.
+            notices_.push_back(
+                "The kernel's output channel lost messages (it produced output faster than "
+                "it could be delivered); some output of this cell may be missing.");
+            complete();
+            return std::nullopt;
+        }
         bool timed_out = false;
         {
             std::lock_guard lock(clock_mutex_);
@@ -134,6 +146,7 @@ std::optional<output_chunk> execution_stream::handle(kernel_event& event) {
     } else if (auto* reply = std::get_if<execute_reply>(&event)) {
         reply_ = *reply;
         replied_ = true;
+        replied_at_ = clock::now();
     } else if (auto* idle = std::get_if<kernel_idle>(&event)) {
         idle_micros_ = idle->sent_micros;
         idle_ = true;

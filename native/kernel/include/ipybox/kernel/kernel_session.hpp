@@ -99,6 +99,7 @@ class execution_stream {
     std::optional<kernel_died> died_;
     std::optional<error_output> error_;
     execute_reply reply_;
+    std::chrono::steady_clock::time_point replied_at_;
     std::optional<long long> idle_micros_;
     std::vector<std::string> notices_;
 };
