@@ -81,7 +81,10 @@ def _tolerant(original: Callable[[Any], None]) -> Callable[[Any], None]:
 
 
 def _pending_bytes(fd: int) -> int:
-    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    try:
+        return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+    except OSError:  # the cell closed or replaced the pipe: nothing is waiting in it
+        return 0
 
 
 def drain() -> None:

@@ -58,6 +58,27 @@ TEST_SUITE("kernel.containment") {
         ::close(pair[1]);
     }
 
+    TEST_CASE("a kernel that closes or replaces the descriptors it was given keeps working") {
+        auto options = executor_options_for("fds-replaced");
+        code_executor executor(options);
+        executor.execute(
+            "import os\n"
+            "null = os.open(os.devnull, os.O_RDWR)\n"
+            "for fd in (0, 1, 2):\n"
+            "    os.dup2(null, fd)\n"
+            "for fd in range(3, 64):\n"
+            "    try:\n"
+            "        if os.readlink(f'/proc/self/fd/{fd}').startswith('pipe:'):\n"
+            "            os.close(fd)\n"
+            "    except OSError:\n"
+            "        pass");
+        CHECK(executor.execute("print('still here')").text == "still here");
+        const int escaped = start_escaping_child(executor, options.workspace / "pid");
+        REQUIRE(escaped > 0);
+        executor.stop();
+        CHECK(eventually_gone(escaped));
+    }
+
     TEST_CASE("a grandchild that left the kernel's session ends with reset, not later") {
         auto options = executor_options_for("tree-reset");
         code_executor executor(options);
