@@ -31,6 +31,15 @@ if [ -f tests/node/package.json ]; then
     (cd tests/node && npm install --no-audit --no-fund --loglevel=error)
 fi
 
+# The real-servers codegen tier (tests/servers-node/): popular MCP servers from npm, pinned, and
+# python3-jsonschema, which judges the argument sets that tier and the fuzz tier build.
+if ! dpkg-query -W -f='${Status}' python3-jsonschema 2>/dev/null | grep -q "install ok installed"; then
+    if [ "$(id -u)" = 0 ]; then as_root=(); else as_root=(sudo); fi
+    "${as_root[@]}" apt-get update -qq
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-jsonschema
+fi
+(cd tests/servers-node && npm install --no-audit --no-fund --loglevel=error)
+
 # The MCP conformance suite needs Node 22, which npm provides as a package; kept apart from the
 # machine's own Node.
 CONFORMANCE_DIR="$PWD/tests/conformance-node"

@@ -34,7 +34,7 @@ class Sample(ToolModel):
     when: Optional[datetime.datetime] = None
     inner: Optional[Inner] = None
     inners: Optional[List[Inner]] = None
-    mode: Literal["fast"] = "fast"
+    mode: Literal["fast"] = Field("fast", constant=True)
     maybe: Optional[str] = Field(...)
     choice: Optional[Union[str, int]] = None
     limit: int = 5

@@ -23,7 +23,7 @@ generated_package generate_package(std::string_view server_name,
         const auto module = detail::build_module_ir(tools[i]);
         package.files.push_back({prefix + module_names[i] + ".py",
                                  detail::render_tool_module(server_name, tools[i], module)});
-        package.modules.push_back({tool_names[i], module_names[i]});
+        package.modules.push_back({tool_names[i], module_names[i], module.notes});
     }
     return package;
 }

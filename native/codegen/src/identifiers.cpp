@@ -52,6 +52,8 @@ std::string pascal_case(std::string_view text) {
 std::string class_name_from(std::string_view hint, std::string_view fallback) {
     std::string name = pascal_case(hint);
     if (name.empty() || is_digit(name[0])) name = std::string(fallback) + name;
+    // `None`, `True` and `False` are the keywords PascalCase can produce.
+    if (is_python_keyword(name)) name += fallback;
     return name;
 }
 
@@ -86,16 +88,12 @@ std::string enum_member_base_name(std::string_view value) {
 
 const std::set<std::string>& reserved_attribute_names() {
     static const std::set<std::string> names{
-        // pydantic 1.10 BaseModel
-        "Config", "construct", "copy", "dict", "from_orm", "json", "parse_file", "parse_obj",
-        "parse_raw", "schema", "schema_json", "update_forward_refs", "validate", "fields",
-        // pydantic 2.x BaseModel
-        "model_computed_fields", "model_config", "model_construct", "model_copy", "model_dump",
-        "model_dump_json", "model_extra", "model_fields", "model_fields_set", "model_json_schema",
-        "model_parametrized_name", "model_post_init", "model_rebuild", "model_validate",
-        "model_validate_json", "model_validate_strings",
-        // ToolModel
-        "to_arguments", "from_structured",
+// The whole public attribute surface of a model class under pydantic 1.10 and 2.x, ToolModel's
+// own methods and the metaclass's (`mro`, `register`), listed by a script from the installed
+// versions; tests/python checks that the list still covers them.
+#include "model_attribute_names.inc"
+        // kept so that generated names stay stable: an attribute of older pydantic 1 releases
+        "fields",
         // names the class body itself evaluates in annotations and defaults
         "Any", "Dict", "List", "Literal", "Optional", "Union", "Field", "date", "datetime", "str",
         "int", "float", "bool"};

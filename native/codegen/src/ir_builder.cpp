@@ -55,9 +55,16 @@ void set_numeric_constraints(const json& schema, field_constraints& c) {
     if (multiple && multiple->get<double>() > 0) c.multiple_of = multiple;
 }
 
+// Whether a list occurs in `type` outside of model classes.
+bool holds_list(const type_ref& type) {
+    if (type.kind == type_kind::list) return true;
+    return std::any_of(type.members.begin(), type.members.end(), holds_list);
+}
+
 // Constraints only where both pydantic versions can apply them to the annotation: on a scalar
 // or a list, possibly Optional. Constraints inside unions, items or dict values are left to the
-// server.
+// server. Pydantic 1 also applies item counts to every list nested in the items, so a list of
+// lists carries none.
 field_constraints constraints_for(const json& schema, const type_ref& type) {
     field_constraints c;
     if (!schema.is_object()) return c;
@@ -74,6 +81,7 @@ field_constraints constraints_for(const json& schema, const type_ref& type) {
             }
             break;
         case type_kind::list:
+            if (holds_list(type.members.at(0))) break;
             c.min_items = count_member(schema, "minItems");
             c.max_items = count_member(schema, "maxItems");
             break;
@@ -81,6 +89,40 @@ field_constraints constraints_for(const json& schema, const type_ref& type) {
             break;
     }
     return c;
+}
+
+// `Literal[1, True]` cannot work: Python's 1 == True, so pydantic hands back either value for
+// both. The same holds for 0 and False.
+bool mixes_equal_numbers_and_booleans(const std::vector<json>& values) {
+    const auto has = [&values](const json& value) {
+        return std::find(values.begin(), values.end(), value) != values.end();
+    };
+    return (has(json(true)) && has(json(1))) || (has(json(false)) && has(json(0)));
+}
+
+// Replaces what cannot be typed faithfully by Any. Returns why, or an empty string when nothing
+// was replaced.
+std::string loosen(type_ref& type) {
+    if (type.kind == type_kind::literal && mixes_equal_numbers_and_booleans(type.literal_values)) {
+        type = make_type(type_kind::any);
+        return "an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any";
+    }
+    std::string why;
+    for (auto& member : type.members) {
+        // Pydantic 1 refuses None for Optional[List[None]] and Optional[Dict[str, None]].
+        const bool container = type.kind == type_kind::list || type.kind == type_kind::dict;
+        if (container && member.kind == type_kind::none) {
+            member = make_type(type_kind::any);
+            if (why.empty()) why = "a list or map of nulls is typed with Any items";
+        }
+        const auto inner = loosen(member);
+        if (why.empty()) why = inner;
+    }
+    const bool any_member =
+        std::any_of(type.members.begin(), type.members.end(),
+                    [](const type_ref& member) { return member.kind == type_kind::any; });
+    if (type.kind == type_kind::union_of && any_member) type = make_type(type_kind::any);
+    return why;
 }
 
 }  // namespace
@@ -151,6 +193,20 @@ void module_builder::assign_attribute_names() {
         const auto names = assign_unique(wanted, exact, {}, "_");
         for (std::size_t i = 0; i < names.size(); ++i) {
             model->fields[i].attribute_name = names[i];
+        }
+    }
+}
+
+void module_builder::loosen_unfaithful_types() {
+    for (auto& item : module_.classes) {
+        auto* model = std::get_if<model_def>(&item);
+        if (model == nullptr) continue;
+        for (auto& field : model->fields) {
+            const auto why = loosen(field.type);
+            if (!why.empty()) {
+                module_.notes.push_back(model->class_name + "." + field.attribute_name + ": " +
+                                        why);
+            }
         }
     }
 }
@@ -235,6 +291,7 @@ module_ir build_module_ir(const tool_descriptor& tool) {
     builder.build_params(tool.input_schema);
     builder.build_result(tool.output_schema);
     builder.assign_attribute_names();
+    builder.loosen_unfaithful_types();
     return module;
 }
 

@@ -149,12 +149,9 @@ type_ref module_builder::build_for_type(const json& schema, const std::string& t
                                    : make_type(type_kind::any));
         return list;
     }
-    if (type == "string") {
-        const auto format = string_member(schema, "format");
-        if (format == "date-time") return make_type(type_kind::date_time);
-        if (format == "date") return make_type(type_kind::date);
-        return make_type(type_kind::string);
-    }
+    // `format` (date-time, uri, ...) never changes the type: a parsed datetime would be sent
+    // back re-serialised (`Z` as `+00:00`, fractions cut), and servers check the text.
+    if (type == "string") return make_type(type_kind::string);
     if (type == "integer") return make_type(type_kind::integer);
     if (type == "number") return make_type(type_kind::number);
     if (type == "boolean") return make_type(type_kind::boolean);

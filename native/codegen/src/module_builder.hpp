@@ -22,10 +22,13 @@ class module_builder {
   public:
     explicit module_builder(module_ir& module);
 
-    // Call build_params, then build_result, then assign_attribute_names, once each.
+    // Call build_params, then build_result, then assign_attribute_names, then
+    // loosen_unfaithful_types, once each.
     void build_params(const nlohmann::json& schema);
     void build_result(const nlohmann::json& schema);
     void assign_attribute_names();
+    // Types Python cannot represent faithfully become Any, with a note in module_ir::notes.
+    void loosen_unfaithful_types();
 
   private:
     struct document {

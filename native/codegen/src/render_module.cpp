@@ -25,10 +25,6 @@ std::string tool_summary(std::string_view server_name, const tool_descriptor& to
 std::string render_imports(const render_context& context, bool has_result) {
     std::string out;
     const auto uses = [&](const char* name) { return context.other_names.contains(name); };
-    std::set<std::string> datetime_names;
-    if (uses("date")) datetime_names.insert("date");
-    if (uses("datetime")) datetime_names.insert("datetime");
-    if (!datetime_names.empty()) out += "from datetime import " + join(datetime_names) + "\n";
     if (uses("Enum")) out += "from enum import Enum\n";
     if (!context.typing_names.empty())
         out += "from typing import " + join(context.typing_names) + "\n";
@@ -60,7 +56,12 @@ std::string render_tool_module(std::string_view server_name, const tool_descript
 
     const std::string summary = tool_summary(server_name, tool);
     const std::string return_type = module.has_result ? "Result" : "TextResult";
-    std::string out = python_docstring(summary, 0) + "\n\n";
+    std::string module_doc = summary;
+    if (!module.notes.empty()) {
+        module_doc += "\n\nTyped more loosely than the schema (the value is sent as given):\n";
+        for (const auto& note : module.notes) module_doc += "\n- " + note;
+    }
+    std::string out = python_docstring(module_doc, 0) + "\n\n";
     out += render_imports(context, module.has_result);
     out += "\nSERVER_NAME = " + python_string_literal(server_name) + "\n";
     out += "TOOL_NAME = " + python_string_literal(tool.name) + "\n";

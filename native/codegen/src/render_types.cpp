@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "ipybox/codegen/detail/renderer.hpp"
 #include "ipybox/codegen/python_literal.hpp"
 
@@ -54,7 +56,7 @@ struct keyword_arguments {
     std::string description;              // raw text, may be long
 };
 
-keyword_arguments field_keywords(const field_def& field) {
+keyword_arguments field_keywords(const field_def& field, bool constant) {
     keyword_arguments kw;
     if (field.attribute_name != field.json_name) {
         kw.short_args.push_back("alias=" + python_string_literal(field.json_name));
@@ -71,6 +73,13 @@ keyword_arguments field_keywords(const field_def& field) {
     if (c.pattern) kw.short_args.push_back("pattern=" + python_string_literal(*c.pattern));
     add_count(kw.short_args, "min_items", c.min_items);
     add_count(kw.short_args, "max_items", c.max_items);
+    // What to_arguments needs beyond the annotation: a None the caller sets is sent where the
+    // schema admits null (Optional[] alone cannot say so: every optional field has it), and a
+    // required constant is sent even when the caller leaves it out.
+    const bool typed = field.type.kind != type_kind::any && field.type.kind != type_kind::none;
+    if (!field.required && field.type.nullable && typed)
+        kw.short_args.emplace_back("nullable=True");
+    if (constant) kw.short_args.emplace_back("constant=True");
     return kw;
 }
 
@@ -79,12 +88,18 @@ std::string render_field(const field_def& field, const module_ir& module, render
     type_ref type = field.type;
     const bool is_const =
         type.kind == type_kind::literal && type.literal_values.size() == 1 && !type.nullable;
-    const bool has_default = field.default_value && !field.default_value->is_null();
+    // A default the type refuses (`const: "a", default: "b"`) is never sent and is dropped.
+    const bool default_fits = !field.default_value || type.kind != type_kind::literal ||
+                              std::find(type.literal_values.begin(), type.literal_values.end(),
+                                        *field.default_value) != type.literal_values.end();
+    const bool has_default = field.default_value && !field.default_value->is_null() && default_fits;
     // Optional[] is spelled out wherever None is allowed or is the default, and every such field
     // gets an explicit default or Field(...): pydantic 1 and 2 then agree on what is required.
     if (!field.required && !has_default) type.nullable = true;
     if (type.kind == type_kind::any || type.kind == type_kind::none) type.nullable = false;
-    const std::string annotation = render_type(type, context, forward);
+    bool field_forward = false;
+    const std::string annotation = render_type(type, context, &field_forward);
+    *forward = *forward || field_forward;
 
     std::string default_expr;
     if (field.required) {
@@ -92,7 +107,11 @@ std::string render_field(const field_def& field, const module_ir& module, render
     } else {
         default_expr = has_default ? render_default(*field.default_value, type, module) : "None";
     }
-    const auto kw = field_keywords(field);
+    // Pydantic 1 refuses constraints on a type it cannot see yet (a forward reference) as
+    // "set but not enforced"; the server still checks them.
+    field_def constrained = field;
+    if (field_forward) constrained.constraints = {};
+    const auto kw = field_keywords(constrained, field.required && is_const);
     const std::string head = "    " + field.attribute_name + ": " + annotation;
     if (kw.short_args.empty() && kw.description.empty()) {
         const bool needs_field_call = type.nullable || type.kind == type_kind::any;
@@ -183,14 +202,6 @@ std::string render_type(const type_ref& type, render_context& context, bool* for
             break;
         case type_kind::boolean:
             inner = "bool";
-            break;
-        case type_kind::date_time:
-            context.other_names.insert("datetime");
-            inner = "datetime";
-            break;
-        case type_kind::date:
-            context.other_names.insert("date");
-            inner = "date";
             break;
         case type_kind::list:
             context.typing_names.insert("List");

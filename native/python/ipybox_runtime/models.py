@@ -8,15 +8,14 @@ both:
   ``Params(**{"my-field": 1})``);
 * ``Field()`` takes one spelling (``pattern=``, ``min_items=``/``max_items=`` for lists) and
   translates it for the installed version;
-* ``to_arguments()`` builds the JSON arguments of a tool call the same way on both versions.
+* ``to_arguments()`` builds the JSON arguments of a tool call the same way on both versions,
+  from the values exactly as they were written (see ``json_values``);
+* ``from_arguments()``/``from_structured()`` read JSON: keys are the schema's property names.
 """
 
 from __future__ import annotations
 
-import base64
-import datetime as _datetime
-import decimal
-import enum
+import contextvars
 import json
 import re
 import typing
@@ -25,15 +24,24 @@ from typing import Any, Dict, Mapping, Optional, Type, TypeVar
 import pydantic
 
 from .errors import ToolRunnerError
+from .json_values import exact_value, to_json
 
 __all__ = ["PYDANTIC_V2", "Field", "ToolModel", "rebuild_models"]
 
 PYDANTIC_V2 = int(pydantic.VERSION.split(".")[0]) >= 2
 
-_Model = TypeVar("_Model", bound="ToolModel")
+if not PYDANTIC_V2:
+    from pydantic.error_wrappers import ErrorWrapper
+    from pydantic.errors import ExtraError
+    from pydantic.main import validate_model
 
-# Above this magnitude a float cannot hold every integer exactly; such values stay floats.
-_EXACT_INTEGER_LIMIT = 2**53
+# Set while from_arguments() reads JSON, down through nested models: keys are property names.
+_READING_JSON: contextvars.ContextVar[bool] = contextvars.ContextVar("_READING_JSON", default=False)
+
+# Markers that Field() records on a field for to_arguments().
+_FLAG_PREFIX = "ipybox_"
+
+_Model = TypeVar("_Model", bound="ToolModel")
 
 _GLOBAL_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
 
@@ -79,13 +87,22 @@ def Field(  # noqa: N802 - mirrors pydantic.Field
     pattern: Optional[str] = None,
     min_items: Optional[int] = None,
     max_items: Optional[int] = None,
+    nullable: bool = False,
+    constant: bool = False,
 ) -> Any:
     """``pydantic.Field`` with one spelling for both pydantic versions.
 
     ``min_length``/``max_length``/``pattern`` constrain strings; ``min_items``/``max_items``
     constrain lists (pydantic 2 calls both ``min_length``/``max_length``). An invalid
-    ``pattern`` is ignored (see ``_usable_pattern``).
+    ``pattern`` is ignored (see ``_usable_pattern``). ``nullable=True``: the schema admits
+    null, so a ``None`` the caller sets is sent. ``constant=True``: a constant the schema
+    requires, sent even when the caller leaves it out.
     """
+    # Pydantic 1 refuses both bounds of one side; the stricter one is enough.
+    if ge is not None and gt is not None:
+        ge, gt = (None, gt) if gt >= ge else (ge, None)
+    if le is not None and lt is not None:
+        le, lt = (None, lt) if lt <= le else (le, None)
     options: Dict[str, Any] = {
         "alias": alias,
         "description": description,
@@ -106,9 +123,19 @@ def Field(  # noqa: N802 - mirrors pydantic.Field
         if usable is not None:
             options["pattern" if PYDANTIC_V2 else "regex"] = usable
     options = {key: value for key, value in options.items() if value is not None}
+    flags = {_FLAG_PREFIX + "nullable": nullable, _FLAG_PREFIX + "constant": constant}
+    flags = {key: True for key, value in flags.items() if value}
+    if flags:
+        if PYDANTIC_V2:
+            options["json_schema_extra"] = flags
+        else:
+            options.update(flags)
     if default_factory is not None:
         return pydantic.Field(default_factory=default_factory, **options)
     return pydantic.Field(default, **options)
+
+
+_HAS_VALIDATE_BY_NAME = "validate_by_name" in getattr(pydantic.ConfigDict, "__annotations__", {})
 
 
 def _config_v2() -> Any:
@@ -123,48 +150,121 @@ def _config_v2() -> Any:
     return pydantic.ConfigDict(**config)
 
 
-class ToolModel(pydantic.BaseModel):
+class _ModelMetaclass(type(pydantic.BaseModel)):  # type: ignore[misc]
+    """Pydantic 2: an open model (``extra='allow'``) reads JSON by property name only.
+
+    Otherwise an extra key equal to a field's Python name (``my_field`` beside ``my-field``)
+    would be taken as that field. Keywords by Python name still work: ``ToolModel.__init__``
+    renames them first.
+    """
+
+    def __new__(mcs, name: str, bases: Any, namespace: Dict[str, Any], **kwargs: Any) -> Any:
+        if PYDANTIC_V2 and kwargs.get("extra") == "allow":
+            config = dict(namespace.get("model_config", {}))
+            config["validate_by_name" if _HAS_VALIDATE_BY_NAME else "populate_by_name"] = False
+            namespace["model_config"] = config
+        return super().__new__(mcs, name, bases, namespace, **kwargs)
+
+
+class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
     """Base of every generated model (``Params``, ``Result`` and their nested classes).
 
     Unknown fields are refused by default: a typo such as ``Params(qeury=...)`` fails in the
     kernel instead of reaching the server, whose error would be less clear. Generated input
     models whose schema allows additional properties, and all output models (so that a server
     adding fields never breaks parsing), are declared with ``extra='allow'``.
+
+    Validation is a check, not a rewrite: after it, every field holds the plain JSON value that
+    was given (see ``json_values.exact_value``), so what the caller wrote is what the server
+    gets, and what the server sent is what ``Result`` holds. Any property name works as a
+    keyword, ``__pydantic_self__`` included.
     """
 
     if PYDANTIC_V2:
         model_config = _config_v2()
+
+        def __init__(self, /, **data: Any) -> None:
+            # Pydantic 2 calls an overridden __init__ for nested models and model_validate too;
+            # only keywords (not JSON being read) may use Python names on an open model.
+            if _is_open(type(self)) and not _READING_JSON.get():
+                data = _aliases_for_python_names(type(self), data)
+            super().__init__(**data)
+
+        @pydantic.model_validator(mode="wrap")
+        @classmethod
+        def _keep_written_values(cls, data: Any, handler: Any) -> Any:
+            model = handler(data)
+            if isinstance(data, Mapping) and isinstance(model, ToolModel):
+                _restore_written_values(model, data)
+            return model
+
     else:
+        _colliding_extra: Dict[str, Any] = pydantic.PrivateAttr(default_factory=dict)
 
         class Config:
             allow_population_by_field_name = True
             extra = pydantic.Extra.forbid
             smart_union = True  # Union[str, int] keeps 5 an int, as pydantic 2 does
 
+        def __init__(*args: Any, **data: Any) -> None:
+            # `self` only positionally: pydantic 1 names it `__pydantic_self__`, which a
+            # property may be called too.
+            self = args[0]
+            _init_v1(self, data)
+
+        @classmethod
+        def validate(cls: Type[_Model], value: Any) -> _Model:
+            """Pydantic 1 validates nested models here, JSON as JSON and keywords as keywords."""
+            if isinstance(value, Mapping) and _READING_JSON.get():
+                return cls.from_arguments(value)
+            if isinstance(value, Mapping):
+                return cls(**value)
+            return super().validate(value)  # type: ignore[misc]
+
     def to_arguments(self) -> Dict[str, Any]:
         """The JSON arguments of a tool call built from this model.
 
         Keys are the original (aliased) property names. A field is sent when the caller set it,
-        or when it is a constant (``Literal`` with one value) the schema defines. ``None`` on a
-        field that is not required counts as "not given" and is left out. Values are plain JSON:
-        nested models become dicts by the same rules, enums their values, dates ISO strings, and
+        or when it is a constant the schema requires (``Field(..., constant=True)``). ``None``
+        on a field that is not required is sent only when the schema admits null (the field is
+        ``Any``, ``None`` or declared ``nullable``); elsewhere it counts as "not given". Values
+        are plain JSON: nested models become dicts by the same rules, enums their values, and
         whole-number floats integers (``3`` stays ``3``, never ``3.0``).
         """
         model = type(self)
         fields_set = self.model_fields_set if PYDANTIC_V2 else self.__fields_set__
         arguments: Dict[str, Any] = {}
         for name, field in _model_fields(model).items():
-            value = getattr(self, name)
             if name in fields_set:
-                if value is None and not _is_required(field):
+                value = self.__dict__.get(name)
+                if value is None and not _sends_none(field):
                     continue
-            elif value is None or not _is_constant(field):
+            elif _field_flag(field, "constant"):
+                value = _field_default(field)
+            else:
                 continue
-            alias = field.alias
-            arguments[name if alias is None else alias] = _to_json(value)
+            arguments[_json_name(name, field)] = to_json(value)
         for key, value in _extra_values(self).items():
-            arguments[key] = _to_json(value)
+            arguments[key] = to_json(value)
         return arguments
+
+    @classmethod
+    def from_arguments(cls: Type[_Model], data: Mapping[str, Any]) -> _Model:
+        """Validates JSON (keys spelled as the schema spells them) into this model.
+
+        Unlike ``cls(**data)``, a key that is not a property name stays an extra key of a model
+        that allows them, even when it equals a field's Python name (``my_field`` next to a
+        property ``my-field``). A model that refuses extra keys also takes the Python name.
+        """
+        token = _READING_JSON.set(True)
+        try:
+            if PYDANTIC_V2:
+                return cls.model_validate(dict(data))
+            model = cls.__new__(cls)
+            _init_v1(model, dict(data), from_json=True)
+            return model
+        finally:
+            _READING_JSON.reset(token)
 
     @classmethod
     def from_structured(cls: Type[_Model], data: Any) -> _Model:
@@ -184,9 +284,9 @@ class ToolModel(pydantic.BaseModel):
             raise ToolRunnerError(
                 f"the tool returned no structured content to parse into {cls.__name__}"
             )
-        if PYDANTIC_V2:
-            return cls.model_validate(content)
-        return cls.parse_obj(content)
+        if not isinstance(content, Mapping):
+            return cls.model_validate(content) if PYDANTIC_V2 else cls.parse_obj(content)
+        return cls.from_arguments(content)
 
 
 def rebuild_models(*models: Type[ToolModel]) -> None:
@@ -206,16 +306,107 @@ def _is_required(field: Any) -> bool:
     return bool(field.is_required()) if PYDANTIC_V2 else field.required is True
 
 
-def _is_constant(field: Any) -> bool:
-    annotation = field.annotation
-    return typing.get_origin(annotation) is typing.Literal and len(typing.get_args(annotation)) == 1
+def _is_open(model: Type[pydantic.BaseModel]) -> bool:
+    if PYDANTIC_V2:
+        return model.model_config.get("extra") == "allow"
+    return model.__config__.extra == pydantic.Extra.allow
+
+
+def _json_name(name: str, field: Any) -> str:
+    return name if field.alias is None else field.alias
+
+
+def _field_flag(field: Any, flag: str) -> bool:
+    if PYDANTIC_V2:
+        extra = field.json_schema_extra
+        return isinstance(extra, dict) and extra.get(_FLAG_PREFIX + flag) is True
+    return field.field_info.extra.get(_FLAG_PREFIX + flag) is True
+
+
+def _field_default(field: Any) -> Any:
+    return field.default
+
+
+def _annotation(field: Any) -> Any:
+    return field.annotation if PYDANTIC_V2 else field.outer_type_
+
+
+def _sends_none(field: Any) -> bool:
+    """A ``None`` the caller set goes out as JSON null where the schema admits null."""
+    if _is_required(field) or _field_flag(field, "nullable"):
+        return True
+    annotation = _annotation(field)
+    return any(annotation is kind for kind in (Any, None, type(None)))
+
+
+def _restore_written_values(model: ToolModel, data: Mapping[str, Any]) -> None:
+    fields_set = model.model_fields_set if PYDANTIC_V2 else model.__fields_set__
+    for name, field in _model_fields(type(model)).items():
+        if name not in fields_set:
+            continue
+        key = _json_name(name, field)
+        if key not in data:
+            # An open model's keys are property names only; a Python name there is an extra.
+            key = name
+            if key not in data or _is_open(type(model)):
+                continue
+        validated = model.__dict__.get(name)
+        written = exact_value(data[key], validated)
+        if written is not validated:
+            model.__dict__[name] = written
+
+
+def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
+    """Pydantic 1 construction without keyword arguments, extras kept apart from methods."""
+    cls = type(model)
+    fields = cls.__fields__
+    known = data
+    extras: Dict[str, Any] = {}
+    if not from_json and _is_open(cls):
+        known = data = _aliases_for_python_names(cls, data)
+    if from_json:
+        aliases = {_json_name(name, field) for name, field in fields.items()}
+        names = set(fields) if not _is_open(cls) else set()
+        known = {key: value for key, value in data.items() if key in aliases or key in names}
+        extras = {key: value for key, value in data.items() if key not in known}
+        if extras and not _is_open(cls):
+            errors = [ErrorWrapper(ExtraError(), loc=key) for key in extras]
+            raise pydantic.ValidationError(errors, cls)
+    values, fields_set, error = validate_model(cls, known)
+    if error is not None:
+        raise error
+    colliding: Dict[str, Any] = {}
+    for key in [key for key in values if key not in fields]:
+        extras[key] = values.pop(key)
+    for key, value in extras.items():
+        if hasattr(cls, key) or key in fields:
+            colliding[key] = value
+        else:
+            values[key] = value
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__fields_set__", fields_set)
+    model._init_private_attributes()
+    model._colliding_extra.update(colliding)
+    _restore_written_values(model, known)
+
+
+def _aliases_for_python_names(cls: Any, data: Dict[str, Any]) -> Dict[str, Any]:
+    """Keyword arguments with each field's Python name replaced by its property name."""
+    renamed = dict(data)
+    for name, field in _model_fields(cls).items():
+        alias = field.alias
+        if alias is not None and alias != name and name in renamed and alias not in renamed:
+            renamed[alias] = renamed.pop(name)
+    return renamed
 
 
 def _extra_values(model: pydantic.BaseModel) -> Dict[str, Any]:
     if PYDANTIC_V2:
         return dict(model.model_extra or {})
     fields = model.__fields__
-    return {key: value for key, value in model.__dict__.items() if key not in fields}
+    values = {key: value for key, value in model.__dict__.items() if key not in fields}
+    values.update(model._colliding_extra)
+    return values
 
 
 def _json_object(text: Any) -> Any:
@@ -226,33 +417,3 @@ def _json_object(text: Any) -> Any:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
-
-
-def _to_json(value: Any) -> Any:
-    if isinstance(value, ToolModel):
-        return value.to_arguments()
-    if isinstance(value, pydantic.BaseModel):
-        if PYDANTIC_V2:
-            return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        return json.loads(value.json(by_alias=True, exclude_unset=True))
-    if isinstance(value, enum.Enum):
-        return _to_json(value.value)
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < _EXACT_INTEGER_LIMIT:
-            return int(value)
-        return value
-    if isinstance(value, decimal.Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, (_datetime.datetime, _datetime.date, _datetime.time)):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {str(key): _to_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_to_json(item) for item in value]
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    return str(value)  # URLs, paths, UUIDs: their text, never normalised

@@ -117,3 +117,7 @@ TEST_CASE("golden: empty, absent and non-object schemas give usable modules") {
 TEST_CASE("golden: $ref, $defs, definitions, allOf, anyOf and recursion") {
     check_case("refs");
 }
+
+TEST_CASE("golden: one tool per schema defect class of issue 12, each importable and exact") {
+    check_case("schema_defects");
+}

@@ -57,11 +57,12 @@ type_ref type_of(const json& property_schema) {
 
 }  // namespace
 
-TEST_CASE("maps JSON types to Python types, uri staying str and date-time becoming datetime") {
+TEST_CASE("maps JSON types to Python types, every string format staying str") {
     CHECK(type_of({{"type", "string"}}).kind == type_kind::string);
     CHECK(type_of({{"type", "string"}, {"format", "uri"}}).kind == type_kind::string);
-    CHECK(type_of({{"type", "string"}, {"format", "date-time"}}).kind == type_kind::date_time);
-    CHECK(type_of({{"type", "string"}, {"format", "date"}}).kind == type_kind::date);
+    CHECK(type_of({{"type", "string"}, {"format", "date-time"}}).kind == type_kind::string);
+    CHECK(type_of({{"type", "string"}, {"format", "date"}}).kind == type_kind::string);
+    CHECK(type_of({{"type", "string"}, {"format", "time"}}).kind == type_kind::string);
     CHECK(type_of({{"type", "integer"}}).kind == type_kind::integer);
     CHECK(type_of({{"type", "number"}}).kind == type_kind::number);
     CHECK(type_of({{"type", "boolean"}}).kind == type_kind::boolean);
@@ -281,4 +282,76 @@ TEST_CASE("deeply nested schemas stop at the depth limit instead of exhausting t
     }
     CHECK(type.kind == type_kind::any);
     CHECK(depth <= max_schema_depth);
+}
+
+// Defect classes of issue 12 that the IR decides (the runtime ones are pinned in tests/python).
+
+TEST_CASE("classes named None, True or False by PascalCase get a suffix instead") {
+    const auto module =
+        build(object_with({{"none", object_with({{"a", {{"type", "string"}}}})},
+                           {"p", {{"title", "true"}, {"enum", json::array({"a", "b"})}}},
+                           {"q", {{"title", "False"}, {"enum", json::array({"c"})}}}}));
+    CHECK(field(model(module, "Params"), "none").type.class_name == "NoneModel");
+    CHECK(field(model(module, "Params"), "p").type.class_name == "TrueChoice");
+    CHECK(field(model(module, "Params"), "q").type.class_name == "FalseChoice");
+}
+
+TEST_CASE("attribute names avoid every model attribute of both pydantic majors, mro included") {
+    for (const char* name : {"mro", "register", "model_validate_strings", "from_orm", "Config",
+                             "from_arguments", "to_arguments", "parse_raw"}) {
+        const auto module = build(object_with({{name, {{"type", "string"}}}}));
+        CHECK(field(model(module, "Params"), name).attribute_name == std::string(name) + "_");
+    }
+    const auto dunder = build(object_with({{"__pydantic_self__", {{"type", "string"}}}}));
+    CHECK(field(model(dunder, "Params"), "__pydantic_self__").attribute_name == "pydantic_self__");
+}
+
+TEST_CASE("date-time, date and time keep their pattern as strings") {
+    const auto module = build(
+        object_with({{"p", {{"type", "string"}, {"format", "date-time"}, {"pattern", "Z$"}}}}));
+    const auto& p = field(model(module, "Params"), "p");
+    CHECK(p.type.kind == type_kind::string);
+    CHECK(p.constraints.pattern == std::optional<std::string>("Z$"));
+}
+
+TEST_CASE("enums that mix 1 with true or 0 with false become Any with a note") {
+    CHECK(type_of({{"enum", json::array({1, true})}}).kind == type_kind::any);
+    CHECK(type_of({{"enum", json::array({0, false, "x"})}}).kind == type_kind::any);
+    CHECK(type_of({{"anyOf", json::array({json{{"const", 1}}, json{{"const", true}}})}}).kind ==
+          type_kind::any);
+    CHECK(type_of({{"type", "array"}, {"items", {{"enum", json::array({1, true})}}}})
+              .members.at(0)
+              .kind == type_kind::any);
+    CHECK(type_of({{"enum", json::array({2, true})}}).kind == type_kind::literal);
+    CHECK(type_of({{"enum", json::array({1, false})}}).kind == type_kind::literal);
+    const auto module = build(object_with({{"p", {{"enum", json::array({1, true})}}}}));
+    REQUIRE(module.notes.size() == 1);
+    CHECK(module.notes[0].starts_with("Params.p: "));
+    CHECK(build(object_with({{"p", {{"enum", json::array({2, true})}}}})).notes.empty());
+}
+
+TEST_CASE("item counts stay off lists of lists, which pydantic 1 would apply to the inner lists") {
+    const json inner = {{"type", "array"}, {"items", {{"type", "integer"}}}};
+    const auto nested = build(object_with(
+        {{"p", {{"type", "array"}, {"items", inner}, {"minItems", 2}, {"maxItems", 1}}}}));
+    CHECK_FALSE(field(model(nested, "Params"), "p").constraints.min_items);
+    CHECK_FALSE(field(model(nested, "Params"), "p").constraints.max_items);
+    const json either = {{"anyOf", json::array({inner, json{{"type", "string"}}})}};
+    const auto in_union =
+        build(object_with({{"p", {{"type", "array"}, {"items", either}, {"maxItems", 1}}}}));
+    CHECK_FALSE(field(model(in_union, "Params"), "p").constraints.max_items);
+    const auto flat = build(object_with({{"p", inner}}));
+    const auto counted = build(object_with({{"p", {{"type", "array"}, {"maxItems", 1}}}}));
+    CHECK(field(model(counted, "Params"), "p").constraints.max_items == 1U);
+    CHECK_FALSE(field(model(flat, "Params"), "p").constraints.max_items);
+}
+
+TEST_CASE("lists and maps of nulls get Any items, which pydantic 1 can make optional") {
+    const json nulls = {{"type", "array"}, {"items", {{"type", "null"}}}};
+    const auto module = build(object_with({{"p", nulls}}));
+    CHECK(field(model(module, "Params"), "p").type.members.at(0).kind == type_kind::any);
+    REQUIRE(module.notes.size() == 1);
+    CHECK(module.notes[0].starts_with("Params.p: "));
+    const json map = {{"type", "object"}, {"additionalProperties", {{"type", "null"}}}};
+    CHECK(type_of(map).members.at(0).kind == type_kind::any);
 }

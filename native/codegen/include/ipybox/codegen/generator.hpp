@@ -22,6 +22,10 @@ struct generated_file {
 struct tool_module {
     std::string tool_name;    // original MCP name
     std::string module_name;  // Python module in the package, unique, never "__init__"
+    // Parts of the tool's schemas that the module types more loosely than the schema says
+    // (`Any`, which still sends the caller's value unchanged), one sentence each; also listed
+    // in the module docstring. Empty when every part is typed faithfully.
+    std::vector<std::string> notes;
 };
 
 struct generated_package {
@@ -32,9 +36,10 @@ struct generated_package {
 
 // Generates `<server_name>/__init__.py` and one module per tool. Each tool module defines
 // SERVER_NAME, TOOL_NAME, its models (`Params`, and `Result` when the output schema is an object
-// with properties) and `run(params)`; the modules import only `typing`, `enum`, `datetime` and
-// `ipybox_runtime`. Schemas the generator cannot type precisely degrade to `Any`, never to an
-// error. Throws invalid_server_name (see naming.hpp) for a bad `server_name`.
+// with properties) and `run(params)`; the modules import only `typing`, `enum` and
+// `ipybox_runtime`. Schemas the generator cannot type faithfully degrade to `Any` with a note
+// (tool_module::notes), never to an error or a module that fails to import. Throws
+// invalid_server_name (see naming.hpp) for a bad `server_name`.
 generated_package generate_package(std::string_view server_name,
                                    const std::vector<tool_descriptor>& tools);
 

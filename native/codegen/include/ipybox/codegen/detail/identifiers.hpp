@@ -13,7 +13,7 @@ namespace ipybox::codegen::detail {
 std::string pascal_case(std::string_view text);
 
 // A class name from a hint: pascal_case, prefixed with `fallback` when empty or starting with a
-// digit (`2fa` -> `Model2fa`).
+// digit (`2fa` -> `Model2fa`), suffixed with it when a keyword (`none` -> `NoneModel`).
 std::string class_name_from(std::string_view hint, std::string_view fallback);
 
 // English singular of a PascalCase plural, good enough for array item classes

@@ -12,13 +12,11 @@ namespace ipybox::codegen::detail {
 
 enum class type_kind {
     any,          // Any
-    string,       // str (also format uri/email/...: never normalised)
+    string,       // str (every format, date-time included: the text goes out as written)
     integer,      // int
     number,       // float (to_arguments sends integral values as JSON integers)
     boolean,      // bool
     none,         // None (JSON null alone)
-    date_time,    // datetime (format date-time)
-    date,         // date (format date)
     list,         // List[members[0]]
     dict,         // Dict[str, members[0]]
     model,        // class_name, a ToolModel
@@ -46,7 +44,7 @@ struct field_constraints {
 struct field_def {
     std::string json_name;       // the property name as the server spells it (the alias)
     std::string attribute_name;  // the Python attribute; equal to json_name when that is valid
-    type_ref type;
+    type_ref type;               // type.nullable: the schema itself admits null
     bool required = false;
     std::optional<nlohmann::json> default_value;
     std::string description;
@@ -80,6 +78,9 @@ struct module_ir {
     // cycles, where the renderer emits forward references.
     std::vector<class_def> classes;
     bool has_result = false;  // a `Result` model exists; otherwise run() returns TextResult
+    // Where the schema could not be typed faithfully and a looser type (`Any`) stands in, one
+    // sentence each, for the module docstring and the caller of generate_package.
+    std::vector<std::string> notes;
 };
 
 }  // namespace ipybox::codegen::detail

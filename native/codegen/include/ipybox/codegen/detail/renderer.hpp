@@ -23,7 +23,7 @@ std::string render_package_init(std::string_view server_name,
 struct render_context {
     std::set<std::string> defined;           // classes already emitted at this point of the module
     std::set<std::string> typing_names;      // Any, Dict, List, ... to import from typing
-    std::set<std::string> other_names;       // Enum, date, datetime, Field
+    std::set<std::string> other_names;       // Enum, Field
     std::vector<std::string> forward_users;  // classes that hold forward references, in order
 };
 

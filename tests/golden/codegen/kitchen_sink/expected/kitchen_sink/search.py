@@ -3,7 +3,6 @@
 Returns matching items with their scores.
 """
 
-from datetime import date, datetime
 from enum import Enum
 from typing import Any, Dict, List, Literal, Optional, Union
 
@@ -21,7 +20,7 @@ class Item(ToolModel):
 
 class Nested(ToolModel):
     a: int
-    b: Optional[str] = None
+    b: Optional[str] = Field(None, nullable=True)
 
 
 class Options(ToolModel):
@@ -39,16 +38,21 @@ class Sort(str, Enum):
 class Params(ToolModel):
     field_2fa: Optional[bool] = Field(None, alias='2fa')
     anyobj: Optional[Dict[str, Any]] = None
-    choice: Optional[Union[str, int]] = None
+    choice: Optional[Union[str, int]] = Field(None, nullable=True)
     class_: int = Field(3, alias='class')
     count: int = Field(10, ge=1, le=100)
-    day: Optional[date] = None
+    day: Optional[str] = None
     from_: str = Field(..., alias='from', description='A keyword as a property name')
     items: Optional[List[Item]] = None
     level: Optional[Literal[1, 2, 3]] = None
-    maybe_count: Optional[int] = Field(None, ge=0, description='FastMCP-style optional')
+    maybe_count: Optional[int] = Field(
+        None,
+        ge=0,
+        nullable=True,
+        description='FastMCP-style optional',
+    )
     meta: Optional[Dict[str, str]] = None
-    mode: Literal['fast'] = 'fast'
+    mode: Literal['fast'] = Field('fast', constant=True)
     my_field: str = Field(
         ...,
         alias='my-field',
@@ -66,7 +70,7 @@ class Params(ToolModel):
     tags: Optional[List[str]] = Field(None, min_items=1, max_items=10)
     untyped: Any = None
     url: Optional[str] = Field(None, min_length=1)
-    when: Optional[datetime] = None
+    when: Optional[str] = None
 
 
 class Item2(ToolModel, extra='allow'):
@@ -81,7 +85,7 @@ class Sort2(str, Enum):
 
 
 class Result(ToolModel, extra='allow'):
-    generated_at: Optional[datetime] = None
+    generated_at: Optional[str] = None
     items: List[Item2]
     sort: Optional[Sort2] = None
     total: int

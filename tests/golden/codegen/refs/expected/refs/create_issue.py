@@ -59,7 +59,7 @@ class Repo(ToolModel):
 
 
 class Params(ToolModel):
-    assignee: Optional[User] = None
+    assignee: Optional[User] = Field(None, nullable=True)
     body: Optional[Union[str, RichText]] = None
     composed: Optional[Composed] = None
     dangling: Any = None
@@ -72,7 +72,7 @@ class Params(ToolModel):
         None,
         description='draft-07 style ref with a description',
     )
-    nullable_openapi: Optional[str] = None
+    nullable_openapi: Optional[str] = Field(None, nullable=True)
     number_or_int: Optional[float] = None
     percent: Optional[WithSpace] = None
     priority: Priority

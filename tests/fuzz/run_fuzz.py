@@ -1,0 +1,355 @@
+"""The property-based tier: random hostile tool schemas through the real code generator.
+
+    /usr/bin/python3 tests/fuzz/run_fuzz.py --codegen <codegen_files> [--tools N] [--seeds 1,2,3]
+                                            [--long] [--shrink-budget N]
+
+For each seed, SchemaFuzzer makes N tools; codegen_files generates their package; for every
+tool, ValueMaker builds valid arguments (and valid structured output when there is an output
+schema), which jsonschema (a real validator, Draft 2020-12) must accept or they are discarded.
+fuzz_worker.py then imports every module and checks exact round trips, once under pydantic 1
+and once under pydantic 2 (interpreters found as tests/python/launch.py finds them). Fixed
+seeds and sizes keep CI deterministic (3 seeds x 1,000 tools, under a minute here); ``--long``
+(or IPYBOX_FUZZ_LONG=1) runs 10 seeds x 3,000 tools. A failing tool is shrunk (greedy removal
+of properties, alternatives and keywords while the same kind of failure persists, its values
+drawn as in the failing run) and printed as a minimal schema. Exit status 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Tuple
+
+import jsonschema
+
+HERE = Path(__file__).resolve().parent
+SOURCE_DIR = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(SOURCE_DIR / "tests" / "python"))
+
+import launch  # noqa: E402 - finds the interpreter of each pydantic major
+from schema_fuzz import SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
+
+RUNTIME_DIR = SOURCE_DIR / "native" / "python"
+CODEGEN_TIMES: List[Tuple[int, float]] = []  # (tools, seconds) of every generator run
+VALUE_ATTEMPTS = 12
+REMOVABLE_KEYWORDS = (
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "multipleOf",
+    "default",
+    "title",
+    "description",
+    "additionalProperties",
+    "nullable",
+    "required",
+    "$defs",
+)
+
+
+def valid_value(root: Any, schema: Any, seed: int, is_input: bool) -> Tuple[bool, Any]:
+    """A value jsonschema accepts for `schema` (resolved against `root`), if one is found."""
+    rng = random.Random(seed)
+    try:
+        validator = jsonschema.Draft202012Validator(root)
+        for _ in range(VALUE_ATTEMPTS):
+            value = ValueMaker(root, rng, open_by_default=not is_input).value(schema)
+            if validator.is_valid(value):
+                return True, value
+    except (Unresolvable, RecursionError, jsonschema.exceptions.SchemaError, ValueError):
+        pass
+    return False, None
+
+
+def make_cases(
+    tools: List[Dict[str, Any]], modules: List[str], seed: int, first: int = 0
+) -> List[Dict[str, Any]]:
+    """One case per tool; the values of tool i come from seed and `first + i` alone."""
+    cases = []
+    for index, (tool, module) in enumerate(zip(tools, modules)):
+        case: Dict[str, Any] = {"id": index, "module": module}
+        found, arguments = valid_value(
+            tool["inputSchema"], tool["inputSchema"], seed * 100003 + first + index, True
+        )
+        if found and isinstance(arguments, dict):
+            case["arguments"] = arguments
+        output_schema = tool.get("outputSchema")
+        if output_schema is not None:
+            found, output = valid_value(
+                output_schema, output_schema, seed * 100019 + first + index, False
+            )
+            if found and isinstance(output, dict):
+                case["output"] = output
+        cases.append(case)
+    return cases
+
+
+def generate(codegen: str, server: str, tools: List[Dict[str, Any]], root: Path) -> List[str]:
+    """Runs the generator; the module name of each tool, in order."""
+    document = json.dumps({"server_name": server, "tools": tools})
+    started = time.monotonic()
+    done = subprocess.run(
+        [codegen, str(root)], input=document.encode("utf-8"), capture_output=True, check=False
+    )
+    CODEGEN_TIMES.append((len(tools), time.monotonic() - started))
+    if done.returncode != 0:
+        raise RuntimeError(f"codegen failed: {done.stderr.decode('utf-8', 'replace')}")
+    lines = [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line]
+    return [line["module"] for line in lines]
+
+
+def run_worker(python: str, server: str, root: Path, cases: List[Dict[str, Any]]) -> Dict[str, Any]:
+    job = {
+        "runtime": str(RUNTIME_DIR),
+        "package_root": str(root),
+        "server": server,
+        "cases": cases,
+    }
+    job_path = root / "job.json"
+    job_path.write_text(json.dumps(job), encoding="utf-8")
+    done = subprocess.run(
+        [python, "-I", str(HERE / "fuzz_worker.py"), str(job_path)],
+        capture_output=True,
+        cwd=str(HERE),
+        env={"PATH": os.environ.get("PATH", "")},
+        check=False,
+    )
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace")[-3000:]
+        return {"failures": [{"id": None, "kind": "worker crashed", "detail": detail}]}
+    return json.loads(done.stdout.decode("utf-8").splitlines()[-1])
+
+
+def check_tools(
+    codegen: str,
+    python: str,
+    tools: List[Dict[str, Any]],
+    seed: int,
+    server: str = "",
+    first: int = 0,
+) -> Dict[str, Any]:
+    """Generates `tools` as package `server`, then checks every module under `python`; `first`
+    is the index of the first tool in its seed's run, which fixes the values it gets."""
+    with tempfile.TemporaryDirectory(prefix="ipybox-fuzz-") as directory:
+        root = Path(directory)
+        server = server or f"fuzz_{seed}"
+        modules = generate(codegen, server, tools, root)
+        cases = make_cases(tools, modules, seed, first)
+        report = run_worker(python, server, root, cases)
+        report["cases"] = cases
+        return report
+
+
+def reductions(node: Any) -> Iterator[Callable[[Any], Any]]:
+    """Edits that make a schema smaller, each a function of a deep copy of `node`'s root."""
+    paths: List[List[Any]] = []
+
+    def walk(value: Any, path: List[Any]) -> None:
+        if isinstance(value, dict):
+            paths.append(path)
+            for key, child in value.items():
+                walk(child, path + [key])
+        elif isinstance(value, list):
+            for index, child in enumerate(value):
+                walk(child, path + [index])
+
+    walk(node, [])
+
+    def at(root: Any, path: List[Any]) -> Any:
+        for key in path:
+            root = root[key]
+        return root
+
+    def replace(path: List[Any], value_of: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def edit(root: Any) -> Any:
+            if not path:
+                return value_of(root)
+            parent = at(root, path[:-1])
+            parent[path[-1]] = value_of(parent[path[-1]])
+            return root
+
+        return edit
+
+    for path in paths:
+        target = at(node, path)
+        for key in ("anyOf", "oneOf", "allOf"):
+            for index in range(
+                len(target.get(key, []) if isinstance(target.get(key), list) else [])
+            ):
+                yield replace(path, lambda t, k=key, i=index: t[k][i])
+        if isinstance(target.get("items"), dict):
+            yield replace(path, lambda t: t["items"])
+        for name in list(
+            target.get("properties", {}) if isinstance(target.get("properties"), dict) else []
+        ):
+
+            def drop(t: Any, n: str = name) -> Any:
+                t["properties"].pop(n)
+                if isinstance(t.get("required"), list):
+                    t["required"] = [r for r in t["required"] if r != n]
+                return t
+
+            yield replace(path, drop)
+        for keyword in REMOVABLE_KEYWORDS + ("outputSchema",):
+            if keyword in target:
+                yield replace(path, lambda t, k=keyword: {a: b for a, b in t.items() if a != k})
+        if isinstance(target.get("enum"), list) and len(target["enum"]) > 1:
+            yield replace(path, lambda t: {**t, "enum": t["enum"][: len(t["enum"]) // 2]})
+            yield replace(path, lambda t: {**t, "enum": t["enum"][len(t["enum"]) // 2 :]})
+
+
+def shrink(
+    codegen: str, python: str, tool: Dict[str, Any], kind: str, where: Dict[str, Any], budget: int
+) -> Dict[str, Any]:
+    """The smallest variant of `tool` found that still fails with `kind`, its values drawn as in
+    the failing run (same seed, same index)."""
+
+    def fails(candidate: Dict[str, Any]) -> bool:
+        try:
+            report = check_tools(codegen, python, [candidate], where["seed"], first=where["index"])
+        except (RuntimeError, ValueError):
+            return False
+        return any(f["kind"] == kind for f in report["failures"])
+
+    current = tool
+    for name in ("description", "title"):
+        if name in current and budget > 0:
+            budget -= 1
+            smaller = {k: v for k, v in current.items() if k != name}
+            if fails(smaller):
+                current = smaller
+    progress = True
+    while progress and budget > 0:
+        progress = False
+        for edit in reductions(current):
+            if budget <= 0:
+                break
+            budget -= 1
+            try:
+                candidate = edit(copy.deepcopy(current))
+            except (KeyError, IndexError, TypeError):
+                continue
+            if isinstance(candidate, dict) and candidate != current and fails(candidate):
+                current = candidate
+                progress = True
+                break
+    return current
+
+
+def interpreters() -> List[Tuple[int, str]]:
+    found = []
+    for major in (1, 2):
+        python = next(
+            (
+                p
+                for p in launch.candidates(major)
+                if (launch.pydantic_version(p) or "").startswith(f"{major}.")
+            ),
+            None,
+        )
+        if python is None:
+            raise SystemExit(
+                f"FAIL: no Python interpreter with pydantic {major}.x (see tests/python/launch.py)"
+            )
+        found.append((major, python))
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--codegen", required=True, help="the codegen_files executable")
+    parser.add_argument("--tools", type=int, default=None, help="tools per seed (default 1,000)")
+    parser.add_argument("--seeds", default=None, help="comma-separated (default 1,2,3)")
+    parser.add_argument("--long", action="store_true", help="3,000 tools x 10 seeds")
+    parser.add_argument("--shrink-budget", type=int, default=300, help="checks per shrunk failure")
+    parser.add_argument("--max-shrinks", type=int, default=3, help="failures to shrink per run")
+    parser.add_argument("--json-report", help="write throughput figures (for bench/) here")
+    args = parser.parse_args()
+    long_mode = args.long or os.environ.get("IPYBOX_FUZZ_LONG") == "1"
+    tool_count = args.tools or (3000 if long_mode else 1000)
+    seed_list = args.seeds or ("1,2,3,4,5,6,7,8,9,10" if long_mode else "1,2,3")
+    seeds = [int(seed) for seed in seed_list.split(",") if seed]
+
+    started = time.monotonic()
+    totals: Dict[str, int] = {}
+    failures: List[Tuple[int, str, Dict[str, Any], Dict[str, Any]]] = []
+    for major, python in interpreters():
+        for seed in seeds:
+            fuzzer = SchemaFuzzer(seed)
+            tools = [fuzzer.tool(index) for index in range(tool_count)]
+            report = check_tools(args.codegen, python, tools, seed)
+            checked = report.get("checked", {})
+            for key, value in checked.items():
+                totals[f"pydantic {major} {key}"] = totals.get(f"pydantic {major} {key}", 0) + value
+            totals[f"pydantic {major} tools"] = totals.get(f"pydantic {major} tools", 0) + len(
+                tools
+            )
+            for failure in report["failures"]:
+                tool = tools[failure["id"]] if failure["id"] is not None else {}
+                where = {"seed": seed, "index": failure["id"], "tool": tool}
+                failures.append((major, python, failure, where))
+    elapsed = time.monotonic() - started
+    schemas = sum(v for k, v in totals.items() if k.endswith(" tools"))
+    for key in sorted(totals):
+        print(f"{key}: {totals[key]}")
+    print(f"fuzz: {schemas} tool schemas in {elapsed:.1f} s ({schemas / elapsed:.0f} schemas/s)")
+    generated = sum(count for count, _ in CODEGEN_TIMES)
+    codegen_seconds = sum(seconds for _, seconds in CODEGEN_TIMES)
+    print(f"codegen alone: {generated} tools in {codegen_seconds:.2f} s")
+    if args.json_report:
+        figures = {
+            "tools_per_seed": tool_count,
+            "seeds": len(seeds),
+            "schemas": schemas,
+            "seconds": elapsed,
+            "schemas_per_second": schemas / elapsed,
+            "codegen_tools": generated,
+            "codegen_seconds": codegen_seconds,
+            "failures": len(failures),
+        }
+        Path(args.json_report).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    if not failures:
+        print("fuzz: no failures")
+        return 0
+    print(f"FAIL: {len(failures)} failures", file=sys.stderr)
+    for number, (major, python, failure, where) in enumerate(failures):
+        print(
+            f"\n--- pydantic {major}, seed {where['seed']}, {failure['kind']}:\n"
+            + failure["detail"],
+            file=sys.stderr,
+        )
+        if number < args.max_shrinks and where["tool"]:
+            minimal = shrink(
+                args.codegen,
+                python,
+                where["tool"],
+                failure["kind"],
+                where,
+                args.shrink_budget,
+            )
+            print(
+                "minimal failing tool:\n" + json.dumps(minimal, indent=1, ensure_ascii=False),
+                file=sys.stderr,
+            )
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+"""9: only required constants go out unset."""
+
+from typing import Literal, Optional
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'schema_defects'
+TOOL_NAME = 'consts'
+
+
+class Params(ToolModel):
+    contradicted: Optional[Literal['c']] = None
+    kind: Literal['a'] = Field('a', constant=True)
+    optional: Literal['b'] = 'b'
+
+
+def run(params: Params) -> TextResult:
+    """9: only required constants go out unset."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

@@ -1,0 +1,27 @@
+"""6: enums mixing integers and booleans keep each value.
+
+Typed more loosely than the schema (the value is sent as given):
+
+- Params.a: an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any
+- Params.b: an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any
+"""
+
+from typing import Any, Literal, Optional
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'schema_defects'
+TOOL_NAME = 'mixed_enum'
+
+
+class Params(ToolModel):
+    a: Any = None
+    b: Any = None
+    c: Optional[Literal[2, True]] = None
+
+
+def run(params: Params) -> TextResult:
+    """6: enums mixing integers and booleans keep each value."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

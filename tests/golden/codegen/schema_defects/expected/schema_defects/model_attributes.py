@@ -1,0 +1,28 @@
+"""2: properties named like attributes of the model class or its metaclass."""
+
+from typing import Optional
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import call_tool
+
+SERVER_NAME = 'schema_defects'
+TOOL_NAME = 'model_attributes'
+
+
+class Params(ToolModel):
+    copy_: Optional[int] = Field(None, alias='copy')
+    from_arguments_: Optional[str] = Field(None, alias='from_arguments')
+    model_validate_strings_: Optional[bool] = Field(None, alias='model_validate_strings')
+    mro_: str = Field(..., alias='mro')
+    register_: Optional[str] = Field(None, alias='register')
+
+
+class Result(ToolModel, extra='allow'):
+    mro_: Optional[str] = Field(None, alias='mro')
+    register_: Optional[int] = Field(None, alias='register')
+
+
+def run(params: Params) -> Result:
+    """2: properties named like attributes of the model class or its metaclass."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return Result.from_structured(output)

@@ -1,0 +1,29 @@
+"""4: an explicit null goes out where the schema admits it.
+
+Typed more loosely than the schema (the value is sent as given):
+
+- Params.nulls: a list or map of nulls is typed with Any items
+"""
+
+from typing import Any, List, Optional
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'schema_defects'
+TOOL_NAME = 'nullable'
+
+
+class Params(ToolModel):
+    anything: Any = None
+    d: Optional[int] = Field(3, nullable=True)
+    m: Optional[int] = Field(None, nullable=True)
+    n: Optional[str] = Field(None, nullable=True)
+    nulls: Optional[List[Any]] = None
+    plain: Optional[str] = None
+
+
+def run(params: Params) -> TextResult:
+    """4: an explicit null goes out where the schema admits it."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)

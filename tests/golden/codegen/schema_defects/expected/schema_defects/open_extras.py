@@ -1,0 +1,23 @@
+"""8 and 11: extra keys named like a field's Python name or a model method."""
+
+from typing import Optional
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import call_tool
+
+SERVER_NAME = 'schema_defects'
+TOOL_NAME = 'open_extras'
+
+
+class Params(ToolModel, extra='allow'):
+    my_field: Optional[int] = Field(None, alias='my-field')
+
+
+class Result(ToolModel, extra='allow'):
+    my_field: Optional[int] = Field(None, alias='my-field')
+
+
+def run(params: Params) -> Result:
+    """8 and 11: extra keys named like a field's Python name or a model method."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return Result.from_structured(output)

@@ -1,0 +1,24 @@
+"""3: a property named __pydantic_self__, in and out."""
+
+from typing import Optional
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import call_tool
+
+SERVER_NAME = 'schema_defects'
+TOOL_NAME = 'pydantic_self'
+
+
+class Params(ToolModel):
+    pydantic_self__: str = Field(..., alias='__pydantic_self__')
+    b: Optional[int] = None
+
+
+class Result(ToolModel, extra='allow'):
+    pydantic_self__: Optional[str] = Field(None, alias='__pydantic_self__')
+
+
+def run(params: Params) -> Result:
+    """3: a property named __pydantic_self__, in and out."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return Result.from_structured(output)
