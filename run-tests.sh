@@ -13,8 +13,9 @@ JOBS="${JOBS:-$(nproc)}"
 
 ./install.sh --deps-only
 
-# What only the tests need, from Debian: the style tier's formatters and linters.
-TEST_PACKAGES=(clang-format black flake8)
+# What only the tests need, from Debian: the style tier's formatters and linters, and
+# python3-jsonschema, which judges the argument sets the fuzz and real-servers tiers build.
+TEST_PACKAGES=(clang-format black flake8 python3-jsonschema)
 missing=()
 for package in "${TEST_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
@@ -31,13 +32,7 @@ if [ -f tests/node/package.json ]; then
     (cd tests/node && npm install --no-audit --no-fund --loglevel=error)
 fi
 
-# The real-servers codegen tier (tests/servers-node/): popular MCP servers from npm, pinned, and
-# python3-jsonschema, which judges the argument sets that tier and the fuzz tier build.
-if ! dpkg-query -W -f='${Status}' python3-jsonschema 2>/dev/null | grep -q "install ok installed"; then
-    if [ "$(id -u)" = 0 ]; then as_root=(); else as_root=(sudo); fi
-    "${as_root[@]}" apt-get update -qq
-    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-jsonschema
-fi
+# The real-servers codegen tier (tests/servers-node/): popular MCP servers from npm, pinned.
 (cd tests/servers-node && npm install --no-audit --no-fund --loglevel=error)
 
 # The MCP conformance suite needs Node 22, which npm provides as a package; kept apart from the
