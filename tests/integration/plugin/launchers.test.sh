@@ -216,8 +216,8 @@ check "docker: IPYBOX_DOCKER_IMAGE and IPYBOX_DOCKER_RUN_ARGS are used" \
     eval 'grep ^arg= "$SCRATCH/record" | tr "\n" " " | grep -qF "arg=--network arg=none arg=-e arg=KERNEL_ENV_MODE=test arg=my/ipybox:dev arg=ipybox"'
 
 launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=missing --
-check "docker: a missing image names it and ./docker-build.sh, exit 1" \
-    eval 'status_is 1 && contains "$SCRATCH/err" "image ipybox:$VERSION does not exist" && contains "$SCRATCH/err" "$ROOT/docker-build.sh" && [ ! -e "$SCRATCH/record" ]'
+check "docker: a missing image names it, ./docker-build.sh, docker load and docker pull, exit 1" \
+    eval 'status_is 1 && contains "$SCRATCH/err" "image ipybox:$VERSION does not exist" && contains "$SCRATCH/err" "$ROOT/docker-build.sh" && contains "$SCRATCH/err" "docker load -i" && contains "$SCRATCH/err" "docker pull <registry>/ipybox:$VERSION" && [ ! -e "$SCRATCH/record" ]'
 
 launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=daemon --
 check "docker: an unreachable daemon is reported as such, exit 1" \
