@@ -7,6 +7,10 @@
 set(IPYBOX_PACKAGE_MAINTAINER "ipybox developers <maintainers@users.noreply.a-seed-6e7bda3b.example>"
     CACHE STRING "Maintainer field of the Debian package")
 
+# Folders 0755 whatever the umask of the one who builds (Debian policy; and the same bytes).
+set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+    GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
 # Debian policy wants the copyright file and a compressed changelog in /usr/share/doc/<package>.
 set(doc_dir share/doc/ipybox)
 string(TIMESTAMP IPYBOX_PACKAGE_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
