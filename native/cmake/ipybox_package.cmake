@@ -39,13 +39,14 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "python3, python3-ipykernel, python3-pydantic, python3-matplotlib, python3-pip")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bubblewrap, socat, ripgrep, nodejs, npm")
+# The synopsis, then the extended description: CPack indents it and writes " ." for empty lines.
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "native code-execution sandbox for AI agents")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "native code-execution sandbox for AI agents
- ipybox runs Python for an AI agent in a stateful IPython kernel and lets
- that code call MCP tools through typed Python APIs generated from the
- tools' schemas. Every tool call passes an approval gate; the kernel can
- run in a sandbox (bubblewrap, through srt from npm).
- .
- This package has the ipybox command (run, generate, doctor, and mcp: an
- MCP server for Claude Code and other clients) and its Python runtime.")
+    "ipybox runs Python for an AI agent in a stateful IPython kernel and lets
+that code call MCP tools through typed Python APIs generated from the
+tools' schemas. Every tool call passes an approval gate; the kernel can
+run in a sandbox (bubblewrap, through srt from npm).
+
+This package has the ipybox command (run, generate, doctor, and mcp: an
+MCP server for Claude Code and other clients) and its Python runtime.")
 include(CPack)

@@ -28,17 +28,20 @@ check "the Python runtime is next to the binary" test -f "$tree/share/ipybox/pyt
 check "README.txt states the minimum glibc" grep -q "Needs glibc [0-9][0-9.]* or newer" "$tree/README.txt"
 
 # Every library the loader would use comes from glibc or from the tarball's lib/.
-env -i LD_LIBRARY_PATH= ldd "$tree/bin/ipybox" > "$SCRATCH/ldd"
-awk '$2 == "=>" { print $1, $3 }' "$SCRATCH/ldd" | while read -r soname path; do
-    case "$soname" in
-        libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | libresolv.so.*) ;;
-        *) case "$path" in "$tree/lib/"*) ;; *) echo "$soname => $path" ;; esac ;;
-    esac
-done > "$SCRATCH/last"
-check "every library ldd resolves is glibc's or inside the unpacked tarball" eval '[ ! -s "$SCRATCH/last" ] && ! grep -q "not found" "$SCRATCH/ldd"'
-cp "$SCRATCH/ldd" "$SCRATCH/last"
-check "libzmq comes from the tarball (the control: the build tree's binary links the system's)" \
-    eval 'grep -q "libzmq.so.5 => $tree/lib/" "$SCRATCH/ldd" || ! ldd "$BUILD/native/cli/ipybox" | grep -q libzmq'
+libraries_from_elsewhere() {  # libraries_from_elsewhere <binary>: "soname => path" outside glibc and lib/
+    env -i LD_LIBRARY_PATH= ldd "$1" | awk '$2 == "=>" { print $1, $3 }' | while read -r soname path; do
+        case "$soname" in
+            libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | libresolv.so.*) ;;
+            *) case "$(readlink -f "$path")" in "$tree/lib/"*) ;; *) echo "$soname => $path" ;; esac ;;
+        esac
+    done
+}
+libraries_from_elsewhere "$tree/bin/ipybox" > "$SCRATCH/last"
+check "every library ldd resolves is glibc's or inside the unpacked tarball" \
+    eval '[ ! -s "$SCRATCH/last" ] && ! env -i LD_LIBRARY_PATH= ldd "$tree/bin/ipybox" | grep -q "not found"'
+libraries_from_elsewhere "$BUILD/native/cli/ipybox" > "$SCRATCH/last"
+check "control: the same check lists the system's libraries for the build tree's binary" \
+    eval '[ -s "$SCRATCH/last" ] || ! ldd "$BUILD/native/cli/ipybox" | grep -q libzmq'
 
 run_code() {  # run_code <binary>: prints what `ipybox run -c "print(6*7)"` printed
     mkdir -p "$SCRATCH/workspace"

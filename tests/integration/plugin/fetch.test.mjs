@@ -107,8 +107,10 @@ test("first start downloads the release and connects; the second start does not 
   assert.ok(fs.existsSync(path.join(dataCopy(sandbox), "bin", "ipybox")), "the release copy is in CLAUDE_PLUGIN_DATA");
   assert.match(mcpLogs(sandbox, "plugin-codeact-default-ipybox"), /downloading ipybox .* from http:\/\/127\.0\.0\.1:/);
 
+  const again = Date.now();
   const second = claude(sandbox, ["mcp", "list"]);
   assert.match(serverLine(second), /✔ Connected/, second.description);
+  console.log(`# second claude mcp list, the binary already there: ${((Date.now() - again) / 1000).toFixed(1)} s`);
   assert.equal(server.downloads(), 1, "the second start must not download again");
 });
 
@@ -122,7 +124,7 @@ test("a tampered tarball is refused with a clear message and nothing from it is 
   install(sandbox, marketplaceFor(sandbox, server.url, digest));
   const listed = claude(sandbox, ["mcp", "list"]);
   assert.match(serverLine(listed), /Failed/, listed.description);
-  assert.equal(server.downloads(), 1);
+  assert.ok(server.downloads() >= 1, "the launcher must have tried the download (Claude Code may retry a failed start)");
   const log = mcpLogs(sandbox, "plugin-codeact-default-ipybox");
   assert.match(log, new RegExp(`refusing .*${TARBALL}: its SHA-256 is [0-9a-f]{64}, but this plugin expects ${digest}`));
   assert.match(log, /Nothing from it was unpacked or run/);
