@@ -1,8 +1,6 @@
 #include "cmd_doctor.hpp"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
@@ -39,20 +37,6 @@ void report_sandbox(const process::environment_map& environment, std::vector<std
         }
     }
 #endif
-}
-
-// How to get an interpreter with ipykernel, for this system and the others the release supports.
-std::vector<std::string> interpreter_hints(const std::string& plain_python) {
-    std::ifstream file("/etc/os-release");
-    std::ostringstream os_release;
-    os_release << file.rdbuf();
-#ifdef __APPLE__
-    constexpr bool is_macos = true;
-#else
-    constexpr bool is_macos = false;
-#endif
-    return python_install_hints(detect_host_system(os_release.str(), is_macos), plain_python,
-                                "~/.local/share/ipybox/venv");
 }
 
 }  // namespace
@@ -112,7 +96,9 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
     } else {
         print_row("interpreter", "NONE FOUND");
         problems.push_back("no interpreter has ipykernel; get one of these ways:");
-        for (const auto& hint : interpreter_hints(plain_python)) problems.push_back("  " + hint);
+        for (const auto& hint : python_install_hints_here(plain_python)) {
+            problems.push_back("  " + hint);
+        }
     }
     print_row("runtime", runtime.string() + (runtime_ok ? "" : " (MISSING)"));
     if (!runtime_ok) {

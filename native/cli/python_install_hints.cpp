@@ -1,5 +1,6 @@
 #include "python_install_hints.hpp"
 
+#include <fstream>
 #include <sstream>
 
 namespace ipybox::cli {
@@ -62,6 +63,19 @@ std::vector<std::string> python_install_hints(host_system system, const std::str
                    "Debian needs python3-venv for this",
                system == host_system::other),
     };
+}
+
+std::vector<std::string> python_install_hints_here(const std::string& plain_python) {
+    std::ifstream file("/etc/os-release");
+    std::ostringstream os_release;
+    os_release << file.rdbuf();
+#ifdef __APPLE__
+    constexpr bool is_macos = true;
+#else
+    constexpr bool is_macos = false;
+#endif
+    return python_install_hints(detect_host_system(os_release.str(), is_macos), plain_python,
+                                "~/.local/share/ipybox/venv");
 }
 
 }  // namespace ipybox::cli

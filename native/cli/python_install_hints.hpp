@@ -1,7 +1,7 @@
 #pragma once
 // What `ipybox doctor` tells a user to install when no Python interpreter has ipykernel: the
 // command for each system the release supports, the one this machine runs marked, and how to
-// make a virtual environment from a plain python3. Pure: the caller reads /etc/os-release.
+// make a virtual environment from a plain python3. All pure but python_install_hints_here.
 #include <string>
 #include <vector>
 
@@ -17,5 +17,9 @@ host_system detect_host_system(const std::string& os_release, bool is_macos);
 // is made from it, at `venv_dir` (which may start with ~).
 std::vector<std::string> python_install_hints(host_system system, const std::string& plain_python,
                                               const std::string& venv_dir);
+
+// python_install_hints for this machine (/etc/os-release, or macOS), the virtual environment at
+// ~/.local/share/ipybox/venv.
+std::vector<std::string> python_install_hints_here(const std::string& plain_python);
 
 }  // namespace ipybox::cli
