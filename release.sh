@@ -13,8 +13,9 @@
 # Two builds, each in its own folder: build-deb links Debian's shared libraries (the package
 # depends on them); build-portable is an IPYBOX_PORTABLE build for the tarball (static libstdc++,
 # Boost, OpenSSL, ZeroMQ). Reproducible where the tools allow: times come from SOURCE_DATE_EPOCH
-# (default: the last commit's time) and source paths are mapped to ".", so the same commit built
-# with the same compiler and libraries gives the same bytes.
+# (default: the last commit's time) and source paths are mapped to "."; the same commit built in
+# the same folder with the same compiler and libraries gives the same bytes (the binary still
+# records where its source's Python runtime was, for running from the build tree).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT="$PWD"
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
         --out=*) out="${1#--out=}"; shift ;;
         --release-url) release_url="$2"; shift 2 ;;
         --release-url=*) release_url="${1#--release-url=}"; shift ;;
-        -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "release.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
