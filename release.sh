@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
         --out=*) out="${1#--out=}"; shift ;;
         --release-url) release_url="$2"; shift 2 ;;
         --release-url=*) release_url="${1#--release-url=}"; shift ;;
-        -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "release.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
