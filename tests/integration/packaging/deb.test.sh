@@ -35,9 +35,11 @@ for package in bubblewrap socat ripgrep nodejs npm; do
     check "Recommends names $package" grep -qxF "$package" "$SCRATCH/last"
 done
 
-lintian --fail-on error,warning --show-overrides "$deb" > "$SCRATCH/last" 2>&1
+lintian --fail-on error,warning "$deb" > "$SCRATCH/last" 2>&1
 echo $? > "$SCRATCH/status"
 check "lintian reports no error and no warning" eval '[ "$(cat "$SCRATCH/status")" = 0 ] && ! grep -q "^[EW]: " "$SCRATCH/last"'
+# (--show-overrides makes lintian's exit status count overridden tags too: a run of its own.)
+lintian --show-overrides "$deb" > "$SCRATCH/last" 2>&1
 check "lintian applies the package's documented override (no manual page)" \
     contains "$SCRATCH/last" "O: ipybox: no-manual-page"
 
