@@ -4,7 +4,8 @@
 //
 //   ipybox_kernel_bench [--runs N] [--python PATH] [--srt PATH]
 //
-// With --srt, the same measurements are repeated with the kernel sandboxed (under "sandboxed").
+// The same measurements are repeated with every resource limit off (under "no_limits") and, with
+// --srt, with the kernel sandboxed (under "sandboxed").
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -102,6 +103,11 @@ int main(int argc, char** argv) {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     report["peak_rss_mib"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+    report["containment"] = ipybox::code_executor(options).containment_summary();
+    // The same with every resource limit off (the tree is still contained), for their cost.
+    auto unlimited = options;
+    unlimited.limits = {};
+    report["no_limits"] = measure(unlimited, runs);
     if (!srt.empty()) {
         options.sandbox = ipybox::kernel_sandbox{};
         options.sandbox->srt = srt;

@@ -164,22 +164,43 @@ def main() -> None:
             f"| {label} | {floor:.2f} | {ours[key]['p50_ms'] - floor:.2f} | "
             f"{reference[key]['p50_ms'] - reference[key]['kernel_p50_ms']:.2f} |"
         )
+    if "no_limits" in ours:
+        print()
+        print(f"Resource limits on (default) vs off, same run; containment: {ours['containment']}")
+        compare_kernels(("limits off", ours["no_limits"]), ("limits on", ours))
     if "sandboxed" in ours:
-        boxed = ours["sandboxed"]
         print()
         print("The same kernel under `--sandbox` (srt + bubblewrap), same client, same run:")
-        print()
-        print("| measure | unsandboxed | sandboxed | ratio |")
-        print("|---|---:|---:|---:|")
-        for name, a, b in (
-            ("kernel start to ready (ms)", ours["start_to_ready_ms"], boxed["start_to_ready_ms"]),
-            ("`pass` round trip p50 (ms)", ours["pass"]["p50_ms"], boxed["pass"]["p50_ms"]),
-            ("`pass` round trip p99 (ms)", ours["pass"]["p99_ms"], boxed["pass"]["p99_ms"]),
-            ("reset to usable (ms)", ours["reset_to_usable_ms"], boxed["reset_to_usable_ms"]),
-        ):
-            print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} |")
+        compare_kernels(("unsandboxed", ours), ("sandboxed", ours["sandboxed"]))
     if len(sys.argv) >= 5:
         mcp_tables(json.load(open(sys.argv[3])), json.load(open(sys.argv[4])), ours, reference)
+    if len(sys.argv) >= 6:
+        rss_table(json.load(open(sys.argv[5])))
+
+
+def compare_kernels(first: tuple, second: tuple) -> None:
+    (first_name, a), (second_name, b) = first, second
+    print()
+    print(f"| measure | {first_name} | {second_name} | ratio |")
+    print("|---|---:|---:|---:|")
+    for name, left, right in (
+        ("kernel start to ready (ms)", a["start_to_ready_ms"], b["start_to_ready_ms"]),
+        ("`pass` round trip p50 (ms)", a["pass"]["p50_ms"], b["pass"]["p50_ms"]),
+        ("`pass` round trip p99 (ms)", a["pass"]["p99_ms"], b["pass"]["p99_ms"]),
+        ("reset to usable (ms)", a["reset_to_usable_ms"], b["reset_to_usable_ms"]),
+    ):
+        print(f"| {name} | {left:.2f} | {right:.2f} | {right / left:.2f} |")
+
+
+def rss_table(rss: dict) -> None:
+    print()
+    print("Peak RSS of ipybox itself for a cell printing N MB (target: under 64 MiB):")
+    print()
+    print("| command | " + " | ".join(f"{size} MB" for size in rss["run"]) + " |")
+    print("|---|" + "---:|" * len(rss["run"]))
+    for command in ("run", "mcp"):
+        cells = " | ".join(f"{rss[command][size]:.1f} MiB" for size in rss[command])
+        print(f"| `ipybox {command}` | {cells} |")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
+#include "ipybox/process/containment.hpp"
 #include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "python_install_hints.hpp"
@@ -37,6 +38,33 @@ void report_sandbox(const process::environment_map& environment, std::vector<std
         }
     }
 #endif
+}
+
+// Containment of each kernel's process tree: which cgroup version the machine runs, which
+// mechanism ipybox uses, and why not a better one.
+void report_containment(std::vector<std::string>& notes) {
+    std::cout << "\nContainment (resource limits, process-tree ownership):\n";
+    const bool v2 = std::filesystem::exists("/sys/fs/cgroup/cgroup.controllers");
+    const bool hybrid = !v2 && std::filesystem::exists("/sys/fs/cgroup/unified");
+    print_row("cgroups", v2       ? "v2 (unified)"
+                         : hybrid ? "v1 (hybrid: v1 controllers, v2 mounted "
+                                    "at /sys/fs/cgroup/unified)"
+                                  : "v1");
+    const auto mechanism = process::detect_containment();
+    print_row("in force", mechanism.summary);
+    const auto limits = process::default_resource_limits();
+    print_row("defaults", "memory " + process::describe_bytes(*limits.memory_bytes) + ", " +
+                              std::to_string(*limits.processes) + " processes, files up to " +
+                              process::describe_bytes(*limits.file_size_bytes) + ", " +
+                              std::to_string(*limits.open_files) + " open files");
+    if (!mechanism.why.empty()) {
+        print_row("why", mechanism.why);
+        notes.push_back(
+            "without a cgroup, the memory limit is an address-space limit (RLIMIT_AS) and the "
+            "process limit counts all of the user's processes (RLIMIT_NPROC; not for root); "
+            "processes a kernel starts are still ended with it, found by a tag in their "
+            "environment");
+    }
 }
 
 }  // namespace
@@ -109,6 +137,7 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
 
     std::vector<std::string> notes;  // optional features that are not available
     report_sandbox(environment, notes);
+    report_containment(notes);
 
     std::cout << "\n";
     for (const auto& note : notes) std::cout << "Note: " << note << "\n";

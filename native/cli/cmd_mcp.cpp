@@ -37,6 +37,7 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
         ->capture_default_str();
     mcp->add_option("--python", options.python, "Python interpreter with ipykernel");
     add_sandbox_flags(*mcp, options.sandbox, options.sandbox_config);
+    add_limit_flags(*mcp, options.limits);
     mcp->add_option("--approval-policy", options.approval_policy,
                     "JSON rules allowing, denying or asking about tool calls by server.tool");
     mcp->add_flag(
@@ -53,6 +54,7 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
     core::set_log_level(options.log_level);
     mcp_server_options server;
     server.sandbox = sandbox_from_flags(options.sandbox, options.sandbox_config);
+    server.limits = limits_from_flags(options.limits, environment);
     server.workspace =
         std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace));
     std::filesystem::create_directories(server.workspace);
@@ -67,6 +69,10 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
     if (options.approval_policy) {
         server.approval_policy =
             parse_json_argument("--approval-policy", "@" + *options.approval_policy);
+        if (server.sandbox) {
+            server.sandbox->unwritable.push_back(
+                std::filesystem::absolute(*options.approval_policy).lexically_normal());
+        }
     }
     server.approve_shell_commands = options.approve_shell_commands;
     return run_mcp_server(server);

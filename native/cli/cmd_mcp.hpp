@@ -14,6 +14,7 @@ struct mcp_command_options {
     bool approve_shell_commands = false;
     std::string log_level = "info";
     std::string transport = "stdio";
+    limit_flags limits;
 };
 
 void setup_mcp(CLI::App& app, mcp_command_options& options);

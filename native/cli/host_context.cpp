@@ -28,6 +28,7 @@ void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
                     "Log level on stderr: trace, debug, info, warning, error, off")
         ->capture_default_str();
     add_sandbox_flags(command, flags.sandbox, flags.sandbox_config);
+    add_limit_flags(command, flags.limits);
 }
 
 void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config) {
@@ -49,6 +50,8 @@ std::optional<kernel_sandbox> sandbox_from_flags(bool sandbox,
         if (!result.settings.is_object()) {
             throw CLI::ValidationError("--sandbox-config", *config + " must hold a JSON object");
         }
+        // The kernel must not be able to loosen the sandbox of the sessions after it.
+        result.unwritable.push_back(std::filesystem::absolute(*config).lexically_normal());
     }
     return result;
 }
@@ -91,6 +94,7 @@ code_executor_options executor_options(const kernel_flags& flags,
     options.runtime_directory = runtime_directory(environment);
     options.transport = flags.transport;
     options.sandbox = sandbox_from_flags(flags.sandbox, flags.sandbox_config);
+    options.limits = limits_from_flags(flags.limits, environment);
     constexpr std::string_view prefix = "KERNEL_ENV_";
     for (const auto& [name, value] : environment) {
         if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0) {

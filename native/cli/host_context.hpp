@@ -8,6 +8,7 @@
 
 #include "ipybox/code_executor.hpp"
 #include "ipybox/process/environment.hpp"
+#include "limit_flags.hpp"
 
 namespace ipybox::cli {
 
@@ -28,6 +29,7 @@ struct kernel_flags {
     std::string log_level = "warning";
     bool sandbox = false;
     std::optional<std::string> sandbox_config;
+    limit_flags limits;
 };
 
 void add_kernel_flags(CLI::App& command, kernel_flags& flags);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The house style, checked: `check_style.sh cxx` runs clang-format over every C++ file the project
 # tracks and fails on any difference; `check_style.sh python` runs black --check and flake8 over
-# the project's own Python (settings in pyproject.toml and .flake8). Generated golden modules are
-# the generator's output and are left out. A missing tool fails the test; it never skips.
+# the project's own Python (settings in pyproject.toml and .flake8); `check_style.sh test-names`
+# fails on a doctest name ctest cannot run. Generated golden modules are the generator's output
+# and are left out. A missing tool fails the test; it never skips.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -26,8 +27,18 @@ python)
     flake8 "${files[@]}"
     echo "black, flake8: ${#files[@]} files clean"
     ;;
+test-names)
+    # ctest takes a test's name as a CMake list: a ';' in a doctest name cuts it, the filter then
+    # matches nothing, and the test "passes" without running.
+    mapfile -t files < <(tracked '*.cpp' | grep -E '^tests/.*\.cpp$')
+    if grep -nE 'TEST_CASE\("[^"]*;' "${files[@]}"; then
+        echo "test names above contain ';', which ctest cannot run" >&2
+        exit 1
+    fi
+    echo "test names: none of ${#files[@]} files has a ';' in a test name"
+    ;;
 *)
-    echo "usage: check_style.sh cxx|python" >&2
+    echo "usage: check_style.sh cxx|python|test-names" >&2
     exit 2
     ;;
 esac

@@ -10,15 +10,26 @@ namespace {
 
 using nlohmann::json;
 
-// Byte offsets of each code point start, plus the end.
-std::vector<std::size_t> code_point_offsets(const std::string& text) {
-    std::vector<std::size_t> offsets;
-    offsets.reserve(text.size() + 1);
+bool starts_code_point(char c) {
+    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+}
+
+std::size_t count_code_points(const std::string& text) {
+    std::size_t count = 0;
+    for (const char c : text) count += starts_code_point(c) ? 1 : 0;
+    return count;
+}
+
+// The byte offset where code point number `index` starts (text.size() past the last one).
+// Counting, not a table of offsets: the text may be megabytes long.
+std::size_t offset_of(const std::string& text, std::size_t index) {
+    std::size_t seen = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if ((static_cast<unsigned char>(text[i]) & 0xc0) != 0x80) offsets.push_back(i);
+        if (!starts_code_point(text[i])) continue;
+        if (seen == index) return i;
+        ++seen;
     }
-    offsets.push_back(text.size());
-    return offsets;
+    return text.size();
 }
 
 json text_block(std::string text) {
@@ -28,8 +39,7 @@ json text_block(std::string text) {
 }  // namespace
 
 std::string clip_output(const std::string& text, const cell_output_options& options) {
-    const auto offsets = code_point_offsets(text);
-    const std::size_t length = offsets.size() - 1;
+    const std::size_t length = count_code_points(text);
     if (length <= options.max_chars) return text;
     const std::size_t head = options.max_chars * 2 / 5;
     const std::size_t tail = options.max_chars - head;
@@ -39,7 +49,8 @@ std::string clip_output(const std::string& text, const cell_output_options& opti
         marker += "; the full output is in " + options.save_full_output(text).string();
     }
     marker += " ...]\n\n";
-    return text.substr(0, offsets[head]) + marker + text.substr(offsets[length - tail]);
+    return text.substr(0, offset_of(text, head)) + marker +
+           text.substr(offset_of(text, length - tail));
 }
 
 mcp::session::call_tool_result cell_result(const code_execution_result& result,

@@ -119,6 +119,18 @@ kernel::kernel_session& code_executor::session() {
             sandbox_kernel_launch(launch);
             return 0;
         });
+    // Every kernel's process tree is contained (its own cgroup where ipybox can make one) and
+    // ends with the kernel; the keeper ends it should ipybox itself be killed.
+    app::translate_errors([&] {
+        try {
+            if (!containment_) containment_ = std::make_shared<process::containment_host>();
+        } catch (const process::process_error& e) {
+            throw kernel::kernel_start_error(e.what());
+        }
+        return 0;
+    });
+    launch.containment = containment_;
+    launch.limits = options_.limits;
     session_options.images_directory = options_.images_directory;
     session_options.max_output_bytes = options_.max_output_bytes;
     session_options.start_timeout = options_.start_timeout;
@@ -142,6 +154,24 @@ void code_executor::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     context.workspace = options_.workspace;
     context.visible = {options_.runtime_directory, tool_server_->socket_path().parent_path(),
                        python_.parent_path().parent_path()};  // the interpreter's prefix
+    const auto variable = [&](const char* name) {
+        const auto it = options_.host_environment.find(name);
+        return it == options_.host_environment.end() ? std::string() : it->second;
+    };
+    if (!variable("HOME").empty()) context.home = variable("HOME");
+    // ipybox's state (the registry of servers, with the secrets given in their parameters). It
+    // is made now if missing: srt hides only what exists when a kernel starts.
+    auto state =
+        !variable("XDG_STATE_HOME").empty()
+            ? std::filesystem::path(variable("XDG_STATE_HOME"))
+            : (context.home.empty() ? std::filesystem::path() : context.home / ".local" / "state");
+    if (!state.empty()) {
+        state /= "ipybox";
+        std::error_code ignored;
+        std::filesystem::create_directories(state, ignored);
+        std::filesystem::permissions(state, std::filesystem::perms::owner_all, ignored);
+        context.state_directories.push_back(state);
+    }
     launch.wrap = app::srt_kernel_wrapper(*options_.sandbox, context);
     core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),
                               sandbox_dir_->path().string());
@@ -270,6 +300,13 @@ std::vector<std::string> code_executor::register_mcp_server(const std::string& n
         }
         throw;
     }
+}
+
+std::string code_executor::containment_summary() const {
+    std::lock_guard lock(mutex_);
+    if (!containment_) return "not started";
+    const auto& mechanism = containment_->mechanism();
+    return mechanism.summary + (mechanism.why.empty() ? "" : "; " + mechanism.why);
 }
 
 const std::filesystem::path& code_executor::python() const {

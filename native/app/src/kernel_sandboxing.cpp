@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ipybox/sandbox/protected_paths.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
 
@@ -18,11 +19,13 @@ bool strictly_inside(const std::filesystem::path& path, const std::filesystem::p
 
 std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_wrapper(
     const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
+    const auto protections = sandbox::default_protections(
+        context.home, context.workspace, context.state_directories, sandbox.unwritable, false);
     auto unreadable = sandbox.unreadable;
+    unreadable.insert(unreadable.end(), protections.unreadable.begin(),
+                      protections.unreadable.end());
     unreadable.push_back(context.workspace / ".env");
-    for (const char* hidden : {"/tmp", "/run", "/var/run"}) {
-        if (std::filesystem::exists(hidden)) unreadable.emplace_back(hidden);
-    }
+    for (const char* hidden : {"/tmp", "/run", "/var/run"}) unreadable.emplace_back(hidden);
     // Only paths inside a hidden folder are read back in: an allowRead of "/" or "/usr" would
     // open /tmp again.
     std::vector<std::filesystem::path> readable;
@@ -35,7 +38,8 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         }
     }
     return [settings = sandbox.settings, context, unreadable = std::move(unreadable),
-            readable = std::move(readable)](const std::filesystem::path& kernel_dir) {
+            readable = std::move(readable),
+            config_files = sandbox.unwritable](const std::filesystem::path& kernel_dir) {
         // The kernel's scratch space is its own: nothing it leaves there (an IPython startup
         // script, say) reaches the kernel after it.
         kernel::kernel_wrapping wrapping;
@@ -47,10 +51,31 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         }
         sandbox::sandbox_paths paths;
         paths.writable = {context.workspace, kernel_dir};
-        paths.unreadable = unreadable;
+        // srt (on Linux) can hide only what exists when the kernel starts; a credential folder
+        // made later is hidden from the next kernel on. Checked here, at each kernel's start.
+        for (const auto& path : unreadable) {
+            std::error_code ignored;
+            if (std::filesystem::symlink_status(path, ignored).type() !=
+                std::filesystem::file_type::not_found) {
+                paths.unreadable.push_back(path);
+            }
+        }
         paths.readable = readable;
         paths.readable.push_back(kernel_dir);
-        paths.unwritable = {context.workspace / ".env"};
+        // Whether the workspace has a repository decides what of .git is protected; it can
+        // change between kernels.
+        std::error_code ignored;
+        paths.unwritable = sandbox::default_protections(
+                               {}, context.workspace, {}, config_files,
+                               std::filesystem::exists(context.workspace / ".git", ignored))
+                               .unwritable;
+        // srt keeps its own scratch folder writable whatever is hidden around it; it is shared by
+        // every srt sandbox on the host, so a kernel could leave things there for others.
+#ifdef __APPLE__
+        paths.unwritable.emplace_back("/private/tmp/claude");
+#else
+        paths.unwritable.emplace_back("/tmp/claude");
+#endif
         const auto file = context.settings_directory / (kernel_dir.filename().string() + ".json");
         sandbox::write_settings(file, sandbox::srt_settings(settings, paths));
         wrapping.command_prefix = sandbox::command_prefix(context.srt, file);

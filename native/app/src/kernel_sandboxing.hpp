@@ -3,10 +3,13 @@
 // its own srt settings file (in a directory no kernel can write) and its own scratch space.
 //
 // Each kernel may write the workspace and its own private directory (its ipc:// sockets, TMPDIR,
-// IPYTHONDIR, MPLCONFIGDIR), nothing else. It cannot read the workspace .env, /tmp (every ipybox
-// session keeps its kernels' keys and sockets there: the spare kernel's, and those of unsandboxed
-// sessions, which would run code outside any sandbox) or /run (the host's service sockets); its
-// own directory, the tool server's socket and `visible` paths inside those are read back in.
+// IPYTHONDIR, MPLCONFIGDIR), nothing else; inside the workspace not the files a later session
+// trusts (sandbox::default_protections: .claude, .mcp.json, .ipybox, sandbox-config.json, the
+// configuration files ipybox was given, ...). It cannot read the workspace .env, ipybox's state,
+// the usual credential locations, /tmp (every ipybox session keeps its kernels' keys and sockets
+// there: the spare kernel's, and those of unsandboxed sessions, which would run code outside any
+// sandbox) or /run (the host's service sockets); its own directory, the tool server's socket and
+// `visible` paths inside those are read back in.
 #include <filesystem>
 #include <functional>
 #include <vector>
@@ -20,6 +23,8 @@ struct kernel_sandbox_context {
     std::filesystem::path srt;                 // the srt executable
     std::filesystem::path settings_directory;  // private, outside every kernel's reach
     std::filesystem::path workspace;
+    std::filesystem::path home;  // the host's HOME (credential locations); may be empty
+    std::vector<std::filesystem::path> state_directories;  // ipybox's own state, unreadable
     // Read back in where they lie inside a hidden folder (the Python runtime, the tool
     // server's directory, the interpreter's prefix); elsewhere they are visible anyway.
     std::vector<std::filesystem::path> visible;

@@ -53,6 +53,11 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     executor.approve_tool_calls = true;  // decided by the approval policy in server_tools
     executor.approve_shell_commands = options.approve_shell_commands;
     executor.sandbox = options.sandbox;
+    executor.limits = options.limits;
+    // The model reads a few thousand characters of a cell's output; the file that keeps the
+    // whole of a clipped output holds its first and last 2 MiB. This keeps ipybox mcp's own
+    // memory well under 64 MiB whatever a cell prints.
+    executor.max_output_bytes = 4 * 1024 * 1024;
     // Host-side state (the remembered registrations) is none of the kernel's business.
     if (executor.sandbox && !options.registry_file.empty()) {
         executor.sandbox->unreadable.push_back(options.registry_file.parent_path());

@@ -3,14 +3,32 @@
 #include <mutex>
 
 #include "ipybox/process/child_process.hpp"
+#include "ipybox/process/host_python.hpp"
 
 namespace ipybox::app {
 
-install_outcome install_with_pip(const std::filesystem::path& python, const std::string& spec,
-                                 const std::filesystem::path& working_directory,
-                                 const std::filesystem::path& target,
-                                 const std::map<std::string, std::string>& host_environment,
-                                 std::chrono::milliseconds timeout) {
+namespace {
+
+// A requirement that names something on this machine rather than on an index or a VCS host.
+bool is_local_path(const std::string& spec, const std::filesystem::path& workspace) {
+    if (spec.rfind("file:", 0) == 0) return true;
+    if (spec == "." || spec == ".." || spec.rfind("./", 0) == 0 || spec.rfind("../", 0) == 0 ||
+        spec.front() == '/' || spec.front() == '~') {
+        return true;
+    }
+    if (spec.find("://") != std::string::npos || spec.rfind("git+", 0) == 0) return false;
+    std::error_code ignored;
+    return std::filesystem::symlink_status(workspace / spec, ignored).type() !=
+           std::filesystem::file_type::not_found;
+}
+
+}  // namespace
+
+install_outcome install_with_pip(const install_request& request) {
+    const auto& spec = request.spec;
+    const auto& target = request.target;
+    const auto& host_environment = request.host_environment;
+    const auto timeout = request.timeout;
     const auto first = spec.find_first_not_of(" \t");
     if (first == std::string::npos) return {false, "package_name is empty"};
     if (spec[first] == '-') {
@@ -20,6 +38,22 @@ install_outcome install_with_pip(const std::filesystem::path& python, const std:
     }
     if (spec.find_first_of("\n\r") != std::string::npos) {
         return {false, "package_name must be a single line"};
+    }
+    std::string requirement = spec.substr(first);
+    if (is_local_path(requirement, request.workspace)) {
+        if (request.refuse_local_paths) {
+            return {false, "refused '" + spec +
+                               "': with --sandbox, install_package does not build packages from "
+                               "local paths, which the sandboxed kernel can write (their build "
+                               "would run on the host, outside the sandbox). Install it from a "
+                               "cell instead: %pip install " +
+                               requirement + " runs inside the sandbox."};
+        }
+        // pip runs from "/" (host_python): a relative path means the workspace.
+        if (requirement.front() != '/' && requirement.front() != '~' &&
+            requirement.rfind("file:", 0) != 0) {
+            requirement = (request.workspace / requirement).lexically_normal().string();
+        }
     }
     std::filesystem::create_directories(target);
 
@@ -34,14 +68,12 @@ install_outcome install_with_pip(const std::filesystem::path& python, const std:
     }
     std::mutex mutex;
     std::string output;
-    process::spawn_options options;
-    options.executable = python;
     // "--" ends pip's options: whatever the spec holds, it is a requirement.
-    options.arguments = {
-        "-m",       "pip",           "install",   "--no-input", "--disable-pip-version-check",
-        "--target", target.string(), "--upgrade", "--",         spec};
-    options.environment = environment;
-    options.working_directory = working_directory;  // a relative path spec means the workspace
+    auto options =
+        process::host_python(request.python,
+                             {"-m", "pip", "install", "--no-input", "--disable-pip-version-check",
+                              "--target", target.string(), "--upgrade", "--", requirement},
+                             environment);
     options.on_output_line = [&](std::string_view line) {
         std::lock_guard lock(mutex);
         if (output.size() < 64 * 1024) output.append(line).append("\n");

@@ -14,12 +14,22 @@ struct install_outcome {
     std::string output;  // pip's stdout and stderr, or why it did not run
 };
 
-// Refuses (without running pip) an empty spec and one that starts with '-' (pip options are not
-// accepted: --index-url, -r, -e ... would change what pip does). Never throws for pip failures.
-install_outcome install_with_pip(const std::filesystem::path& python, const std::string& spec,
-                                 const std::filesystem::path& working_directory,
-                                 const std::filesystem::path& target,
-                                 const std::map<std::string, std::string>& host_environment,
-                                 std::chrono::milliseconds timeout);
+struct install_request {
+    std::filesystem::path python;     // the kernel's interpreter; pip runs isolated (host_python)
+    std::string spec;                 // a name, name==version, a path or a VCS/URL requirement
+    std::filesystem::path workspace;  // what a relative path spec is relative to
+    std::filesystem::path target;     // the folder on the kernel's path
+    std::map<std::string, std::string> host_environment;
+    std::chrono::milliseconds timeout{300000};
+    // Under --sandbox the workspace is written by code nobody has read: building a package from
+    // it would run that code on the host (setup.py, a build backend). Local paths and file: URLs
+    // are then refused with the way to do it inside the sandbox instead (%pip in a cell).
+    bool refuse_local_paths = false;
+};
+
+// Refuses (without running pip) an empty spec, one that starts with '-' (pip options are not
+// accepted: --index-url, -r, -e ... would change what pip does), one of several lines, and local
+// paths when asked to. Never throws for pip failures.
+install_outcome install_with_pip(const install_request& request);
 
 }  // namespace ipybox::app

@@ -263,9 +263,15 @@ call_tool_result server_tools::install_package(const json& arguments) {
     return guarded("install_package", [&] {
         const auto spec = required_string(arguments, "package_name");
         executor_.start();
-        const auto outcome = install_with_pip(executor_.python(), spec, options_.workspace,
-                                              options_.workspace / ".ipybox" / "site-packages",
-                                              options_.host_environment, options_.install_timeout);
+        install_request request;
+        request.python = executor_.python();
+        request.spec = spec;
+        request.workspace = options_.workspace;
+        request.target = options_.workspace / ".ipybox" / "site-packages";
+        request.host_environment = options_.host_environment;
+        request.timeout = options_.install_timeout;
+        request.refuse_local_paths = options_.sandbox.has_value();
+        const auto outcome = install_with_pip(request);
         if (!outcome.succeeded) return call_tool_result::text(outcome.output, true);
         // Make a new top-level package visible to the running kernel at once.
         executor_.execute("__import__('importlib').invalidate_caches()");

@@ -29,6 +29,16 @@ void bounded_text::append(std::string_view text) {
     }
 }
 
+void bounded_text::skip(std::size_t bytes) {
+    total_ += bytes;
+    dropped_ += bytes;
+    // What the tail holds now came before the skipped bytes: it can no longer be the end.
+    if (!unbounded_ && head_.size() >= head_cap_) {
+        dropped_ += tail_.size();
+        tail_.clear();
+    }
+}
+
 std::string bounded_text::str() const {
     if (unbounded_) return head_;
     std::string_view tail = tail_;

@@ -12,7 +12,10 @@
 #include "ipybox/jupyter/wire.hpp"
 
 namespace ipybox::jupyter {
+
 namespace {
+
+constexpr int iopub_receive_high_water_mark = 64;
 
 constexpr const char* wake_endpoint_prefix = "inproc://ipybox-wake-";
 
@@ -56,6 +59,9 @@ struct kernel_connection::impl {
         for (auto* socket : {&shell, &control, &stdin_socket, &iopub, &heartbeat})
             configure(*socket);
         iopub.set(zmq::sockopt::subscribe, "");
+        // What waits here for our I/O thread is bounded (the kernel sends output in pieces of
+        // about 64 KiB); beyond it, messages wait in the kernel's own send queue.
+        iopub.set(zmq::sockopt::rcvhwm, iopub_receive_high_water_mark);
         // Let a heartbeat be re-sent after a missed reply instead of wedging the REQ socket.
         heartbeat.set(zmq::sockopt::req_relaxed, 1);
         heartbeat.set(zmq::sockopt::req_correlate, 1);

@@ -8,6 +8,8 @@ namespace ipybox::kernel {
 namespace {
 
 using clock = std::chrono::steady_clock;
+// How long the idle status may lag behind the execute reply before it counts as lost.
+constexpr auto idle_grace = std::chrono::seconds(5);
 
 std::string seconds_text(std::chrono::milliseconds duration) {
     char buffer[32];
@@ -92,6 +94,7 @@ std::optional<output_chunk> execution_stream::next(clock::time_point wait_until)
             }
         }
         if (phase_ == phase::interrupting) deadline = std::min(deadline, interrupt_deadline_);
+        if (replied_ && !idle_) deadline = std::min(deadline, replied_at_ + idle_grace);
 
         auto event = pending_->events.pop(deadline);
         if (event) {
@@ -100,6 +103,15 @@ std::optional<output_chunk> execution_stream::next(clock::time_point wait_until)
             continue;
         }
         const auto now = clock::now();
+        if (replied_ && !idle_ && now >= replied_at_ + idle_grace) {
+            // The reply is in but the idle status never came: IOPub is publish/subscribe, and a
+            // kernel whose send queue overflowed drops messages. The execution is over anyway.
+            notices_.push_back(
+                "The kernel's output channel lost messages (it produced output faster than "
+                "it could be delivered); some output of this cell may be missing.");
+            complete();
+            return std::nullopt;
+        }
         bool timed_out = false;
         {
             std::lock_guard lock(clock_mutex_);
@@ -134,6 +146,7 @@ std::optional<output_chunk> execution_stream::handle(kernel_event& event) {
     } else if (auto* reply = std::get_if<execute_reply>(&event)) {
         reply_ = *reply;
         replied_ = true;
+        replied_at_ = clock::now();
     } else if (auto* idle = std::get_if<kernel_idle>(&event)) {
         idle_micros_ = idle->sent_micros;
         idle_ = true;
@@ -152,13 +165,39 @@ void execution_stream::complete() {
     session_.release(this);
 }
 
+// Says which limit an exception comes from, when one does: the code sees an ordinary error
+// (BlockingIOError, "can't start new thread", "File too large", MemoryError), the user should
+// see the limit behind it.
+std::string execution_stream::limit_hint(const error_output& error) {
+    const auto& limits = session_.options_.launch.limits;
+    if (auto breach = kernel_->take_limit_breach(); breach && breach->limit == "processes") {
+        return " [ipybox: the kernel reached " + breach->detail +
+               "; the kernel and its state are intact]";
+    }
+    if (limits.file_size_bytes && error.evalue.find("File too large") != std::string::npos) {
+        return " [ipybox: a file reached the kernel's file-size limit of " +
+               process::describe_bytes(*limits.file_size_bytes) +
+               "; the kernel and its state are intact]";
+    }
+    if (limits.memory_bytes && error.ename == "MemoryError") {
+        return " [ipybox: the kernel's memory limit is " +
+               process::describe_bytes(*limits.memory_bytes) +
+               "; the kernel and its state are intact]";
+    }
+    return {};
+}
+
 execution_result execution_stream::finish() {
     if (!finished_) throw std::logic_error("execution_stream::finish() before the stream finished");
     std::string output = collector_.text();
     const std::string timeout_text = timeout_ ? seconds_text(*timeout_) : std::string();
     if (died_) {
-        throw kernel_died_error("The kernel died while running this code (" + died_->reason +
-                                    "). Its state (variables, imports, definitions) is lost; the "
+        const auto& reason = died_->reason;
+        const auto what = reason.rfind("exceeded ", 0) == 0
+                              ? "The kernel " + reason + " while running this code."
+                              : "The kernel died while running this code (" + reason + ").";
+        throw kernel_died_error(what +
+                                    " Its state (variables, imports, definitions) is lost; the "
                                     "next execution starts in a fresh kernel.",
                                 std::move(output));
     }
@@ -191,8 +230,8 @@ execution_result execution_stream::finish() {
     } else if (error_ || reply_.status == "error") {
         const auto error =
             error_.value_or(error_output{"Error", "the kernel reported an error", {}});
-        throw execution_error(error.ename, error.evalue, join_traceback(error.traceback),
-                              std::move(output));
+        throw execution_error(error.ename, error.evalue + limit_hint(error),
+                              join_traceback(error.traceback), std::move(output));
     }
     result.text = std::move(output);
     result.images = collector_.images();

@@ -8,6 +8,7 @@
 
 #include "ipybox/process/child_process.hpp"
 #include "ipybox/process/environment.hpp"
+#include "ipybox/process/host_python.hpp"
 
 namespace ipybox::kernel {
 namespace {
@@ -42,10 +43,7 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
     std::mutex mutex;
     std::string report;
     std::string other_output;
-    process::spawn_options options;
-    options.executable = path;
-    options.arguments = {"-c", probe_script};
-    options.environment = environment;
+    auto options = process::host_python(path, {"-c", probe_script}, environment);
     options.on_output_line = [&](std::string_view line) {
         std::lock_guard lock(mutex);
         if (line.rfind("IPYBOX-PROBE ", 0) == 0) {

@@ -1,6 +1,7 @@
 #include "ipybox/kernel/kernel_instance.hpp"
 
 #include <condition_variable>
+#include <csignal>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -30,12 +31,21 @@ std::optional<long long> timestamp_of(const nlohmann::json& object, const char* 
     return jupyter::parse_timestamp_micros(it->get<std::string>());
 }
 
-kernel_event to_event(const message& msg) {
+// Takes the message apart: its texts are moved, not copied (a stream message can be large).
+kernel_event to_event(message&& msg) {
     const auto type = msg.msg_type();
-    const auto& c = msg.content;
-    if (type == "stream") return stream_output{c.value("name", "stdout"), c.value("text", "")};
+    auto& c = msg.content;
+    if (type == "stream") {
+        stream_output out{c.value("name", "stdout"), {}, {}, 0};
+        if (const auto text = c.find("text"); text != c.end() && text->is_string()) {
+            out.text = std::move(text->get_ref<std::string&>());
+        }
+        return out;
+    }
     if (type == "display_data" || type == "execute_result") {
-        return display_output{c.value("data", nlohmann::json::object()), type == "execute_result"};
+        auto data = c.find("data");
+        return display_output{data != c.end() ? std::move(*data) : nlohmann::json::object(),
+                              type == "execute_result"};
     }
     error_output error{c.value("ename", "Error"), c.value("evalue", ""), {}};
     if (const auto tb = c.find("traceback"); tb != c.end() && tb->is_array()) {
@@ -71,8 +81,12 @@ struct kernel_instance::impl {
     bool is_ready = false;
     bool dead = false;
     std::string death_reason;
+    std::string hung_reason;  // set when the heartbeat was lost
     nlohmann::json kernel_info = nlohmann::json::object();
 
+    // Declared before the child: the tree is ended after the kernel itself.
+    std::unique_ptr<process::containment> tree;
+    std::mutex tree_mutex;
     // Declared before the connection: the connection (and its I/O thread, which watches the
     // child's pidfd) must be destroyed first.
     std::unique_ptr<process::child_process> child;
@@ -120,7 +134,7 @@ struct kernel_instance::impl {
             if (it->second.replied) routes.erase(it);
         } else if (type == "stream" || type == "display_data" || type == "execute_result" ||
                    type == "error") {
-            execution.events.push(to_event(msg));
+            execution.events.push(to_event(std::move(msg)));
         }
     }
 
@@ -132,11 +146,41 @@ struct kernel_instance::impl {
         changed.notify_all();
     }
 
+    // The kernel's process is there but answers nothing, not even the heartbeat, which ipykernel
+    // serves from a thread of its own that needs no GIL: it is stopped (SIGSTOP), frozen or
+    // wedged. Like a timeout that an interrupt cannot end, only a new kernel helps: this one is
+    // stopped, and its death reports why.
+    void on_heartbeat_lost() {
+        const auto silent = launch.heartbeat_interval * launch.heartbeat_misses;
+        {
+            std::lock_guard lock(mutex);
+            if (dead || !is_ready) return;
+            hung_reason = "stopped answering (no heartbeat for " +
+                          std::to_string(silent.count() / 1000) + " s) and was stopped";
+        }
+        log->warn("kernel {} {}", child->pid(), hung_reason);
+        child->signal_group(SIGKILL);
+        if (tree) {
+            std::lock_guard tree_lock(tree_mutex);
+            tree->kill_all();
+        }
+    }
+
     void on_exit() {
         const auto status = child->poll_exit();
+        std::optional<process::limit_breach> breach;
+        if (tree) {
+            std::lock_guard tree_lock(tree_mutex);
+            breach = tree->take_breach();
+        }
         std::lock_guard lock(mutex);
         dead = true;
         death_reason = status ? status->describe() : "exited";
+        if (breach && breach->limit == "memory") {
+            death_reason = "exceeded " + breach->detail + " and was stopped";
+        } else if (!hung_reason.empty()) {
+            death_reason = hung_reason;
+        }
         log->info("kernel {} {}", child->pid(), death_reason);
         for (auto& [id, r] : routes) r.execution->events.push(kernel_died{death_reason});
         routes.clear();
@@ -206,6 +250,14 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     auto log = s.log;
     options.on_output_line = [log](std::string_view line) { log->debug("kernel: {}", line); };
     try {
+        if (launch.containment) {
+            s.tree = launch.containment->contain(launch.limits);
+            options.cgroup_procs = s.tree->cgroup_procs();
+            options.limits = s.tree->rlimits();
+            for (const auto& [name, value] : s.tree->environment()) {
+                options.environment[name] = value;
+            }
+        }
         s.child = process::child_process::spawn(std::move(options));
     } catch (const process::process_error& e) {
         throw kernel_start_error(e.what());
@@ -216,9 +268,14 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     handlers.on_shell = [raw](message&& msg) { raw->on_shell(std::move(msg)); };
     handlers.on_iopub = [raw](message&& msg) { raw->on_iopub(std::move(msg)); };
     handlers.on_control = [raw](message&& msg) { raw->log->debug("control: {}", msg.msg_type()); };
+    handlers.on_heartbeat_lost = [raw] { raw->on_heartbeat_lost(); };
     auto created = std::unique_ptr<kernel_instance>(new kernel_instance(std::move(state)));
     created->pid_ = s.child->pid();
-    s.connection = std::make_unique<jupyter::kernel_connection>(s.info, core::new_uuid(), handlers);
+    jupyter::connection_options connection_options;
+    connection_options.heartbeat_interval = launch.heartbeat_interval;
+    connection_options.heartbeat_misses = launch.heartbeat_misses;
+    s.connection = std::make_unique<jupyter::kernel_connection>(s.info, core::new_uuid(), handlers,
+                                                                connection_options);
     if (s.child->exit_fd() >= 0) {
         s.connection->watch_fd(s.child->exit_fd(), [raw] { raw->on_exit(); });
     } else {
@@ -283,6 +340,7 @@ std::shared_ptr<pending_execution> kernel_instance::execute(const std::string& c
                                           {"stop_on_error", false}},
                                          s.connection->session_id());
     auto execution = std::make_shared<pending_execution>();
+    execution->events.bound(1 << 20, s.launch.output_cap);
     execution->msg_id = request.msg_id();
     {
         std::lock_guard lock(s.mutex);
@@ -301,6 +359,19 @@ void kernel_instance::interrupt() {
     impl_->connection->send(channel::control,
                             jupyter::make_request("interrupt_request", nlohmann::json::object(),
                                                   impl_->connection->session_id()));
+}
+
+std::optional<process::limit_breach> kernel_instance::take_limit_breach() {
+    if (!impl_->tree) return std::nullopt;
+    std::lock_guard lock(impl_->tree_mutex);
+    return impl_->tree->take_breach();
+}
+
+void kernel_instance::end_descendants() {
+    if (!impl_->tree) return;
+    std::lock_guard lock(impl_->tree_mutex);
+    const int ended = impl_->tree->kill_all();
+    if (ended > 0) impl_->log->debug("ended {} processes left by the kernel", ended);
 }
 
 bool kernel_instance::alive() const {
@@ -332,6 +403,7 @@ void kernel_instance::shutdown(std::chrono::milliseconds grace) {
         if (!s.child->wait_for(grace)) s.log->debug("kernel ignored shutdown_request; signalling");
     }
     s.child->terminate(std::chrono::milliseconds(1000));
+    end_descendants();
     s.connection.reset();
     {
         std::lock_guard lock(s.mutex);

@@ -13,6 +13,7 @@ kernel_session::kernel_session(session_options options) : options_(std::move(opt
     if (options_.images_directory.empty()) {
         options_.images_directory = options_.launch.working_directory / "images";
     }
+    options_.launch.output_cap = options_.max_output_bytes;
 }
 
 kernel_session::~kernel_session() {
@@ -92,6 +93,15 @@ void kernel_session::replace_kernel() {
 
 std::unique_ptr<execution_stream> kernel_session::execute(
     const std::string& code, std::optional<std::chrono::milliseconds> timeout) {
+    // ipykernel fails on such code without replying, so the execution would time out and the
+    // kernel be restarted, its state lost. Refused here, before anything reaches the kernel.
+    if (const auto nul = code.find('\0'); nul != std::string::npos) {
+        throw execution_error("ValueError",
+                              "the code contains a NUL byte (at byte " + std::to_string(nul) +
+                                  "), which Python source cannot contain. Nothing was run; the "
+                                  "kernel and its state are unchanged.",
+                              "", "");
+    }
     execution_slot_.acquire();
     try {
         std::vector<std::string> notices;

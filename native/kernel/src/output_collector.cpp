@@ -25,6 +25,15 @@ std::optional<output_chunk> output_collector::add(const stream_output& output) {
     // Terminal escape codes (colours from `!ls`, cursor moves) mean nothing to an agent.
     std::string text = core::strip_ansi(core::sanitize_utf8(output.text));
     text_.append(text);
+    if (output.omitted > 0) {
+        // The queue dropped the middle of a long piece (event_queue): same head and tail as
+        // the cap here would have kept.
+        std::string tail = core::strip_ansi(core::sanitize_utf8(output.tail));
+        text_.skip(output.omitted);
+        text_.append(tail);
+        text += "\n[... " + std::to_string(output.omitted) + " bytes of output omitted ...]\n";
+        text += tail;
+    }
     return output_chunk{output.name, std::move(text), std::nullopt};
 }
 

@@ -8,39 +8,16 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <boost/process.hpp>
-#include <boost/process/extend.hpp>
 #include <cstring>
 #include <thread>
 
 namespace ipybox::process {
-namespace bp = boost::process;
-
 namespace {
 
 constexpr std::size_t tail_capacity = 8192;
 constexpr std::size_t max_line = 64 * 1024;
 
-exit_status from_wait_status(int status) {
-    exit_status out;
-    if (WIFEXITED(status)) {
-        out.code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-        out.signal = WTERMSIG(status);
-    }
-    return out;
-}
-
 }  // namespace
-
-std::string exit_status::describe() const {
-    if (signal != 0) {
-        const char* name = sigabbrev_np(signal);
-        return "killed by signal " + std::to_string(signal) +
-               (name != nullptr ? std::string(" (SIG") + name + ")" : std::string());
-    }
-    return "exited with code " + std::to_string(code);
-}
 
 // Reads the child's merged output on its own thread and hands out complete lines.
 struct child_process::reader {
@@ -106,59 +83,40 @@ struct child_process::reader {
 };
 
 std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
-    bp::environment environment;
-    for (const auto& [name, value] : options.environment) environment[name] = value;
-    const auto directory = options.working_directory.empty() ? std::filesystem::current_path()
-                                                             : options.working_directory;
-    bp::pipe output;
     std::unique_ptr<child_process> self(new child_process());
-    // Both ends close-on-exec, so no other child we start inherits the write end and keeps the
-    // pipe open; the child gets the read end as its fd 0 (dup2 clears the flag there).
-    int lifeline[2] = {-1, -1};
-    if (options.stdin_lifeline && ::pipe2(lifeline, O_CLOEXEC) != 0) {
-        throw process_error("cannot create a pipe for " + options.executable.string() + ": " +
-                            std::strerror(errno));
+    auto output = make_pipe();
+    // The write end of the lifeline stays ours alone (close-on-exec): no other child we start
+    // can hold the pipe open.
+    std::optional<pipe_ends> lifeline;
+    unique_fd input;
+    if (options.stdin_lifeline) {
+        lifeline = make_pipe();
+    } else {
+        input = open_dev_null(false);
     }
-    const auto input = [&] {
-        return bp::extend::on_exec_setup([fd = lifeline[0]](auto&) {
-            if (fd >= 0) ::dup2(fd, STDIN_FILENO);
-        });
-    };
-    try {
-        bp::child child(options.executable.string(), bp::args(options.arguments), environment,
-                        bp::start_dir(directory.string()),
-                        bp::std_in<bp::null, input(), (bp::std_out & bp::std_err)> output,
-                        bp::extend::on_exec_setup([](auto&) {
-                            ::setsid();
-                            // A child must not inherit our blocked signals (the CLI blocks SIGINT
-                            // to forward it): a kernel that cannot receive SIGINT cannot be
-                            // interrupted.
-                            sigset_t none;
-                            sigemptyset(&none);
-                            ::sigprocmask(SIG_SETMASK, &none, nullptr);
-                            ::signal(SIGINT, SIG_DFL);
-                        }));
-        self->pid_ = child.id();
-        child.detach();  // we reap the child ourselves, by pid
-    } catch (const std::exception& e) {
-        if (lifeline[0] >= 0) ::close(lifeline[0]);
-        if (lifeline[1] >= 0) ::close(lifeline[1]);
-        throw process_error("cannot start " + options.executable.string() + ": " + e.what());
-    }
-    if (lifeline[0] >= 0) ::close(lifeline[0]);
-    self->lifeline_ = lifeline[1];
-    const int read_end = ::dup(output.native_source());
-    output.close();
-    self->pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, self->pid_, 0));
-    self->reader_ = std::make_unique<reader>(read_end, std::move(options.on_output_line));
+    spawn_request request;
+    request.executable = options.executable;
+    request.arguments = std::move(options.arguments);
+    request.environment = std::move(options.environment);
+    request.working_directory = options.working_directory;
+    request.descriptors = {{0, lifeline ? lifeline->read.get() : input.get()},
+                           {1, output.write.get()},
+                           {2, output.write.get()}};
+    request.limits = options.limits;
+    request.cgroup_procs = options.cgroup_procs;
+    auto spawned = process::spawn(request);
+    self->pid_ = spawned.pid;
+    self->pidfd_ = std::move(spawned.pidfd);
+    if (lifeline) self->lifeline_ = std::move(lifeline->write);
+    output.write.reset();  // the child's copy is the only writer now
+    self->reader_ =
+        std::make_unique<reader>(output.read.release(), std::move(options.on_output_line));
     return self;
 }
 
 child_process::~child_process() {
     if (!poll_exit()) terminate(std::chrono::milliseconds(500));
     reader_.reset();
-    if (pidfd_ >= 0) ::close(pidfd_);
-    if (lifeline_ >= 0) ::close(lifeline_);
 }
 
 std::optional<exit_status> child_process::poll_exit() {
@@ -167,7 +125,7 @@ std::optional<exit_status> child_process::poll_exit() {
     int status = 0;
     const pid_t reaped = ::waitpid(pid_, &status, WNOHANG);
     if (reaped == pid_) {
-        status_ = from_wait_status(status);
+        status_ = exit_status::from_wait_status(status);
     } else if (reaped < 0 && errno == ECHILD) {
         status_ = exit_status{};  // reaped elsewhere; the status is unknown
     }
@@ -181,8 +139,8 @@ std::optional<exit_status> child_process::wait_for(std::chrono::milliseconds tim
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) return std::nullopt;
-        if (pidfd_ >= 0) {
-            pollfd item{pidfd_, POLLIN, 0};
+        if (pidfd_) {
+            pollfd item{pidfd_.get(), POLLIN, 0};
             ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
         } else {
             std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(5)));
@@ -194,7 +152,7 @@ void child_process::signal_group(int signal) {
     std::lock_guard lock(mutex_);
     if (status_) return;
     // The child leads its own process group (setsid), so its pid is the group id.
-    if (::kill(-pid_, signal) != 0) ::kill(pid_, signal);
+    process::signal_group(pid_, signal);
 }
 
 exit_status child_process::terminate(std::chrono::milliseconds grace) {

@@ -74,8 +74,10 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
         "--HistoryManager.hist_file=:memory:",
         "--IPKernelApp.quiet=True",
     ]
+    extensions = ["ipybox_runtime.kernel_output"]
     if os.environ.get(SHELL_APPROVAL_VARIABLE) == "1":
-        arguments.append("--IPKernelApp.extensions=ipybox_runtime.shell_approval")
+        extensions.append("ipybox_runtime.shell_approval")
+    arguments.extend(f"--IPKernelApp.extensions={name}" for name in extensions)
     return arguments
 
 
@@ -83,7 +85,10 @@ def main(argv: list[str] | None = None) -> None:
     _prepare_environment()
     _prepare_import_path()
     _exit_with_parent()
+    from ipybox_runtime import kernel_output
     from ipykernel.kernelapp import IPKernelApp
+
+    kernel_output.install()
 
     IPKernelApp.launch_instance(argv=_kernel_arguments(sys.argv[1:] if argv is None else argv))
 

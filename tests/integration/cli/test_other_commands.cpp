@@ -117,7 +117,7 @@ TEST_SUITE("cli.other") {
         CHECK_FALSE(std::filesystem::exists(dir / "ran"));
     }
 
-    TEST_CASE("run --sandbox fails closed: no srt, no kernel, exit 3; a bad config exits 2") {
+    TEST_CASE("run --sandbox fails closed: no srt, no kernel, exit 3, a bad config exits 2") {
         const auto dir = fresh_directory("run-sandbox-missing");
         auto r = run_ipybox(
             "run --sandbox --workspace " + shell_quote(dir.string()) + " -c 'open(\"ran\", \"w\")'",

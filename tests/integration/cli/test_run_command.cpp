@@ -78,7 +78,7 @@ TEST_SUITE("cli.run") {
         CHECK(r.err.find("ipykernel") != std::string::npos);
     }
 
-    TEST_CASE("--env and KERNEL_ENV_ variables reach the kernel; other variables do not") {
+    TEST_CASE("--env and KERNEL_ENV_ variables reach the kernel, other variables do not") {
         const auto r = run_ipybox(
             "run " + workspace_flag("run-env") +
                 " --env A=one -c 'import os; print(os.environ[\"A\"], os.environ[\"B\"], "

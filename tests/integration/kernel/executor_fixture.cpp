@@ -30,6 +30,14 @@ code_execution_error expect_error(code_executor& executor, const std::string& co
     throw std::logic_error("unreachable");
 }
 
+const char* const ignores_interrupts =
+    "import time\n"
+    "while True:\n"
+    "    try:\n"
+    "        time.sleep(10)\n"
+    "    except KeyboardInterrupt:\n"
+    "        pass";
+
 long resident_kib() {
     std::ifstream status("/proc/self/status");
     for (std::string line; std::getline(status, line);) {

@@ -16,6 +16,10 @@ code_executor_options executor_options_for(const std::string& name);
 code_execution_error expect_error(code_executor& executor, const std::string& code,
                                   std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
+// Cell code that ignores interrupts (catches KeyboardInterrupt and sleeps on): only a restart
+// ends it.
+extern const char* const ignores_interrupts;
+
 // Resident set size of this process in KiB.
 long resident_kib();
 

@@ -39,7 +39,7 @@ TEST_SUITE("kernel.start") {
         // Answers the interpreter probe, then hangs instead of starting a kernel.
         options.python = testing::write_script(
             options.workspace, "hanging-python",
-            "case \"$1\" in -c) exec /usr/bin/python3 \"$@\";; esac\nexec sleep 600");
+            "case \"$1\" in -I) exec /usr/bin/python3 \"$@\";; esac\nexec sleep 600");
         options.start_timeout = 3s;
         code_executor executor(options);
         try {
@@ -56,7 +56,7 @@ TEST_SUITE("kernel.start") {
         auto options = executor_options_for("crash-start");
         options.python =
             testing::write_script(options.workspace, "crashing-python",
-                                  "case \"$1\" in -c) exec /usr/bin/python3 \"$@\";; esac\n"
+                                  "case \"$1\" in -I) exec /usr/bin/python3 \"$@\";; esac\n"
                                   "echo 'fatal: cannot start kernel' >&2\nexit 7");
         code_executor executor(options);
         try {

@@ -28,14 +28,7 @@ TEST_SUITE("kernel.timeouts") {
         auto options = executor_options_for("swallow");
         code_executor executor(options);
         executor.execute("marker = 1");
-        const auto error = expect_error(executor,
-                                        "import time\n"
-                                        "while True:\n"
-                                        "    try:\n"
-                                        "        time.sleep(10)\n"
-                                        "    except KeyboardInterrupt:\n"
-                                        "        pass",
-                                        500ms);
+        const auto error = expect_error(executor, testing::ignores_interrupts, 500ms);
         CHECK(error.error_kind() == code_execution_error::kind::timeout);
         CHECK_FALSE(error.state_kept());
         CHECK(std::string(error.what()).find("restarted") != std::string::npos);

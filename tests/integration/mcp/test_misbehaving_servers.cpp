@@ -1,9 +1,12 @@
 // Our stdio client against children that crash, hang, print garbage or refuse to die.
+#include <fcntl.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 #include <csignal>
+#include <fstream>
 
 #include "integration_support.hpp"
 #include "ipybox/core/log.hpp"
@@ -53,7 +56,7 @@ TEST_SUITE("mcp.integration.misbehaving") {
         CHECK(std::chrono::steady_clock::now() - started < 2s);
         REQUIRE(c.initialize_result.failed_with<connection_closed>());
         const auto message = c.initialize_result.error_message();
-        CHECK(message.find("exited with status 3") != std::string::npos);
+        CHECK(message.find("exited with code 3") != std::string::npos);
         CHECK(message.find("bye from the child") != std::string::npos);
         CHECK(c.client->is_closed());
     }
@@ -66,7 +69,7 @@ TEST_SUITE("mcp.integration.misbehaving") {
             [&](auto handler) { c.client->call_tool("noop", json::object(), {}, handler); });
         CHECK(std::chrono::steady_clock::now() - started < 2s);
         REQUIRE(result.failed_with<connection_closed>());
-        CHECK(result.error_message().find("exited with status 3") != std::string::npos);
+        CHECK(result.error_message().find("exited with code 3") != std::string::npos);
         CHECK(result.error_message().find("crashing on purpose") != std::string::npos);
         CHECK(result.error_message().find("'tools/call'") != std::string::npos);
     }
@@ -145,6 +148,32 @@ TEST_SUITE("mcp.integration.misbehaving") {
         CHECK(report["leak"] == "");
         CHECK(report["passed"] == "yes");
         ::unsetenv("IPYBOX_TEST_MUST_NOT_LEAK");
+    }
+
+    TEST_CASE("a stdio server holds only its stdio, none of our descriptors") {
+        // What Asio and ZeroMQ leave without close-on-exec: a listening socket and a plain file.
+        const int listening = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        const int plain = ::open("/dev/null", O_RDONLY);
+        const auto dir = ipybox::testing::fresh_directory("server-fds");
+        auto options =
+            shell("cd /proc/self/fd && echo * > '" + (dir / "fds").string() + "'; exec cat");
+        boost::asio::io_context io;
+        auto channel = ipybox::mcp::transport::make_stdio_client_transport(io, options);
+        recorder<close_info> closed;
+        channel->start([](auto) {}, [closed](const close_info& info) { closed.add(info); });
+        REQUIRE(run_until(
+            io, [&] { return std::filesystem::exists(dir / "fds"); }, 10s));
+        run_for(io, 100ms);
+        channel->close();
+        REQUIRE(run_until(
+            io, [&] { return closed.size() == 1; }, 10s));
+        std::ifstream in(dir / "fds");
+        std::string seen;
+        std::getline(in, seen);
+        // The shell reads the directory through one more descriptor of its own (3).
+        CHECK((seen == "0 1 2" || seen == "0 1 2 3"));
+        ::close(listening);
+        ::close(plain);
     }
 
     TEST_CASE("the child's stderr goes line by line to the logger, never to our stdout") {

@@ -146,6 +146,17 @@ test("max_output_chars counts characters, not bytes, and never splits a characte
   assert.doesNotMatch(text, /\uFFFD/);
 });
 
+test("a cell printing 50 MB keeps ipybox under 64 MiB and returns its head, its tail and the omission", async () => {
+  const highWater = () => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.pid}/status`, "utf8"))[1]) / 1024;
+  const text = await runOk(server.client,
+    "line = 'x' * 1023\nprint('BEGIN')\nfor i in range(50 * 1024): print(line)\nprint('END')");
+  assert.match(text, /^BEGIN\n/);
+  assert.match(text, /\nEND\n\n\[ipybox\] \d+ bytes of output were dropped while the cell ran \(output cap\)$/);
+  assert.match(text, /characters omitted; the full output is in /);
+  const peak = highWater();
+  assert.ok(peak < 64, `ipybox mcp peaked at ${peak.toFixed(1)} MiB`);
+});
+
 test("output within the limit is returned whole, without a marker", async () => {
   const text = await runOk(client, "print('y' * 999)", { max_output_chars: 1000 });
   assert.equal(text, "y".repeat(999));

@@ -115,6 +115,34 @@ describe("shutdown", () => {
     assert.deepEqual(kernelsIn(workspace), []);
   });
 
+  // A child that left the kernel's session and ignores SIGTERM, started by the cell; its pid is
+  // written to `pidFile`. The cell then sleeps.
+  const escapingChild = (pidFile, marker) => [
+    "import subprocess, time",
+    `subprocess.Popen(['setsid', 'sh', '-c', 'trap "" TERM; echo $$ > ${pidFile}; exec sleep 300'])`,
+    `open(${JSON.stringify(marker)}, 'w').close()`,
+    "time.sleep(120)",
+  ].join("\n");
+
+  for (const ending of ["stdin EOF", "SIGKILL"]) {
+    test(`${ending} mid-cell: a SIGTERM-ignoring child that left the kernel's session is gone too`, async () => {
+      const workspace = freshWorkspace(`escape-${ending.replace(/\W/g, "")}`);
+      const marker = path.join(workspace, "cell-is-running");
+      const pidFile = path.join(workspace, "escaped.pid");
+      const raw = startRaw({ workspace, stateDir: root });
+      await raw.initialize(1);
+      raw.send({ method: "notifications/initialized" });
+      raw.send(cellCall(2, escapingChild(pidFile, marker)));
+      await waitUntil(() => fs.existsSync(marker) && fs.existsSync(pidFile), 30_000, "the cell to start");
+      const escaped = Number(fs.readFileSync(pidFile, "utf8"));
+      assert.ok(isAlive(escaped));
+      if (ending === "SIGKILL") raw.child.kill("SIGKILL"); else raw.child.stdin.end();
+      await raw.exited;
+      await waitUntil(() => !isAlive(escaped), 10_000, "the escaped child to end");
+      await waitUntil(() => kernelsIn(workspace).length === 0, 10_000, "no kernel in the workspace");
+    });
+  }
+
   // Known limitation, kept visible: a kernel start in progress is waited for, not aborted.
   test("stdin EOF while the kernel is still starting exits at once, without waiting for the start", {
     todo: "ipybox waits for a kernel that is still starting before it exits (closing note)",

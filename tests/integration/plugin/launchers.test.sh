@@ -174,10 +174,25 @@ launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRA
 check "--sandbox without a sandbox-config.json passes no config" \
     eval 'contains "$SCRATCH/record" "arg=--sandbox" && lacks "$SCRATCH/record" "arg=--sandbox-config"'
 
+# A sandbox-config.json in the project is what a sandboxed kernel could have written: ignored.
 echo '{}' > "$SCRATCH/project/sandbox-config.json"
 launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
-check "--sandbox with the project's sandbox-config.json passes it" \
-    eval '[ "$(grep ^arg= "$SCRATCH/record" | tr "\n" " ")" = "arg=mcp arg=--workspace arg=$SCRATCH/project arg=--sandbox arg=--sandbox-config arg=$SCRATCH/project/sandbox-config.json " ]'
+check "--sandbox ignores the project's sandbox-config.json (kernel-writable) and says where to move it" \
+    eval 'lacks "$SCRATCH/record" "arg=--sandbox-config" && contains "$SCRATCH/err" ".claude/ipybox-sandbox.json"'
+
+mkdir -p "$SCRATCH/project/.claude"
+echo '{}' > "$SCRATCH/project/.claude/ipybox-sandbox.json"
+launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox passes the project's .claude/ipybox-sandbox.json" \
+    eval '[ "$(grep ^arg= "$SCRATCH/record" | tr "\n" " ")" = "arg=mcp arg=--workspace arg=$SCRATCH/project arg=--sandbox arg=--sandbox-config arg=$SCRATCH/project/.claude/ipybox-sandbox.json " ]'
+rm "$SCRATCH/project/.claude/ipybox-sandbox.json"
+
+mkdir -p "$SCRATCH/xdg/ipybox"
+echo '{}' > "$SCRATCH/xdg/ipybox/sandbox-config.json"
+launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" XDG_CONFIG_HOME="$SCRATCH/xdg" -- --sandbox
+check "--sandbox falls back to the user's \$XDG_CONFIG_HOME/ipybox/sandbox-config.json" \
+    contains "$SCRATCH/record" "arg=$SCRATCH/xdg/ipybox/sandbox-config.json"
+rm -r "$SCRATCH/xdg"
 
 launch "$SANDBOX" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox --sandbox-config /etc/x.json
 check "an explicit --sandbox-config is not doubled" \

@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "process_inspection.hpp"
 #include "test_paths.hpp"
 #include "tool_fixture.hpp"
 
@@ -247,4 +248,19 @@ TEST_SUITE("sandbox.kernel") {
         options.sandbox = sandbox_of(nlohmann::json::array(), srt_executable());
         CHECK_THROWS_AS(code_executor{options}, std::invalid_argument);
     }
+}
+
+TEST_CASE("a sandboxed kernel (and srt, bubblewrap) shares no socket with ipybox") {
+    // Made before the kernel starts, without close-on-exec, as Asio and ZeroMQ do.
+    int pair[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+    code_executor executor(sandboxed("fds"));
+    executor.start();
+    REQUIRE(tree_of(executor.kernel_pid()).size() >= 2);  // srt and what it wraps
+    for (const auto& target : shared_sockets_and_pipes(::getpid(), executor.kernel_pid())) {
+        CAPTURE(target);
+        CHECK(target.rfind("pipe:", 0) == 0);  // the lifeline and the output pipe
+    }
+    ::close(pair[0]);
+    ::close(pair[1]);
 }

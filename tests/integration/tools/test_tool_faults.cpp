@@ -30,10 +30,10 @@ TEST_SUITE("tools.faults") {
         executor.register_mcp_server("fake", fake_server_params("crash-on-call"));
         const auto first = executor.execute(call_noop).text;
         CHECK(first.find("error:") == 0);
-        CHECK(first.find("status 3") != std::string::npos);
+        CHECK(first.find("exited with code 3") != std::string::npos);
         const auto second = executor.execute(call_noop).text;
         CHECK(second.find("error:") == 0);  // restarted, and crashed again: not "closed" forever
-        CHECK(second.find("status 3") != std::string::npos);
+        CHECK(second.find("exited with code 3") != std::string::npos);
     }
 
     TEST_CASE("a server that hangs hits the tool call timeout") {
@@ -98,7 +98,7 @@ TEST_SUITE("tools.faults") {
             doctest::Contains("/nonexistent/mcp-server"));
     }
 
-    TEST_CASE("reset closes MCP sessions; the next call starts the server again") {
+    TEST_CASE("reset closes MCP sessions, the next call starts the server again") {
         code_executor executor(tool_executor_options("reset-sessions"));
         executor.register_mcp_server("everything", everything_params());
         CHECK(executor

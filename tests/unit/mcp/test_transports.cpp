@@ -104,7 +104,7 @@ TEST_SUITE("mcp.transport.memory") {
         CHECK(note.params["text"] == "bad \xEF\xBF\xBD byte");
     }
 
-    TEST_CASE("close reaches both sides once; sending afterwards is an error") {
+    TEST_CASE("close reaches both sides once, sending afterwards is an error") {
         boost::asio::io_context io;
         auto [left, right] = transport::make_memory_pair(io);
         endpoint a, b;

@@ -74,7 +74,7 @@ TEST_SUITE("mcp.http.sse_parser") {
         }
     }
 
-    TEST_CASE("event sets the type; an empty event field means message") {
+    TEST_CASE("event sets the type, an empty event field means message") {
         CHECK(parse("event: endpoint\ndata: /x\n\n") == std::vector{make("/x", "", "endpoint")});
         CHECK(parse("event:\ndata: y\n\n") == std::vector{make("y")});
     }
@@ -85,7 +85,7 @@ TEST_SUITE("mcp.http.sse_parser") {
         CHECK(events[1].type == "message");
     }
 
-    TEST_CASE("only one space after the colon is removed; no colon means an empty value") {
+    TEST_CASE("only one space after the colon is removed, no colon means an empty value") {
         CHECK(parse("data:  two\n\n") == std::vector{make(" two")});
         CHECK(parse("data:tight\n\n") == std::vector{make("tight")});
         CHECK(parse("data\n\n") == std::vector{make("")});
@@ -117,7 +117,7 @@ TEST_SUITE("mcp.http.sse_parser") {
         CHECK(parser.last_event_id() == "1");
     }
 
-    TEST_CASE("an id containing NUL is ignored; an empty id resets it") {
+    TEST_CASE("an id containing NUL is ignored, an empty id resets it") {
         sse_parser parser;
         parser.feed("id: 5\n\n");
         parser.feed(std::string_view("id: a\0b\n\n", 9));
@@ -137,7 +137,7 @@ TEST_SUITE("mcp.http.sse_parser") {
         CHECK(parser.retry() == std::chrono::milliseconds(std::chrono::hours(24)));
     }
 
-    TEST_CASE("one leading BOM is skipped, even split across chunks; a later one is data") {
+    TEST_CASE("one leading BOM is skipped, even split across chunks, a later one is data") {
         sse_parser parser;
         CHECK(parser.feed("\xEF").empty());
         CHECK(parser.feed("\xBB").empty());

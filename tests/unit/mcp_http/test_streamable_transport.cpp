@@ -52,7 +52,7 @@ std::uint16_t closed_port() {
 }  // namespace
 
 TEST_SUITE("mcp.http.streamable") {
-    TEST_CASE("POSTs carry the MCP headers; the session id and version follow initialize") {
+    TEST_CASE("POSTs carry the MCP headers, the session id and version follow initialize") {
         fake_http_server server(basic_server);
         transport_harness h;
         auto transport = make_transport(h, server, {{"Authorization", "Bearer t0k"}});
@@ -121,7 +121,7 @@ TEST_SUITE("mcp.http.streamable") {
         CHECK(h.closed.empty());
     }
 
-    TEST_CASE("after initialization a GET stream listens; 405 means the server has none") {
+    TEST_CASE("after initialization a GET stream listens, 405 means the server has none") {
         fake_http_server server(basic_server);
         transport_harness h;
         auto transport = make_transport(h, server);
@@ -162,7 +162,7 @@ TEST_SUITE("mcp.http.streamable") {
         REQUIRE(h.wait_for_close());
     }
 
-    TEST_CASE("an HTTP error for a request completes it with an error response; still open") {
+    TEST_CASE("an HTTP error for a request completes it with an error response, still open") {
         fake_http_server server([](const recorded_request&, reply& answer) {
             answer.send_json(
                 500, R"({"jsonrpc":"2.0","error":{"code":-32603,"message":"db down"},"id":null})");

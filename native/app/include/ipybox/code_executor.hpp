@@ -27,6 +27,7 @@
 #include "ipybox/approval_request.hpp"
 #include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/kernel/execution.hpp"
+#include "ipybox/process/containment.hpp"
 #include "ipybox/process/environment.hpp"
 
 namespace ipybox {
@@ -59,6 +60,9 @@ struct kernel_sandbox {
     std::optional<std::filesystem::path> srt;  // default: $IPYBOX_SRT, then `srt` on PATH,
     std::vector<std::filesystem::path> srt_fallbacks;  // then the first of these that exists
     std::vector<std::filesystem::path> unreadable;     // more paths the kernel must not read
+    // Files ipybox reads as configuration (the sandbox config, the approval policy): the kernel
+    // must not be able to change what the next session trusts.
+    std::vector<std::filesystem::path> unwritable;
 };
 
 struct code_executor_options {
@@ -76,6 +80,12 @@ struct code_executor_options {
     std::size_t max_output_bytes = 8 * 1024 * 1024;
     bool keep_spare_kernel = true;          // makes reset() fast at the cost of one idle kernel
     std::optional<kernel_sandbox> sandbox;  // run the kernel sandboxed (see kernel_sandbox)
+    // Limits of each kernel's process tree (memory, processes and threads, largest file, open
+    // files, CPU seconds; unset fields: no limit). Enforced with a cgroup where ipybox can make
+    // one, else with rlimits (process/containment.hpp). A cell that crosses one ends with an
+    // error naming it; a kernel stopped by its memory limit is replaced by a fresh one. Whatever
+    // the limits, everything a kernel starts ends with it.
+    process::resource_limits limits = process::default_resource_limits();
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
     // approve_tool_calls is false; execute() approves them all. Without a decision within
@@ -204,6 +214,9 @@ class code_executor {
                                                  bool generate_sources = true);
 
     const std::filesystem::path& python() const;  // the interpreter in use (after start)
+    // Which containment is in force and, when not the best, why ("rlimits only ...; cgroup v2:
+    // ...").
+    std::string containment_summary() const;
     int kernel_pid() const;
 
   private:
@@ -223,6 +236,7 @@ class code_executor {
     std::unique_ptr<app::pool_tool_invoker> invoker_;
     std::unique_ptr<toolserver::tool_server> tool_server_;
     std::string tool_token_;
+    std::shared_ptr<process::containment_host> containment_;
     std::unique_ptr<kernel::kernel_session> session_;
     mutable std::mutex mutex_;
 };

@@ -35,6 +35,7 @@ struct mcp_server_options {
     // Run the kernel sandboxed (code_executor.hpp). The server checks at start that the sandbox
     // runtime exists and exits with an error if not, rather than run the kernel unsandboxed.
     std::optional<kernel_sandbox> sandbox;
+    process::resource_limits limits = process::default_resource_limits();  // code_executor.hpp
 };
 
 // Serves MCP on stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then stops every

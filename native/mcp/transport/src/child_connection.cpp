@@ -10,8 +10,8 @@
 #include <csignal>
 #include <mutex>
 
-#include "child_spawn.hpp"
 #include "ipybox/process/executables.hpp"
+#include "ipybox/process/spawn.hpp"
 
 namespace ipybox::mcp::transport::detail {
 namespace {
@@ -56,10 +56,11 @@ child_connection::child_connection(asio::io_context& io, stdio_client_options op
 }
 
 child_connection::~child_connection() {
+    if (pidfd_ >= 0) ::close(pidfd_);
     const int pid = pid_.load();
     if (pid <= 0 || reaped_) return;
     log_->warn("{}: still running at teardown; killing it", describe());
-    signal_child(pid, SIGKILL);
+    process::signal_group(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -111,13 +112,27 @@ void child_connection::start(callbacks report) {
                               "': working directory " + options_.cwd->string() + " does not exist");
     }
     ignore_sigpipe_once();
-    auto child = spawn_child(io_, *executable, options_.args, environment, options_.cwd,
-                             "'" + options_.name + "'");
+    auto input = process::make_pipe();
+    auto output = process::make_pipe();
+    auto errors = process::make_pipe();
+    process::spawn_request request;
+    request.executable = *executable;
+    request.arguments = options_.args;
+    request.environment = environment;
+    request.working_directory = options_.cwd ? *options_.cwd : std::filesystem::current_path();
+    request.descriptors = {{0, input.read.get()}, {1, output.write.get()}, {2, errors.write.get()}};
+    process::spawned_process child;
+    try {
+        child = process::spawn(request);
+    } catch (const process::process_error& error) {
+        throw transport_error("MCP server '" + options_.name + "': " + error.what());
+    }
     report_ = std::move(report);
-    stdin_ = std::move(child.stdin_pipe);
-    stdout_ = std::move(child.stdout_pipe);
-    stderr_ = std::move(child.stderr_pipe);
+    stdin_ = std::make_unique<asio::posix::stream_descriptor>(io_, input.write.release());
+    stdout_ = std::make_unique<asio::posix::stream_descriptor>(io_, output.read.release());
+    stderr_ = std::make_unique<asio::posix::stream_descriptor>(io_, errors.read.release());
     pid_ = child.pid;
+    pidfd_ = child.pidfd.release();
     log_->debug("{}: started {}", describe(), executable->string());
     asio::post(on_strand([](child_connection& self) {
         self.read_stdout();
@@ -150,7 +165,7 @@ void child_connection::abandon() {
         self.log_->warn("{}: its transport was dropped without close(); killing it",
                         self.describe());
         self.shutdown_cause_ = "its transport was dropped";
-        signal_child(self.pid_.load(), SIGKILL);
+        process::signal_group(self.pid_.load(), SIGKILL);
     }));
 }
 
@@ -241,7 +256,7 @@ void child_connection::on_stdout_end() {
 }
 
 void child_connection::watch_exit() {
-    const auto fd = static_cast<int>(::syscall(SYS_pidfd_open, pid_.load(), 0));
+    const int fd = std::exchange(pidfd_, -1);
     if (fd >= 0) {
         exit_watch_ = std::make_unique<asio::posix::stream_descriptor>(strand_, fd);
         exit_watch_->async_wait(
@@ -270,7 +285,7 @@ void child_connection::reap(bool blocking_allowed) {
         return;
     }
     reaped_ = true;
-    wait_status_ = result > 0 ? std::optional<int>(status) : std::nullopt;
+    if (result > 0) exit_status_ = process::exit_status::from_wait_status(status);
     shutdown_timer_.cancel();
     if (stdout_ended_ && stderr_ended_) {
         finish();
@@ -304,7 +319,7 @@ void child_connection::shutdown_step(int signal, std::chrono::milliseconds wait)
             if (error || self.reaped_) return;
             self.log_->info("{}: still running; sending {}", self.describe(),
                             signal == SIGTERM ? "SIGTERM" : "SIGKILL");
-            signal_child(self.pid_.load(), signal);
+            process::signal_group(self.pid_.load(), signal);
             if (signal == SIGTERM) self.shutdown_step(SIGKILL, self.options_.terminate_grace);
         }));
 }
@@ -321,10 +336,10 @@ void child_connection::finish() {
     close_info info;
     info.requested = close_requested_;
     std::string outcome = "ended";
-    if (wait_status_) {
-        outcome = describe_wait_status(*wait_status_);
-        if (WIFEXITED(*wait_status_)) info.exit_code = WEXITSTATUS(*wait_status_);
-        if (WIFSIGNALED(*wait_status_)) info.signal = WTERMSIG(*wait_status_);
+    if (exit_status_) {
+        outcome = exit_status_->describe();
+        if (exit_status_->signal == 0) info.exit_code = exit_status_->code;
+        if (exit_status_->signal != 0) info.signal = exit_status_->signal;
     }
     info.reason = describe() + " " + outcome;
     if (!close_requested_) {

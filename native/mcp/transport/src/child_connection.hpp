@@ -15,7 +15,6 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/process/async_pipe.hpp>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -24,6 +23,7 @@
 
 #include "ipybox/core/log.hpp"
 #include "ipybox/mcp/transport/stdio_client_transport.hpp"
+#include "ipybox/process/exit_status.hpp"
 
 namespace ipybox::mcp::transport::detail {
 
@@ -76,13 +76,14 @@ class child_connection : public std::enable_shared_from_this<child_connection> {
     stdio_client_options options_;
     std::shared_ptr<spdlog::logger> log_;
     std::atomic<int> pid_{-1};
+    int pidfd_ = -1;  // from spawn until watch_exit() hands it to exit_watch_
     std::atomic<bool> close_called_{false};
 
     // Everything below is touched on the strand only (or before start() returns).
     callbacks report_;
-    std::unique_ptr<boost::process::async_pipe> stdin_;
-    std::unique_ptr<boost::process::async_pipe> stdout_;
-    std::unique_ptr<boost::process::async_pipe> stderr_;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> stdin_;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> stdout_;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> stderr_;
     std::array<char, 64 * 1024> stdout_buffer_{};
     std::array<char, 8 * 1024> stderr_buffer_{};
     line_framer stdout_framer_;
@@ -93,7 +94,7 @@ class child_connection : public std::enable_shared_from_this<child_connection> {
     boost::asio::steady_timer drain_timer_;
     std::unique_ptr<boost::asio::posix::stream_descriptor> exit_watch_;
     std::unique_ptr<boost::asio::steady_timer> poll_timer_;
-    std::optional<int> wait_status_;
+    std::optional<process::exit_status> exit_status_;
     bool stdin_closed_ = false;
     bool stdout_ended_ = false;
     bool stderr_ended_ = false;

@@ -16,6 +16,9 @@ class bounded_text {
     explicit bounded_text(std::size_t max_bytes);
 
     void append(std::string_view text);
+    // Counts `bytes` that were dropped before reaching us, between what was appended so far
+    // and what comes next (only meaningful once the head is full).
+    void skip(std::size_t bytes);
 
     // Head, a marker line "[... N bytes of output omitted ...]" if anything was dropped, and tail.
     // Never splits a UTF-8 sequence.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,10 @@ namespace ipybox::kernel {
 struct stream_output {
     std::string name;  // "stdout" or "stderr"
     std::string text;
+    // Set by the queue when it had to drop the middle of this text (see event_queue): `text` is
+    // then the head, `tail` the end, and `omitted` the number of bytes between them.
+    std::string tail;
+    std::size_t omitted = 0;
 };
 
 struct display_output {
@@ -50,16 +55,39 @@ using kernel_event = std::variant<stream_output, display_output, error_output, e
                                   kernel_idle, kernel_died, wake_up>;
 
 // A thread-safe FIFO of events. push() from the I/O thread; pop() from the consumer.
+//
+// Bounded, without ever blocking the I/O thread (which must keep reading IOPub: ZeroMQ drops what
+// a slow subscriber does not take, and the idle status must never be lost). While the stream text
+// waiting in the queue is within `stream_budget` bytes, every piece is queued as it came. Beyond
+// it, further stream text is merged into one overflow piece that keeps its first and last
+// `keep_bytes / 2` bytes and counts the rest: as the consumer's own output cap keeps the same
+// head and tail, what the consumer ends up with is exactly what an unbounded queue would have
+// given it. While an overflow piece waits, later stream text joins it even if a display event
+// came in between (only when the consumer has fallen that far behind). keep_bytes 0: unbounded.
 class event_queue {
   public:
+    explicit event_queue(std::size_t stream_budget = 1 << 20, std::size_t keep_bytes = 0);
+
     void push(kernel_event event);
     // The next event, or nullopt if none arrived before `deadline`.
     std::optional<kernel_event> pop(std::chrono::steady_clock::time_point deadline);
+    // Sets the bounds (before the first push).
+    void bound(std::size_t stream_budget, std::size_t keep_bytes);
+    // Bytes of stream text held right now, queued and merged (for tests and monitoring).
+    std::size_t held_stream_bytes() const;
 
   private:
-    std::mutex mutex_;
+    struct overflow;
+    bool merge_into_overflow(stream_output& piece);  // mutex_ held
+
+    mutable std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<kernel_event> events_;
+    std::size_t stream_budget_;
+    std::size_t keep_bytes_;
+    std::size_t queued_stream_bytes_ = 0;
+    std::shared_ptr<overflow> overflow_;    // the waiting overflow piece, if any
+    const kernel_event* marker_ = nullptr;  // its place in events_
 };
 
 }  // namespace ipybox::kernel

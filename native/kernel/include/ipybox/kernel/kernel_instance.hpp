@@ -5,19 +5,23 @@
 // Lifecycle: start() spawns and connects without waiting; wait_ready() blocks until the kernel
 // answered kernel_info AND an IOPub message of that request arrived (without the second, the
 // first execution's output is lost about half the time: ZeroMQ's slow-joiner); shutdown() asks
-// politely, then signals. A kernel process that exits at any time fails every pending execution
-// at once with a kernel_died event (its pidfd is watched by the connection's I/O thread).
+// politely, then signals, then ends every process the kernel started. A kernel process that
+// exits at any time fails every pending execution at once with a kernel_died event (its pidfd is
+// watched by the connection's I/O thread); one that stops answering its heartbeat is killed
+// first (see kernel_launch::heartbeat_interval).
 //
 // Thread-safety: every method may be called from any thread.
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "ipybox/kernel/kernel_events.hpp"
+#include "ipybox/process/containment.hpp"
 #include "ipybox/process/environment.hpp"
 
 namespace ipybox::kernel {
@@ -42,6 +46,18 @@ struct kernel_launch {
     // returns what to put before the kernel's command line and variables to add to its
     // environment. May throw (the start then fails). Unset: the kernel runs directly.
     std::function<kernel_wrapping(const std::filesystem::path& kernel_directory)> wrap;
+    // Containment: each kernel gets its own group with these limits (containment.hpp); the whole
+    // tree ends with the kernel. Unset: the kernel runs uncontained (its process group only).
+    std::shared_ptr<process::containment_host> containment;
+    process::resource_limits limits;
+    // A ready kernel that misses this many heartbeats in a row is hung (stopped, frozen): it is
+    // killed and reported dead ("stopped answering ..."), as after a timeout that an interrupt
+    // could not end. A zero interval turns the check off.
+    std::chrono::milliseconds heartbeat_interval{5000};
+    int heartbeat_misses = 4;
+    // The output cap of the executions' consumers (event_queue keep_bytes): stream text waiting
+    // for a slow consumer is bounded by it plus 1 MiB. 0: unbounded.
+    std::size_t output_cap = 0;
 };
 
 class kernel_start_error : public std::runtime_error {
@@ -74,8 +90,13 @@ class kernel_instance {
     void interrupt();
 
     bool alive() const;
-    // Why the process exited ("killed by signal 9 (SIGKILL)"), or "" while it runs.
+    // Why the process exited ("killed by signal 9 (SIGKILL)"; "exceeded its memory limit of
+    // 2 GiB and was stopped" when a limit ended it), or "" while it runs.
     std::string exit_reason() const;
+    // A limit the kernel's tree ran into since the last call (e.g. a refused fork), or nullopt.
+    std::optional<process::limit_breach> take_limit_breach();
+    // Ends every process the kernel started, also those that left its process group.
+    void end_descendants();
     int pid() const;
     // The kernel's language_info and implementation from its kernel_info_reply.
     nlohmann::json info() const;

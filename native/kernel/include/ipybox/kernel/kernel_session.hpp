@@ -75,6 +75,7 @@ class execution_stream {
     void request_cancel();
     void begin_interrupt(stop_reason reason);
     void complete();
+    std::string limit_hint(const error_output& error);
     std::optional<output_chunk> handle(kernel_event& event);
 
     kernel_session& session_;
@@ -98,6 +99,7 @@ class execution_stream {
     std::optional<kernel_died> died_;
     std::optional<error_output> error_;
     execute_reply reply_;
+    std::chrono::steady_clock::time_point replied_at_;
     std::optional<long long> idle_micros_;
     std::vector<std::string> notices_;
 };

@@ -1,22 +1,27 @@
 #pragma once
-// A child process with an explicit environment, its own process group, and its merged
-// stdout/stderr delivered line by line to a callback (normally a logger; never our stdout).
+// A child process (see spawn.hpp for what it inherits: exactly what is asked for) whose merged
+// stdout/stderr are delivered line by line to a callback (normally a logger; never our stdout).
+//
+// Shutdown ladder (terminate): SIGTERM to the child's process group, `grace` to exit, then
+// SIGKILL to the group; once the leader is gone, SIGKILL to whatever is left in its group.
+// Descendants that left the group (setsid) are the containment's to end (see containment.hpp).
 //
 // Thread-safety: all methods may be called from any thread. The output callback runs on a
-// reader thread owned by this object. The destructor kills the process group if it still runs
-// and reaps the child; no zombies are left behind.
+// reader thread owned by this object. The destructor runs the shutdown ladder if the child still
+// runs and reaps it; no zombies are left behind.
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ipybox/process/environment.hpp"
+#include "ipybox/process/exit_status.hpp"
+#include "ipybox/process/spawn.hpp"
 
 namespace ipybox::process {
 
@@ -24,24 +29,14 @@ struct spawn_options {
     std::filesystem::path executable;
     std::vector<std::string> arguments;
     environment_map environment;              // the complete environment of the child
-    std::filesystem::path working_directory;  // empty: inherit ours
+    std::filesystem::path working_directory;  // required
     std::function<void(std::string_view line)> on_output_line;
     // stdin becomes a pipe whose only write end this process holds until the child_process is
     // destroyed: the child reads end-of-file when we let go of it or die, even through wrappers
     // (a sandbox) that hide our pid from it. Otherwise stdin is /dev/null.
     bool stdin_lifeline = false;
-};
-
-struct exit_status {
-    int code = -1;   // exit code, or -1 if killed by a signal
-    int signal = 0;  // terminating signal, or 0
-    // "exited with code 3", "killed by signal 9 (SIGKILL)".
-    std::string describe() const;
-};
-
-class process_error : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
+    process_rlimits limits;
+    std::vector<int> cgroup_procs;  // see spawn_request
 };
 
 class child_process {
@@ -57,7 +52,7 @@ class child_process {
 
     int pid() const { return pid_; }
     // A pidfd that becomes readable when the child exits, or -1 where the kernel lacks pidfds.
-    int exit_fd() const { return pidfd_; }
+    int exit_fd() const { return pidfd_.get(); }
 
     // The exit status if the child has exited (reaps it), otherwise nullopt. Non-blocking.
     std::optional<exit_status> poll_exit();
@@ -66,7 +61,7 @@ class child_process {
 
     // Sends `signal` to the child's whole process group. No-op once the child was reaped.
     void signal_group(int signal);
-    // SIGTERM to the group, up to `grace` to exit, then SIGKILL. Returns the exit status.
+    // The shutdown ladder (see above). Returns the exit status.
     exit_status terminate(std::chrono::milliseconds grace);
 
     // The last few kilobytes the child wrote, for error messages. After the child exited, call
@@ -80,8 +75,8 @@ class child_process {
     struct reader;
 
     int pid_ = -1;
-    int pidfd_ = -1;
-    int lifeline_ = -1;  // write end of the child's stdin pipe (stdin_lifeline)
+    unique_fd pidfd_;
+    unique_fd lifeline_;  // write end of the child's stdin pipe (stdin_lifeline)
     std::optional<exit_status> status_;
     std::unique_ptr<reader> reader_;
     mutable std::mutex mutex_;

@@ -1,0 +1,130 @@
+"""How the kernel's output leaves it: in bounded pieces, never lost to a decoding error, and in
+the cell that wrote it.
+
+Bounded pieces: ipykernel collects what a cell prints and sends it every 0.2 s, however much it
+is; a tight print loop makes single messages of many megabytes, which every hop (ZeroMQ, the
+native side's parsing) then holds at once. Here a write that leaves more than 64 KiB waiting
+flushes at once, and waits for the message to be handed to ZeroMQ, so a fast producer is paced
+by the kernel's own I/O thread and each message stays small.
+
+Output written straight to the kernel's file descriptors (subprocesses, C extensions,
+``os.write(1, ...)``):
+ipykernel forwards what arrives on fds 1 and 2 from a watcher thread that decodes each raw read
+strictly as UTF-8. One invalid byte, or a multi-byte character cut in two by a read boundary,
+raises there and ends the thread: from then on every later cell's fd-level output vanishes until
+the kernel is replaced. The watcher installed here decodes incrementally (a character split
+across reads is joined) and replaces invalid bytes with U+FFFD, keeping the text around them.
+
+It also reads and forwards under a lock, so that the ``post_execute`` hook of this extension can
+wait until everything written to the descriptors before the cell ended has been forwarded: a
+subprocess's output belongs to the cell that ran it, not to whichever cell runs next. Streams
+whose ipykernel version lacks the attributes used here keep ipykernel's own watcher.
+"""
+
+from __future__ import annotations
+
+import codecs
+import fcntl
+import os
+import select
+import struct
+import sys
+import termios
+import threading
+import time
+from typing import Any, Callable
+
+_READ_SIZE = 4096
+_PIECE_BYTES = 64 * 1024
+_DRAIN_LIMIT_SECONDS = 2.0
+_LOCK = "_ipybox_fd_lock"
+
+
+def _watch_pipe_fd(self: Any) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    lock = getattr(self, _LOCK)
+    try:
+        while self._should_watch:
+            readable, _, _ = select.select([self._fid], [], [], 0.1)
+            if not readable:
+                continue
+            with lock:
+                data = os.read(self._fid, _READ_SIZE)
+                if not data:
+                    break
+                text = decoder.decode(data)
+                if text:
+                    self.write(text)
+                os.write(self._original_stdstream_copy, data)
+        with lock:
+            rest = decoder.decode(b"", final=True)
+            if rest:
+                self.write(rest)
+    except Exception:
+        self._exc = sys.exc_info()
+
+
+def _supported(stream: Any) -> bool:
+    return all(hasattr(stream, name) for name in ("_fid", "_should_watch"))
+
+
+def _tolerant(original: Callable[[Any], None]) -> Callable[[Any], None]:
+    def watch(self: Any) -> None:
+        if _supported(self) and hasattr(self, "_original_stdstream_copy"):
+            setattr(self, _LOCK, threading.Lock())
+            _watch_pipe_fd(self)
+        else:
+            original(self)
+
+    watch.__doc__ = original.__doc__
+    return watch
+
+
+def _pending_bytes(fd: int) -> int:
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def drain() -> None:
+    """Waits (boundedly) until fd-level output written so far has reached the cell's output."""
+    for stream in (sys.stdout, sys.stderr):
+        lock = getattr(stream, _LOCK, None)
+        if lock is None or not _supported(stream):
+            continue
+        deadline = time.monotonic() + _DRAIN_LIMIT_SECONDS
+        while time.monotonic() < deadline:
+            with lock:  # held by the watcher from each read until its text is forwarded
+                if _pending_bytes(stream._fid) == 0:
+                    break
+            time.sleep(0.002)
+        stream.flush()
+
+
+def _paced(original: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+    def write(self: Any, string: str) -> Any:
+        written = original(self, string)
+        buffer = getattr(self, "_buffer", None)
+        if buffer is not None and hasattr(buffer, "tell") and buffer.tell() > _PIECE_BYTES:
+            self.flush()
+        return written
+
+    write.__doc__ = original.__doc__
+    return write
+
+
+def install() -> None:
+    """Replaces ipykernel's fd watcher and paces its writes; call before the kernel app starts."""
+    try:
+        from ipykernel import iostream
+    except ImportError:
+        return
+    stream = iostream.OutStream
+    for name, wrap in (("_watch_pipe_fd", _tolerant), ("write", _paced)):
+        original = getattr(stream, name, None)
+        if original is not None and not getattr(original, "_ipybox", False):
+            replacement = wrap(original)
+            replacement._ipybox = True  # type: ignore[attr-defined]
+            setattr(stream, name, replacement)
+
+
+def load_ipython_extension(shell: Any) -> None:
+    shell.events.register("post_execute", drain)

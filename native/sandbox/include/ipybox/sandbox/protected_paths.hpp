@@ -1,0 +1,46 @@
+#pragma once
+// What a sandboxed kernel may never read or write, whatever the user's srt config says (the user
+// can only add to these lists). Pure: paths in, paths out; nothing is looked up on disk.
+//
+// Unreadable (credentials and ipybox's own state), relative to the home directory:
+//   .ssh .gnupg .aws .azure .kube .docker .config/gcloud .config/gh .config/hub .config/doctl
+//   .config/git/credentials .git-credentials .netrc .npmrc .pypirc .config/pip .cargo/credentials
+//   .cargo/credentials.toml .gem/credentials .m2/settings.xml .vault-token .terraform.d
+//   .password-store .local/share/keyrings .claude .claude.json .config/claude .npm/_logs
+//   and ipybox's state directory (the registry of servers with their literal secrets).
+// Denying ~/.claude and ~/.npm/_logs also switches off srt's "convenience" write grants there
+// (~/.claude/debug, ~/.npm/_logs): srt drops a grant that a read deny covers.
+//
+// Unwritable inside the workspace (read as configuration or run by a later session, by ipybox,
+// by Claude Code, by git or by a shell), on top of srt's own list (.claude/commands,
+// .claude/agents, .vscode, .idea, .gitconfig, .gitmodules, shell rc files, .mcp.json):
+//   .claude/{settings.json, settings.local.json, hooks, skills, output-styles,
+//   ipybox-sandbox.json, CLAUDE.md} CLAUDE.md CLAUDE.local.md .mcp.json .envrc .env
+//   sandbox-config.json .ipybox, and .git/hooks and .git/config, or, in a workspace without a
+//   git repository, .git itself (a repository the kernel made could carry hooks that git on the
+//   host would run), plus every configuration file given to ipybox (`config_files`: the sandbox
+//   config, the approval policy), wherever it lies. Entries are files or folders within, never a
+//   folder such as .claude as a whole: srt places its own entries inside it.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ipybox::sandbox {
+
+struct protected_paths {
+    std::vector<std::filesystem::path> unreadable;
+    std::vector<std::filesystem::path> unwritable;
+};
+
+// The relative names listed above, for documentation and doctor.
+const std::vector<std::string>& credential_locations();
+const std::vector<std::string>& workspace_configuration();
+
+// `home` may be empty (no HOME): the credential list is then left out.
+protected_paths default_protections(const std::filesystem::path& home,
+                                    const std::filesystem::path& workspace,
+                                    const std::vector<std::filesystem::path>& state_directories,
+                                    const std::vector<std::filesystem::path>& config_files,
+                                    bool workspace_has_git);
+
+}  // namespace ipybox::sandbox

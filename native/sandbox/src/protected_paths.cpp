@@ -1,0 +1,80 @@
+#include "ipybox/sandbox/protected_paths.hpp"
+
+namespace ipybox::sandbox {
+
+const std::vector<std::string>& credential_locations() {
+    static const std::vector<std::string> names = {
+        ".ssh",
+        ".gnupg",
+        ".aws",
+        ".azure",
+        ".kube",
+        ".docker",
+        ".config/gcloud",
+        ".config/gh",
+        ".config/hub",
+        ".config/doctl",
+        ".config/git/credentials",
+        ".git-credentials",
+        ".netrc",
+        ".npmrc",
+        ".pypirc",
+        ".config/pip",
+        ".cargo/credentials",
+        ".cargo/credentials.toml",
+        ".gem/credentials",
+        ".m2/settings.xml",
+        ".vault-token",
+        ".terraform.d",
+        ".password-store",
+        ".local/share/keyrings",
+        ".claude",
+        ".claude.json",
+        ".config/claude",
+        ".npm/_logs",
+    };
+    return names;
+}
+
+const std::vector<std::string>& workspace_configuration() {
+    static const std::vector<std::string> names = {
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude/hooks",
+        ".claude/skills",
+        ".claude/output-styles",
+        ".claude/ipybox-sandbox.json",
+        ".claude/CLAUDE.md",
+        "CLAUDE.md",
+        "CLAUDE.local.md",
+        ".mcp.json",
+        ".envrc",
+        ".env",
+        "sandbox-config.json",
+        ".ipybox",
+    };
+    return names;
+}
+
+protected_paths default_protections(const std::filesystem::path& home,
+                                    const std::filesystem::path& workspace,
+                                    const std::vector<std::filesystem::path>& state_directories,
+                                    const std::vector<std::filesystem::path>& config_files,
+                                    bool workspace_has_git) {
+    protected_paths out;
+    if (!home.empty()) {
+        for (const auto& name : credential_locations()) out.unreadable.push_back(home / name);
+    }
+    for (const auto& directory : state_directories) out.unreadable.push_back(directory);
+    for (const auto& name : workspace_configuration()) out.unwritable.push_back(workspace / name);
+    if (workspace_has_git) {
+        out.unwritable.push_back(workspace / ".git" / "hooks");
+        out.unwritable.push_back(workspace / ".git" / "config");
+    } else {
+        out.unwritable.push_back(workspace / ".git");
+    }
+    for (const auto& file : config_files) out.unwritable.push_back(file);
+    return out;
+}
+
+}  // namespace ipybox::sandbox

@@ -1,0 +1,147 @@
+// Containment of a real process tree: nothing a contained child starts outlives the tree, even
+// a grandchild in its own session that ignores SIGTERM, even when the owner is SIGKILLed; limits
+// hold with the mechanism this machine allows (cgroup v1/v2 as root or delegated, else rlimits).
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "ipybox/process/containment.hpp"
+#include "process_helpers.hpp"
+#include "process_inspection.hpp"
+#include "test_paths.hpp"
+
+using namespace ipybox;
+using ipybox::testing::eventually;
+using ipybox::testing::process_alive;
+
+namespace {
+
+// A shell that starts, in a new session, a grandchild that ignores SIGTERM and writes its pid to
+// `pid_file`, then waits forever itself.
+process::spawn_options escaping_tree(const std::filesystem::path& pid_file,
+                                     process::containment& tree) {
+    process::spawn_options options;
+    options.executable = "/bin/sh";
+    options.arguments = {"-c", "setsid sh -c 'trap \"\" TERM; echo $$ > " + pid_file.string() +
+                                   "; exec sleep 300' & wait"};
+    options.environment = {{"PATH", "/usr/bin:/bin"}};
+    for (const auto& [name, value] : tree.environment()) options.environment[name] = value;
+    options.working_directory = "/";
+    options.cgroup_procs = tree.cgroup_procs();
+    options.limits = tree.rlimits();
+    return options;
+}
+
+int read_pid(const std::filesystem::path& file) {
+    int pid = 0;
+    eventually([&] {
+        std::ifstream in(file);
+        return static_cast<bool>(in >> pid) && pid > 0;
+    });
+    return pid;
+}
+
+}  // namespace
+
+TEST_CASE("a grandchild in its own session that ignores SIGTERM ends with its tree") {
+    process::containment_host host;
+    MESSAGE("containment here: " << host.mechanism().summary << " " << host.mechanism().why);
+    auto tree = host.contain({});
+    const auto pid_file = ipybox::testing::fresh_directory("tree") / "grandchild";
+    auto child = process::child_process::spawn(escaping_tree(pid_file, *tree));
+    const int grandchild = read_pid(pid_file);
+    REQUIRE(grandchild > 0);
+    // Control: the usual shutdown (the child's process group) does not reach it.
+    child->terminate(std::chrono::milliseconds(200));
+    CHECK(process_alive(grandchild));
+    CHECK(tree->members().size() >= 1);
+    tree->kill_all();
+    CHECK(eventually([&] { return !process_alive(grandchild); }));
+    CHECK(tree->members().empty());
+}
+
+TEST_CASE("when the owner of a tree is killed with SIGKILL, the keeper ends the tree") {
+    const auto pid_file = ipybox::testing::fresh_directory("keeper") / "grandchild";
+    int report[2];
+    REQUIRE(::pipe(report) == 0);
+    const pid_t owner = ::fork();
+    REQUIRE(owner >= 0);
+    if (owner == 0) {  // the owner: contains a tree, then waits to be killed
+        ::close(report[0]);
+        try {
+            static process::containment_host host;
+            static auto tree = host.contain({});
+            static auto child = process::child_process::spawn(escaping_tree(pid_file, *tree));
+            [[maybe_unused]] auto ignored = ::write(report[1], "x", 1);
+            ::pause();
+        } catch (...) {
+        }
+        ::_exit(1);
+    }
+    ::close(report[1]);
+    char ready = 0;
+    REQUIRE(::read(report[0], &ready, 1) == 1);
+    ::close(report[0]);
+    const int grandchild = read_pid(pid_file);
+    REQUIRE(grandchild > 0);
+    REQUIRE(process_alive(grandchild));
+    ::kill(owner, SIGKILL);
+    int status = 0;
+    ::waitpid(owner, &status, 0);
+    CHECK(eventually([&] { return !process_alive(grandchild); }));
+}
+
+TEST_CASE("the memory limit stops a tree that exceeds it, and the breach is reported") {
+    process::containment_host host;
+    process::resource_limits limits;
+    limits.memory_bytes = 128ULL << 20;
+    auto tree = host.contain(limits);
+    process::spawn_options options;
+    options.executable = "/usr/bin/python3";
+    options.arguments = {"-c",
+                         "x = bytearray(600 * 1024 * 1024); x[::4096] = b'y' * len(x[::4096])"};
+    options.environment = {{"PATH", "/usr/bin:/bin"}};
+    options.working_directory = "/";
+    options.cgroup_procs = tree->cgroup_procs();
+    options.limits = tree->rlimits();
+    auto child = process::child_process::spawn(std::move(options));
+    const auto status = child->wait_for(std::chrono::seconds(30));
+    REQUIRE(status);
+    if (host.mechanism().kind == process::containment_kind::rlimits) {
+        CHECK(status->code == 1);  // MemoryError under RLIMIT_AS
+    } else {
+        CHECK(status->signal == SIGKILL);
+        const auto breach = tree->take_breach();
+        REQUIRE(breach);
+        CHECK(breach->limit == "memory");
+        CHECK(breach->detail == "its memory limit of 128 MiB");
+    }
+}
+
+TEST_CASE("the process limit refuses forks beyond it (cgroup), and the breach is reported") {
+    process::containment_host host;
+    if (host.mechanism().kind == process::containment_kind::rlimits) {
+        MESSAGE("rlimits only here: RLIMIT_NPROC counts per user; not checked");
+        return;
+    }
+    process::resource_limits limits;
+    limits.processes = 16;
+    auto tree = host.contain(limits);
+    process::spawn_options options;
+    options.executable = "/bin/sh";
+    options.arguments = {"-c", "for i in $(seq 40); do sleep 3 & done 2>/dev/null; echo started"};
+    options.environment = {{"PATH", "/usr/bin:/bin"}};
+    options.working_directory = "/";
+    options.cgroup_procs = tree->cgroup_procs();
+    auto child = process::child_process::spawn(std::move(options));
+    child->wait_for(std::chrono::seconds(20));
+    CHECK(tree->members().size() <= 16);
+    const auto breach = tree->take_breach();
+    REQUIRE(breach);
+    CHECK(breach->limit == "processes");
+    tree->kill_all();
+}
