@@ -7,6 +7,7 @@
 #include "ipybox/process/containment.hpp"
 #include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
+#include "python_install_hints.hpp"
 
 namespace ipybox::cli {
 namespace {
@@ -88,10 +89,14 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
 
     std::cout << "ipybox " << core::version << "\n\nPython interpreters (in search order):\n";
     std::optional<kernel::interpreter_probe> chosen;
+    std::string plain_python;  // one that runs but has no ipykernel
     for (const auto& candidate : kernel::interpreter_candidates(search)) {
         auto probe = kernel::probe_interpreter(candidate, search.environment);
         print_row(probe.path.string(), probe.usable ? "usable (Python " + probe.python_version + ")"
                                                     : "rejected: " + probe.problem);
+        if (!probe.usable && !probe.python_version.empty() && plain_python.empty()) {
+            plain_python = probe.path.string();
+        }
         if (probe.usable && !chosen) chosen = std::move(probe);
     }
     const auto runtime = runtime_directory(environment);
@@ -118,15 +123,16 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
         }
     } else {
         print_row("interpreter", "NONE FOUND");
-        problems.push_back(
-            "no interpreter has ipykernel: sudo apt-get install python3-ipykernel "
-            "python3-pydantic python3-matplotlib (or pass --python PATH)");
+        problems.push_back("no interpreter has ipykernel; get one of these ways:");
+        for (const auto& hint : python_install_hints_here(plain_python)) {
+            problems.push_back("  " + hint);
+        }
     }
     print_row("runtime", runtime.string() + (runtime_ok ? "" : " (MISSING)"));
     if (!runtime_ok) {
         problems.push_back(
-            "the ipybox_runtime Python package is missing; reinstall ipybox "
-            "(./install.sh) or set IPYBOX_RUNTIME_DIR");
+            "the ipybox_runtime Python package is missing; reinstall ipybox (the .deb, the "
+            "release tarball or ./install.sh) or set IPYBOX_RUNTIME_DIR");
     }
 
     std::vector<std::string> notes;  // optional features that are not available

@@ -1,7 +1,10 @@
 # Every third-party dependency, found once. All come from Debian 12 packages (see install.sh).
+include(ipybox_portable)
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
-find_package(spdlog REQUIRED)
+if(NOT IPYBOX_PORTABLE)  # else spdlog::spdlog is header-only (ipybox_portable.cmake)
+    find_package(spdlog REQUIRED)
+endif()
 find_package(CLI11 REQUIRED)
 find_package(cppzmq REQUIRED)
 find_package(OpenSSL REQUIRED)

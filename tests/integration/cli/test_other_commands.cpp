@@ -40,6 +40,32 @@ TEST_SUITE("cli.other") {
         CHECK(r.out.find("apt-get install python3-ipykernel") != std::string::npos);
     }
 
+    TEST_CASE("doctor says what to install on Debian, Fedora and macOS, this system marked") {
+        const auto r = run_ipybox("doctor --python /nonexistent/python");
+        CHECK(r.out.find("Debian/Ubuntu: sudo apt-get install python3-ipykernel python3-pydantic "
+                         "python3-matplotlib   <- this system") != std::string::npos);
+        CHECK(r.out.find("Fedora: sudo dnf install python3-ipykernel python3-pydantic "
+                         "python3-matplotlib\n") != std::string::npos);
+        CHECK(r.out.find("macOS (Homebrew): brew install python, then the virtual environment") !=
+              std::string::npos);
+    }
+
+    TEST_CASE("doctor makes the virtual environment from a plain Python that lacks ipykernel") {
+        // A venv without system site packages: Debian's Python, but none of its ipykernel.
+        const auto dir = fresh_directory("plain-python");
+        const auto venv = dir / "venv";
+        REQUIRE(std::system(("/usr/bin/python3 -m venv --without-pip " + shell_quote(venv.string()))
+                                .c_str()) == 0);
+        const auto python = (venv / "bin" / "python").string();
+        const auto r = run_ipybox("doctor --python " + shell_quote(python));
+        CHECK(r.exit_code == 3);
+        CHECK(r.out.find("rejected: cannot import ipykernel") != std::string::npos);
+        CHECK(r.out.find(python + " -m venv ~/.local/share/ipybox/venv && "
+                                  "~/.local/share/ipybox/venv/bin/python -m pip install ipykernel "
+                                  "pydantic matplotlib, then pass --python "
+                                  "~/.local/share/ipybox/venv/bin/python") != std::string::npos);
+    }
+
     TEST_CASE("a kernel does not outlive an ipybox process that is killed, sandboxed or not") {
         for (const std::string flags : {"", " --sandbox"}) {
             CAPTURE(flags);

@@ -83,9 +83,11 @@ check "a wrong IPYBOX_BIN is named, with the install hint, exit 127" \
     eval 'status_is 127 && contains "$SCRATCH/err" "IPYBOX_BIN is set to" && contains "$SCRATCH/err" "install.sh"'
 
 # Nothing anywhere: hide a real /usr/local/bin/ipybox in a private mount namespace if there is one.
-run_without_installed_ipybox() {  # run_without_installed_ipybox <launcher>
+run_without_installed_ipybox() {  # run_without_installed_ipybox <launcher> [VAR=value ...]
+    local launcher="$1"
+    shift
     if [ ! -e /usr/local/bin/ipybox ]; then
-        launch "$1" --
+        launch "$launcher" "$@" --
         return
     fi
     if [ "$(id -u)" != 0 ] || ! command -v unshare > /dev/null; then
@@ -95,17 +97,75 @@ run_without_installed_ipybox() {  # run_without_installed_ipybox <launcher>
     fi
     rm -f "$SCRATCH/record"
     (cd "$SCRATCH/elsewhere" && unshare --mount sh -c 'mount -t tmpfs none /usr/local/bin && exec "$@"' sh \
-        env -i HOME="$SCRATCH/home" PATH="/usr/bin:/bin" "$1" > "$SCRATCH/out" 2> "$SCRATCH/err")
+        env -i HOME="$SCRATCH/home" PATH="/usr/bin:/bin" "$@" "$launcher" > "$SCRATCH/out" 2> "$SCRATCH/err")
     echo $? > "$SCRATCH/status"
 }
 run_without_installed_ipybox "$DEFAULT"
 check "without a binary: exit 127, the places looked at, and this clone's install.sh" \
     eval 'status_is 127 && contains "$SCRATCH/err" "native ipybox binary was not found" && contains "$SCRATCH/err" "$ROOT/install.sh"'
+check "without a binary and without a checksum for this machine in release.txt: nothing is fetched" \
+    eval 'contains "$SCRATCH/err" "lists no prebuilt ipybox for linux-$(uname -m)" && lacks "$SCRATCH/err" "downloading"'
 
 cp -r "$ROOT/plugins/codeact-default" "$SCRATCH/cached-copy"
 run_without_installed_ipybox "$SCRATCH/cached-copy/bin/ipybox-mcp"
 check "without a binary, from an installed copy: says to clone and run ./install.sh" \
     eval 'status_is 127 && contains "$SCRATCH/err" "clone the ipybox repository, then run ./install.sh"'
+
+# --- fetching the release copy into CLAUDE_PLUGIN_DATA --------------------------------------
+# A loopback HTTP server serves <release URL>/v<version>/<file>; the plugin copy's release.txt
+# carries the URL and the good tarball's SHA-256. Each fake binary records how it was run.
+TARBALL="ipybox-$VERSION-linux-$(uname -m).tar.gz"
+make_release_tarball() {  # make_release_tarball <fake binary version> <output> [extra line for the fake]
+    local tree="$SCRATCH/tree/ipybox-$VERSION-linux-$(uname -m)"
+    rm -rf "$SCRATCH/tree"
+    mkdir -p "$tree/bin"
+    make_fake_ipybox "$tree/bin/ipybox" "$1"
+    [ $# -lt 3 ] || sed -i "2i $3" "$tree/bin/ipybox"
+    tar -czf "$2" -C "$SCRATCH/tree" "$(basename "$tree")"
+}
+mkdir -p "$SCRATCH/releases/v$VERSION" "$SCRATCH/good"
+make_release_tarball "$VERSION" "$SCRATCH/good/$TARBALL"
+cp "$SCRATCH/good/$TARBALL" "$SCRATCH/releases/v$VERSION/"
+python3 -u -m http.server --bind 127.0.0.1 --directory "$SCRATCH/releases" 0 > "$SCRATCH/http.out" 2> "$SCRATCH/http.log" &
+http_pid=$!
+trap 'kill "$http_pid" 2> /dev/null; rm -rf "$SCRATCH"' EXIT
+for _ in $(seq 100); do grep -q "port [0-9]" "$SCRATCH/http.out" && break; sleep 0.1; done
+port="$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$SCRATCH/http.out")"
+downloads() { grep -c "GET /v$VERSION/$TARBALL" "$SCRATCH/http.log"; }
+
+cp -r "$ROOT/plugins/codeact-default" "$SCRATCH/fetching"
+{
+    grep '^#' "$ROOT/plugins/codeact-default/release.txt"
+    echo "url http://127.0.0.1:$port"
+    echo "sha256 $TARBALL $(sha256sum "$SCRATCH/good/$TARBALL" | cut -d ' ' -f 1)"
+} > "$SCRATCH/fetching/release.txt"
+FETCHING="$SCRATCH/fetching/bin/ipybox-mcp"
+
+run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+check "first start without a binary: downloads the release, unpacks it into CLAUDE_PLUGIN_DATA and runs it" \
+    eval 'status_is 0 && contains "$SCRATCH/err" "downloading ipybox $VERSION from http://127.0.0.1:$port/v$VERSION/$TARBALL" && [ -x "$SCRATCH/data/ipybox/bin/ipybox" ] && contains "$SCRATCH/record" "arg=$SCRATCH/project" && [ "$(downloads)" = 1 ]'
+
+run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+check "second start: runs the copy in CLAUDE_PLUGIN_DATA without downloading again" \
+    eval 'status_is 0 && [ ! -s "$SCRATCH/err" ] && contains "$SCRATCH/record" "arg=mcp" && [ "$(downloads)" = 1 ]'
+
+make_fake_ipybox "$SCRATCH/data/ipybox/bin/ipybox" "0.0.1"
+run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+check "a copy of another version is replaced by the plugin's version, on the same path" \
+    eval 'status_is 0 && [ "$(downloads)" = 2 ] && [ "$("$SCRATCH/data/ipybox/bin/ipybox" --version)" = "ipybox $VERSION" ] && contains "$SCRATCH/record" "arg=mcp"'
+
+# A tarball that is not the one the plugin lists: its binary would leave a mark if it ever ran.
+make_release_tarball "$VERSION" "$SCRATCH/releases/v$VERSION/$TARBALL" "touch $SCRATCH/tampered-binary-ran"
+run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-tampered"
+check "a tampered tarball is refused with both checksums, nothing from it unpacked or run, exit 127" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "refusing http://127.0.0.1:$port/v$VERSION/$TARBALL: its SHA-256 is" && [ ! -e "$SCRATCH/tampered-binary-ran" ] && [ ! -e "$SCRATCH/data-tampered/ipybox" ] && [ -z "$(ls -A "$SCRATCH/data-tampered")" ]'
+cp "$SCRATCH/good/$TARBALL" "$SCRATCH/releases/v$VERSION/$TARBALL"
+run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-control"
+check "control: the same start with the listed tarball is accepted" eval 'status_is 0 && [ -x "$SCRATCH/data-control/ipybox/bin/ipybox" ]'
+
+run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-offline" IPYBOX_RELEASE_URL="http://127.0.0.1:1/nothing"
+check "an unreachable release URL (IPYBOX_RELEASE_URL) gives the install hint, exit 127" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "could not download http://127.0.0.1:1/nothing/v$VERSION/$TARBALL" && contains "$SCRATCH/err" "sudo apt-get install ./ipybox_${VERSION}_" && contains "$SCRATCH/err" "install.sh"'
 
 # --- sandbox -------------------------------------------------------------------------------
 check "codeact-default and codeact-sandbox share one launcher (identical files)" cmp -s "$DEFAULT" "$SANDBOX"
@@ -171,8 +231,8 @@ check "docker: IPYBOX_DOCKER_IMAGE and IPYBOX_DOCKER_RUN_ARGS are used" \
     eval 'grep ^arg= "$SCRATCH/record" | tr "\n" " " | grep -qF "arg=--network arg=none arg=-e arg=KERNEL_ENV_MODE=test arg=my/ipybox:dev arg=ipybox"'
 
 launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=missing --
-check "docker: a missing image names it and ./docker-build.sh, exit 1" \
-    eval 'status_is 1 && contains "$SCRATCH/err" "image ipybox:$VERSION does not exist" && contains "$SCRATCH/err" "$ROOT/docker-build.sh" && [ ! -e "$SCRATCH/record" ]'
+check "docker: a missing image names it, ./docker-build.sh, docker load and docker pull, exit 1" \
+    eval 'status_is 1 && contains "$SCRATCH/err" "image ipybox:$VERSION does not exist" && contains "$SCRATCH/err" "$ROOT/docker-build.sh" && contains "$SCRATCH/err" "docker load -i" && contains "$SCRATCH/err" "docker pull <registry>/ipybox:$VERSION" && [ ! -e "$SCRATCH/record" ]'
 
 launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=daemon --
 check "docker: an unreachable daemon is reported as such, exit 1" \
