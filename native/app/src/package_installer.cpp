@@ -1,14 +1,18 @@
 #include "package_installer.hpp"
 
 #include <mutex>
+#include <optional>
 
+#include "ipybox/core/private_directory.hpp"
 #include "ipybox/process/child_process.hpp"
+#include "site_packages.hpp"
 
 namespace ipybox::app {
 
 install_outcome install_with_pip(const std::filesystem::path& python, const std::string& spec,
                                  const std::filesystem::path& working_directory,
-                                 const std::filesystem::path& target,
+                                 const std::filesystem::path& workspace,
+                                 const std::filesystem::path& relative_target,
                                  const std::map<std::string, std::string>& host_environment,
                                  std::chrono::milliseconds timeout) {
     const auto first = spec.find_first_not_of(" \t");
@@ -21,7 +25,14 @@ install_outcome install_with_pip(const std::filesystem::path& python, const std:
     if (spec.find_first_of("\n\r") != std::string::npos) {
         return {false, "package_name must be a single line"};
     }
-    std::filesystem::create_directories(target);
+    // pip writes only here; what it made reaches the workspace through publish_site_packages.
+    std::optional<core::private_directory> staging;
+    try {
+        staging.emplace("ipybox-pip-");
+    } catch (const std::exception& e) {
+        return {false, std::string("cannot create a staging folder for pip: ") + e.what()};
+    }
+    const auto target = staging->path() / "target";
 
     // pip needs the usual variables plus proxy and pip settings of the host.
     auto environment = process::filter_environment(host_environment, process::default_allowlist());
@@ -61,6 +72,11 @@ install_outcome install_with_pip(const std::filesystem::path& python, const std:
     }
     child.reset();  // joins the output reader
     if (status->code != 0) return {false, output + "\npip " + status->describe()};
+    try {
+        publish_site_packages(target, workspace, relative_target);
+    } catch (const std::exception& e) {
+        return {false, output + "\nnot installed into the workspace: " + e.what()};
+    }
     return {true, output};
 }
 
