@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "doctor_policy.hpp"
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/process/containment.hpp"
@@ -73,9 +74,22 @@ void setup_doctor(CLI::App& app, doctor_options& options) {
     auto* doctor = app.add_subcommand(
         "doctor", "Report the Python interpreter and packages ipybox uses, and what is missing");
     doctor->add_option("--python", options.python, "Check this interpreter instead of searching");
+    doctor->add_option("--approval-policy", options.approval_policy,
+                       "Validate this approval policy and show which registered tools each rule "
+                       "covers");
+    doctor
+        ->add_option("--workspace", options.workspace,
+                     "Workspace whose registered MCP servers --approval-policy is checked against")
+        ->capture_default_str();
 }
 
 int run_doctor(const doctor_options& options, const process::environment_map& environment) {
+    if (options.approval_policy) {
+        return check_approval_policy(
+            *options.approval_policy,
+            std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace)),
+            environment);
+    }
     kernel::interpreter_search search;
     if (options.python) search.explicit_path = *options.python;
     if (const auto it = environment.find("IPYBOX_PYTHON");

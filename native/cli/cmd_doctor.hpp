@@ -6,6 +6,8 @@ namespace ipybox::cli {
 
 struct doctor_options {
     std::optional<std::string> python;
+    std::optional<std::string> approval_policy;  // check this policy file instead
+    std::string workspace = ".";  // whose registered servers the policy is checked against
 };
 
 void setup_doctor(CLI::App& app, doctor_options& options);

@@ -1,35 +1,11 @@
 #include "cmd_mcp.hpp"
 
-#include <functional>
-#include <iostream>
-#include <sstream>
-
+#include "ipybox/approval/policy.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/mcp_server.hpp"
 #include "server_flags.hpp"
 
 namespace ipybox::cli {
-namespace {
-
-// Host-side memory of registered servers, one file per workspace, outside the workspace.
-std::filesystem::path registry_file(const process::environment_map& environment,
-                                    const std::filesystem::path& workspace) {
-    std::filesystem::path base;
-    if (const auto it = environment.find("XDG_STATE_HOME");
-        it != environment.end() && !it->second.empty()) {
-        base = it->second;
-    } else if (const auto home = environment.find("HOME"); home != environment.end()) {
-        base = std::filesystem::path(home->second) / ".local" / "state";
-    } else {
-        return {};
-    }
-    std::stringstream name;
-    name << std::hex << std::hash<std::string>{}(workspace.string());
-    return base / "ipybox" / "workspaces" / (name.str() + ".json");
-}
-
-}  // namespace
-
 void setup_mcp(CLI::App& app, mcp_command_options& options) {
     auto* mcp = app.add_subcommand("mcp", "Serve the ipybox MCP server on stdio (for Claude Code)");
     mcp->add_option("--workspace", options.workspace,
@@ -69,6 +45,13 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
     if (options.approval_policy) {
         server.approval_policy =
             parse_json_argument("--approval-policy", "@" + *options.approval_policy);
+        // Fail closed before anything starts: a misspelt key must not leave everything allowed.
+        try {
+            approval::policy::from_json(server.approval_policy);
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError("--approval-policy",
+                                       *options.approval_policy + ": " + e.what());
+        }
         if (server.sandbox) {
             server.sandbox->unwritable.push_back(
                 std::filesystem::absolute(*options.approval_policy).lexically_normal());

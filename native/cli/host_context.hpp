@@ -54,6 +54,11 @@ std::vector<std::filesystem::path> installed_srt();
 // (installed), else the source tree this binary was built from.
 std::filesystem::path runtime_directory(const process::environment_map& environment);
 
+// Host-side memory of the MCP servers registered for `workspace` (outside the workspace):
+// $XDG_STATE_HOME/ipybox/workspaces/<hash>.json, else under ~/.local/state; empty without HOME.
+std::filesystem::path registry_file(const process::environment_map& environment,
+                                    const std::filesystem::path& workspace);
+
 // Executor options from the flags and the host: kernel_env = KERNEL_ENV_* (prefix stripped),
 // then --env. Throws CLI::ValidationError for a malformed --env.
 code_executor_options executor_options(const kernel_flags& flags,

@@ -23,6 +23,9 @@ const std::string& approval_request::server_name() const {
 const std::string& approval_request::tool_name() const {
     return state_->call.tool_name;
 }
+const std::string& approval_request::python_name() const {
+    return state_->call.python_name;
+}
 const nlohmann::json& approval_request::tool_args() const {
     return state_->call.arguments;
 }

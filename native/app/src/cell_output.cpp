@@ -46,7 +46,12 @@ std::string clip_output(const std::string& text, const cell_output_options& opti
     const std::size_t omitted = length - head - tail;
     std::string marker = "\n\n[... " + std::to_string(omitted) + " characters omitted";
     if (options.save_full_output) {
-        marker += "; the full output is in " + options.save_full_output(text).string();
+        // A refused save (a link planted at .ipybox/outputs) must not cost the visible output.
+        try {
+            marker += "; the full output is in " + options.save_full_output(text).string();
+        } catch (const std::exception& e) {
+            marker += "; the full output was not saved: " + std::string(e.what());
+        }
     }
     marker += " ...]\n\n";
     return text.substr(0, offset_of(text, head)) + marker +

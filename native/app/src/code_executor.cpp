@@ -19,6 +19,7 @@
 #include "mcp_runtime.hpp"
 #include "pool_tool_invoker.hpp"
 #include "source_generation.hpp"
+#include "tool_name_index.hpp"
 
 namespace ipybox {
 namespace {
@@ -66,13 +67,18 @@ void code_executor::start_tool_services() {
     for (const auto& [name, params] : options_.mcp_servers) pool_->register_server(name, params);
     approvals_ = std::make_unique<app::approval_bridge>(options_.approve_tool_calls,
                                                         options_.approval_timeout);
-    invoker_ = std::make_unique<app::pool_tool_invoker>(*pool_, options_.images_directory);
+    // Rules may name a tool by its Python name too; only a deciding gate needs to know it.
+    tool_names_ = std::make_unique<app::tool_name_index>(*pool_);
+    naming_gate_ = std::make_unique<app::python_naming_gate>(*approvals_, *tool_names_);
+    invoker_ = std::make_unique<app::pool_tool_invoker>(*pool_, options_.workspace,
+                                                        options_.images_directory);
     tool_token_ = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
     const auto tools_directory = private_dir_->path() / "tools";
     std::filesystem::create_directories(tools_directory);
     tool_server_ = std::make_unique<toolserver::tool_server>(
-        toolserver::tool_server_options{tools_directory / "tools.sock", tool_token_}, *approvals_,
+        toolserver::tool_server_options{tools_directory / "tools.sock", tool_token_},
+        options_.approve_tool_calls ? static_cast<approval::gate&>(*naming_gate_) : *approvals_,
         *invoker_, options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr);
 }
 
@@ -205,6 +211,8 @@ void code_executor::stop() {
     if (tool_server_) tool_server_->stop();
     tool_server_.reset();
     invoker_.reset();
+    naming_gate_.reset();
+    tool_names_.reset();
     approvals_.reset();
     pool_.reset();
     runtime_.reset();
@@ -288,9 +296,10 @@ std::vector<std::string> code_executor::register_mcp_server(const std::string& n
     }
     const auto previous = pool->params_of(name);
     pool->register_server(name, params);
+    tool_names_->forget(name);
     if (!generate_sources) return {};
     try {
-        return app::generate_from_pool(*pool, name, options_.workspace / "mcptools");
+        return app::generate_from_pool(*pool, name, options_.workspace, "mcptools");
     } catch (...) {
         // A failed re-registration leaves the working one (and its mcptools/) in place.
         if (previous) {
@@ -307,6 +316,24 @@ std::string code_executor::containment_summary() const {
     if (!containment_) return "not started";
     const auto& mechanism = containment_->mechanism();
     return mechanism.summary + (mechanism.why.empty() ? "" : "; " + mechanism.why);
+}
+
+std::vector<mcp_tool_name> code_executor::mcp_tool_names(std::vector<std::string>& unreachable) {
+    {
+        std::lock_guard lock(mutex_);
+        start_tool_services();
+    }
+    std::vector<mcp_tool_name> names;
+    for (const auto& server : pool_->server_names()) {
+        try {
+            for (auto& tool : tool_names_->tools_of(server)) {
+                names.push_back({server, std::move(tool.tool_name), std::move(tool.python_name)});
+            }
+        } catch (const std::exception& e) {
+            unreachable.push_back(server + ": " + e.what());
+        }
+    }
+    return names;
 }
 
 const std::filesystem::path& code_executor::python() const {

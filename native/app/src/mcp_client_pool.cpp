@@ -29,6 +29,13 @@ void mcp_client_pool::register_server(const std::string& name, nlohmann::json pa
     if (previous) previous->close();
 }
 
+std::vector<std::string> mcp_client_pool::server_names() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> names;
+    for (const auto& [name, slot] : entries_) names.push_back(name);
+    return names;
+}
+
 bool mcp_client_pool::has_server(const std::string& name) const {
     return find(name) != nullptr;
 }

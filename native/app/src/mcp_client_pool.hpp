@@ -51,6 +51,7 @@ class mcp_client_pool {
     // Throws std::invalid_argument.
     void register_server(const std::string& name, nlohmann::json params);
     bool has_server(const std::string& name) const;
+    std::vector<std::string> server_names() const;  // in name order
     // The registered parameters of `name`, if any.
     std::optional<nlohmann::json> params_of(const std::string& name) const;
     // Forgets a server and closes its session.

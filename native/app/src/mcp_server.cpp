@@ -12,6 +12,7 @@
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/toolserver/routes.hpp"
+#include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "mcp_runtime.hpp"
 #include "offload.hpp"
@@ -46,7 +47,9 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     auto& python_path = executor.kernel_env["PYTHONPATH"];
     const auto site = (options.workspace / ".ipybox" / "site-packages").string();
     // It must exist before any kernel starts: Python caches a missing path entry as absent.
-    std::filesystem::create_directories(site);
+    // Created through the workspace's descriptor: a planted link at .ipybox is refused.
+    workspace::directory::open_root(options.workspace)
+        .make_directories(std::filesystem::path(".ipybox") / "site-packages");
     python_path = python_path.empty() ? site : site + ":" + python_path;
     executor.runtime_directory = options.runtime_directory;
     executor.keep_spare_kernel = true;
@@ -84,8 +87,20 @@ approval::policy approval_policy_for(const mcp_server_options& options) {
 
 }  // namespace
 
+std::map<std::string, nlohmann::json> registered_mcp_servers(
+    const std::filesystem::path& registry_file) {
+    return app::server_registry(registry_file).load();
+}
+
 int run_mcp_server(const mcp_server_options& options) {
     auto log = core::logger("server");
+    std::optional<approval::policy> policy;
+    try {
+        policy = approval_policy_for(options);  // before anything starts: fail closed
+    } catch (const std::invalid_argument& e) {
+        log->error("the approval policy is invalid: {}; refusing to start", e.what());
+        return 2;
+    }
     std::optional<std::filesystem::path> srt;
     if (options.sandbox) {
         // Fail closed, and early (before anything is written to the workspace): without the
@@ -110,7 +125,7 @@ int run_mcp_server(const mcp_server_options& options) {
             log->warn("cannot restore MCP server '{}': {}", name, e.what());
         }
     }
-    app::server_tools tools(options, executor, registry, approval_policy_for(options));
+    app::server_tools tools(options, executor, registry, std::move(*policy));
 
     // The kernel starts while the client initializes; the first execution waits for it.
     std::thread kernel_starter([&] {

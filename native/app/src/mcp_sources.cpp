@@ -13,7 +13,8 @@ namespace ipybox {
 namespace app {
 
 std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::string& server_name,
-                                            const std::filesystem::path& root_dir) {
+                                            const std::filesystem::path& trusted_root,
+                                            const std::filesystem::path& package_root) {
     codegen::validate_server_name(server_name);
     std::vector<codegen::tool_descriptor> tools;
     for (const auto& tool : pool.list_tools(server_name)) {
@@ -21,11 +22,12 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
             codegen::parse_tool_descriptor(tool.raw.is_null() ? tool.to_json() : tool.raw));
     }
     const auto package = codegen::generate_package(server_name, tools);
-    workspace::write_generated_package(root_dir, server_name, package.files);
+    const auto written = workspace::write_generated_package(
+        workspace::directory::open_root(trusted_root), package_root, server_name, package.files);
     std::vector<std::string> modules;
     for (const auto& module : package.modules) modules.push_back(module.module_name);
     core::logger("app")->info("generated {} modules for MCP server '{}' in {}", modules.size(),
-                              server_name, (root_dir / server_name).string());
+                              server_name, written.string());
     return modules;
 }
 
@@ -63,7 +65,7 @@ std::vector<std::string> generate_mcp_sources(const std::string& server_name,
     }
     app::mcp_client_pool pool(runtime.io(), pool_options);
     pool.register_server(server_name, server_params);
-    return app::generate_from_pool(pool, server_name, root_dir);
+    return app::generate_from_pool(pool, server_name, root_dir, "");
 }
 
 }  // namespace ipybox

@@ -1,9 +1,12 @@
 #include "package_installer.hpp"
 
 #include <mutex>
+#include <optional>
 
+#include "ipybox/core/private_directory.hpp"
 #include "ipybox/process/child_process.hpp"
 #include "ipybox/process/host_python.hpp"
+#include "site_packages.hpp"
 
 namespace ipybox::app {
 
@@ -26,7 +29,6 @@ bool is_local_path(const std::string& spec, const std::filesystem::path& workspa
 
 install_outcome install_with_pip(const install_request& request) {
     const auto& spec = request.spec;
-    const auto& target = request.target;
     const auto& host_environment = request.host_environment;
     const auto timeout = request.timeout;
     const auto first = spec.find_first_not_of(" \t");
@@ -55,7 +57,14 @@ install_outcome install_with_pip(const install_request& request) {
             requirement = (request.workspace / requirement).lexically_normal().string();
         }
     }
-    std::filesystem::create_directories(target);
+    // pip writes only here; what it made reaches the workspace through publish_site_packages.
+    std::optional<core::private_directory> staging;
+    try {
+        staging.emplace("ipybox-pip-");
+    } catch (const std::exception& e) {
+        return {false, std::string("cannot create a staging folder for pip: ") + e.what()};
+    }
+    const auto target = staging->path() / "target";
 
     // pip needs the usual variables plus proxy and pip settings of the host.
     auto environment = process::filter_environment(host_environment, process::default_allowlist());
@@ -93,6 +102,11 @@ install_outcome install_with_pip(const install_request& request) {
     }
     child.reset();  // joins the output reader
     if (status->code != 0) return {false, output + "\npip " + status->describe()};
+    try {
+        publish_site_packages(target, request.workspace, request.relative_target);
+    } catch (const std::exception& e) {
+        return {false, output + "\nnot installed into the workspace: " + e.what()};
+    }
     return {true, output};
 }
 

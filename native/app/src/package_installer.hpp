@@ -18,7 +18,8 @@ struct install_request {
     std::filesystem::path python;     // the kernel's interpreter; pip runs isolated (host_python)
     std::string spec;                 // a name, name==version, a path or a VCS/URL requirement
     std::filesystem::path workspace;  // what a relative path spec is relative to
-    std::filesystem::path target;     // the folder on the kernel's path
+    // The folder on the kernel's path, relative to the workspace (.ipybox/site-packages).
+    std::filesystem::path relative_target;
     std::map<std::string, std::string> host_environment;
     std::chrono::milliseconds timeout{300000};
     // Under --sandbox the workspace is written by code nobody has read: building a package from
@@ -30,6 +31,10 @@ struct install_request {
 // Refuses (without running pip) an empty spec, one that starts with '-' (pip options are not
 // accepted: --index-url, -r, -e ... would change what pip does), one of several lines, and local
 // paths when asked to. Never throws for pip failures.
+//
+// pip installs into a fresh private folder outside the workspace (pip follows links); the result
+// is then moved to <workspace>/<relative_target> through a descriptor of the workspace
+// (site_packages.hpp), so a link the kernel planted there is refused, never written through.
 install_outcome install_with_pip(const install_request& request);
 
 }  // namespace ipybox::app

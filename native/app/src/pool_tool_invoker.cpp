@@ -1,10 +1,9 @@
 #include "pool_tool_invoker.hpp"
 
-#include <fstream>
-
 #include "ipybox/core/base64.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/placeholders.hpp"
 
 namespace ipybox::app {
@@ -23,6 +22,7 @@ std::string extension_for(const std::string& mime) {
 }  // namespace
 
 json tool_result_json(const mcp::session::call_tool_result& result,
+                      const std::filesystem::path& workspace,
                       const std::filesystem::path& images_directory) {
     std::string text;
     json images = json::array();
@@ -37,11 +37,9 @@ json tool_result_json(const mcp::session::call_tool_result& result,
         } else if (type == "image") {
             const auto bytes = core::base64_decode(block.value("data", ""));
             if (!bytes) continue;
-            std::filesystem::create_directories(images_directory);
             const auto path = images_directory /
                               (core::random_hex(4) + extension_for(block.value("mimeType", "")));
-            std::ofstream(path, std::ios::binary)
-                .write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+            workspace::write_file_beneath(workspace, path, *bytes);
             images.push_back(path.string());
         } else if (type == "resource" && block.contains("resource")) {
             const auto& resource = block["resource"];
@@ -63,7 +61,7 @@ bool pool_tool_invoker::knows_server(const std::string& server_name) const {
 toolserver::tool_outcome pool_tool_invoker::invoke(const approval::tool_call& call) {
     try {
         const auto result = pool_.call_tool(call.server_name, call.tool_name, call.arguments);
-        auto converted = tool_result_json(result, images_directory_);
+        auto converted = tool_result_json(result, workspace_, images_directory_);
         if (result.is_error) {
             return toolserver::tool_outcome::failure(error_type::tool_error,
                                                      converted["text"].get<std::string>());

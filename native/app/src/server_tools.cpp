@@ -11,6 +11,8 @@
 #include "cell_output.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/toolserver/routes.hpp"
+#include "ipybox/workspace/directory.hpp"
 #include "package_installer.hpp"
 
 namespace ipybox::app {
@@ -86,6 +88,7 @@ call_tool_result server_tools::register_server(const json& arguments) {
         registry_.remember(name, params);
         std::string text;
         for (const auto& module : modules) text += module + "\n";
+        text += policy_report();
         if (executor_.kernel_pid() != 0) {
             const auto unloaded = executor_.execute(unload_code(name)).text;
             if (unloaded != "0" && !unloaded.empty()) {
@@ -95,6 +98,32 @@ call_tool_result server_tools::register_server(const json& arguments) {
         }
         return call_tool_result::text(text);
     });
+}
+
+std::string server_tools::policy_report() {
+    if (policy_.rules().empty()) return {};
+    std::vector<std::string> unreachable;
+    std::vector<approval::tool_call> tools;
+    for (auto& tool : executor_.mcp_tool_names(unreachable)) {
+        tools.push_back({std::move(tool.server_name), std::move(tool.tool_name),
+                         nlohmann::json::object(), std::move(tool.python_name)});
+    }
+    if (options_.approve_shell_commands) {
+        for (const auto* kind : {"shell", "shell_magic"}) {  // the kinds routes.hpp accepts
+            tools.push_back({std::string(toolserver::shell_server_name), kind});
+        }
+    }
+    const auto missing = policy_.rules_covering_none(tools);
+    if (missing.empty()) return {};
+    std::string report =
+        "\nApproval policy: these rules match none of the tools of the registered servers "
+        "(check the server and tool names; a rule may use the MCP or the Python name):\n" +
+        missing;
+    for (const auto& server : unreachable) {
+        report += "(the tools of " + server + " could not be listed)\n";
+    }
+    core::logger("approval")->warn("{}", report.substr(1));
+    return report;
 }
 
 namespace {
@@ -116,7 +145,8 @@ std::string approval_question(const approval_request& request) {
 }  // namespace
 
 void server_tools::decide(approval_request& request) {
-    const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args()};
+    const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args(),
+                                   request.python_name()};
     switch (policy_.action_for(call)) {
         case approval::action::allow:
             request.accept();
@@ -155,11 +185,12 @@ void server_tools::decide(approval_request& request) {
 }
 
 std::filesystem::path server_tools::save_full_output(const std::string& text) const {
-    const auto directory = options_.workspace / ".ipybox" / "outputs";
-    std::filesystem::create_directories(directory);
-    const auto path = directory / ("output-" + core::random_hex(4) + ".txt");
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
+    // Through a descriptor of the workspace: a link planted at .ipybox or .ipybox/outputs is
+    // refused, never written through.
+    return workspace::directory::open_root(options_.workspace)
+        .write_file(std::filesystem::path(".ipybox") / "outputs" /
+                        ("output-" + core::random_hex(4) + ".txt"),
+                    text);
 }
 
 call_tool_result server_tools::execute_cell(const json& arguments,
@@ -267,7 +298,7 @@ call_tool_result server_tools::install_package(const json& arguments) {
         request.python = executor_.python();
         request.spec = spec;
         request.workspace = options_.workspace;
-        request.target = options_.workspace / ".ipybox" / "site-packages";
+        request.relative_target = std::filesystem::path(".ipybox") / "site-packages";
         request.host_environment = options_.host_environment;
         request.timeout = options_.install_timeout;
         request.refuse_local_paths = options_.sandbox.has_value();

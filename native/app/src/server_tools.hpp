@@ -31,6 +31,9 @@ class server_tools {
 
   private:
     void decide(approval_request& request);
+    // The rules of the policy that cover none of the registered servers' tools, as text for
+    // register_mcp_server's result (also logged); empty when none.
+    std::string policy_report();
     std::filesystem::path save_full_output(const std::string& text) const;
 
     const mcp_server_options& options_;

@@ -9,7 +9,10 @@
 
 namespace ipybox::app {
 
+// Writes <trusted_root>/<package_root>/<server_name>/ through a descriptor of `trusted_root`,
+// never following a link below it (workspace/directory.hpp).
 std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::string& server_name,
-                                            const std::filesystem::path& root_dir);
+                                            const std::filesystem::path& trusted_root,
+                                            const std::filesystem::path& package_root);
 
 }  // namespace ipybox::app

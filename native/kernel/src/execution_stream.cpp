@@ -36,7 +36,8 @@ execution_stream::execution_stream(kernel_session& session, std::shared_ptr<kern
       kernel_(std::move(kernel)),
       pending_(std::move(pending)),
       timeout_(timeout),
-      collector_(session.options_.images_directory, session.options_.max_output_bytes),
+      collector_(session.options_.launch.working_directory, session.options_.images_directory,
+                 session.options_.max_output_bytes),
       notices_(std::move(notices)) {
     if (timeout_) deadline_ = clock::now() + *timeout_;
 }

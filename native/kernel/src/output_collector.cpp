@@ -1,11 +1,10 @@
 #include "ipybox/kernel/output_collector.hpp"
 
-#include <fstream>
-
 #include "ipybox/core/base64.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/core/text.hpp"
+#include "ipybox/workspace/directory.hpp"
 
 namespace ipybox::kernel {
 
@@ -17,9 +16,12 @@ execution_error::execution_error(std::string ename, std::string evalue, std::str
       traceback_(std::move(traceback)),
       output_(std::move(output)) {}
 
-output_collector::output_collector(std::filesystem::path images_directory,
+output_collector::output_collector(std::filesystem::path workspace,
+                                   std::filesystem::path images_directory,
                                    std::size_t max_output_bytes)
-    : images_directory_(std::move(images_directory)), text_(max_output_bytes) {}
+    : workspace_(std::move(workspace)),
+      images_directory_(std::move(images_directory)),
+      text_(max_output_bytes) {}
 
 std::optional<output_chunk> output_collector::add(const stream_output& output) {
     // Terminal escape codes (colours from `!ls`, cursor moves) mean nothing to an agent.
@@ -47,14 +49,14 @@ std::optional<output_chunk> output_collector::add(const display_output& output) 
             core::logger("kernel")->warn("dropped an image/png output that is not valid base64");
             return std::nullopt;
         }
-        std::error_code ignored;
-        std::filesystem::create_directories(images_directory_, ignored);
         auto path = images_directory_ / (core::random_hex(4) + ".png");
-        std::ofstream file(path, std::ios::binary);
-        file.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-        if (!file) {
-            core::logger("kernel")->error("cannot write image {}", path.string());
-            return std::nullopt;
+        try {
+            workspace::write_file_beneath(workspace_, path, *bytes);
+        } catch (const std::exception& e) {
+            core::logger("kernel")->error("cannot write image {}: {}", path.string(), e.what());
+            std::string notice = "[ipybox] image not saved: " + std::string(e.what()) + "\n";
+            text_.append(notice);
+            return output_chunk{"display", std::move(notice), std::nullopt};
         }
         images_.push_back(path);
         return output_chunk{"display", "", path};

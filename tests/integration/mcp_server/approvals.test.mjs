@@ -2,12 +2,13 @@
 // for tool calls from kernel code, and --approve-shell-commands for !cmd and %%bash, against the
 // real server-everything and a real SDK client that answers elicitations.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 
 import {
-  callTool, everythingParams, makeTempDir, removeDir, runFailing, runOk, startServer, textOf,
+  IPYBOX, callTool, everythingParams, makeTempDir, removeDir, runFailing, runOk, startRaw, startServer, textOf,
 } from "./support.mjs";
 
 const root = makeTempDir("mcp-approvals");
@@ -141,4 +142,81 @@ test("register_mcp_server refuses the reserved name ipybox", async () => {
   } finally {
     await server.close();
   }
+});
+
+// ---- policies that fail closed and never miss silently ------------------------------------------
+
+const GET_ENV = "from mcptools.everything import get_env\nprint(type(get_env.run(get_env.Params())).__name__)";
+
+test("a deny rule written with the generated Python name (get_env) denies the MCP tool get-env", async () => {
+  const server = await serverWith({ policy: { rules: [{ match: "everything.get_env", action: "deny" }] } });
+  try {
+    await registerEverything(server.client);
+    const text = await runFailing(server.client, GET_ENV);
+    assert.match(text, /ApprovalRejectedError: Approval request for everything\.get-env rejected: denied by the approval policy/);
+  } finally {
+    await server.close();
+  }
+  // Control: the same call with a rule for another tool runs.
+  const control = await serverWith({ policy: { rules: [{ match: "everything.echo", action: "deny" }] } });
+  try {
+    await registerEverything(control.client);
+    await runOk(control.client, GET_ENV);
+  } finally {
+    await control.close();
+  }
+});
+
+test("a policy with a misspelt key refuses to start and names the key; the right spelling starts", async () => {
+  const dir = path.join(root, `case-${++counter}`);
+  const workspace = path.join(dir, "workspace");
+  fs.mkdirSync(workspace, { recursive: true });
+  const file = path.join(dir, "policy.json");
+  fs.writeFileSync(file, JSON.stringify({ defualt: "deny" }));
+  const raw = startRaw({ workspace, stateDir: dir, args: ["mcp", "--workspace", workspace, "--approval-policy", file] });
+  const { code } = await raw.exited;
+  assert.equal(code, 2);
+  assert.match(raw.stderr(), /unknown key "defualt" in the approval policy/);
+  assert.deepEqual(raw.messages, []);
+
+  const control = await serverWith({ policy: { default: "deny" } });
+  try {
+    await registerEverything(control.client);
+    assert.match(await runFailing(control.client, ECHO), /denied by the approval policy/);
+  } finally {
+    await control.close();
+  }
+});
+
+test("register_mcp_server reports rules that match none of the registered tools", async () => {
+  const server = await serverWith({ policy: { rules: [
+    { match: "everything.get_env", action: "deny" },
+    { match: "evrything.echo", action: "deny" },
+  ] } });
+  try {
+    const result = await callTool(server.client, "register_mcp_server",
+      { server_name: "everything", server_params: everythingParams() });
+    assert.ok(!result.isError, textOf(result));
+    const text = textOf(result);
+    assert.match(text, /these rules match none of the tools of the registered servers/);
+    assert.match(text, /rules\[1\] "evrything\.echo" \(deny\)/);
+    assert.doesNotMatch(text, /rules\[0\]/);  // the Python name of get-env is a match
+  } finally {
+    await server.close();
+  }
+
+  // ipybox doctor --approval-policy: the same, from the registry the server left behind.
+  const dir = path.dirname(server.workspace);
+  const doctor = (file) => spawnSync(IPYBOX, ["doctor", "--approval-policy", file, "--workspace", server.workspace],
+    { env: { ...process.env, XDG_STATE_HOME: dir }, encoding: "utf8" });
+  const report = doctor(path.join(dir, "policy.json"));
+  assert.equal(report.status, 0, report.stdout + report.stderr);
+  assert.match(report.stdout, /valid, default allow, 2 rule\(s\)/);
+  assert.match(report.stdout, /rules\[0\] "everything\.get_env" \(deny\)\n\s+everything\.get-env \(Python: everything\.get_env\)\n/);
+  assert.match(report.stdout, /rules\[1\] "evrything\.echo" \(deny\)\n\s+covers NO tool/);
+  const misspelt = path.join(dir, "misspelt.json");
+  fs.writeFileSync(misspelt, JSON.stringify({ rules: [{ match: "everything.*", acton: "deny" }] }));
+  const invalid = doctor(misspelt);
+  assert.equal(invalid.status, 2);
+  assert.match(invalid.stdout, /INVALID: unknown key "acton" in rules\[0\]/);
 });

@@ -36,6 +36,66 @@ TEST_SUITE("approval.policy") {
             doctest::Contains("rules[0]"), std::invalid_argument);
     }
 
+    TEST_CASE("a misspelt key is an error naming it, never a silent allow-all") {
+        CHECK_THROWS_WITH_AS(policy::from_json(nlohmann::json::parse(R"({"defualt": "deny"})")),
+                             doctest::Contains("unknown key \"defualt\""), std::invalid_argument);
+        CHECK_THROWS_WITH_AS(
+            policy::from_json(nlohmann::json::parse(
+                R"({"rules": [{"match": "fs.*", "action": "deny", "acton": "allow"}]})")),
+            doctest::Contains("unknown key \"acton\" in rules[0]"), std::invalid_argument);
+        // Control: the same documents spelt right are accepted.
+        CHECK(policy::from_json(nlohmann::json::parse(R"({"default": "deny"})")).fallback() ==
+              action::deny);
+        CHECK(policy::from_json(
+                  nlohmann::json::parse(R"({"rules": [{"match": "fs.*", "action": "deny"}]})"))
+                  .rules()
+                  .size() == 1);
+    }
+
+    TEST_CASE("an unknown action, a missing action or a pattern that can never match is refused") {
+        CHECK_THROWS_WITH_AS(policy::from_json(nlohmann::json::parse(
+                                 R"({"rules": [{"match": "fs.*", "action": "Deny"}]})")),
+                             doctest::Contains("\"Deny\""), std::invalid_argument);
+        CHECK_THROWS_WITH_AS(
+            policy::from_json(nlohmann::json::parse(R"({"rules": [{"match": "fs.*"}]})")),
+            doctest::Contains("rules[0] needs an \"action\""), std::invalid_argument);
+        CHECK_THROWS_WITH_AS(
+            policy::from_json(
+                nlohmann::json::parse(R"({"rules": [{"match": "get_env", "action": "deny"}]})")),
+            doctest::Contains("\"get_env\" can never match"), std::invalid_argument);
+        CHECK_THROWS_WITH_AS(policy::from_json(nlohmann::json::parse(R"({"rules": ["fs.*"]})")),
+                             doctest::Contains("rules[0] must be an object"),
+                             std::invalid_argument);
+    }
+
+    TEST_CASE("a rule matches a tool by its MCP name and by its generated Python name alike") {
+        const auto by_python = policy::from_json(nlohmann::json::parse(
+            R"({"rules": [{"match": "everything.get_env", "action": "deny"}]})"));
+        CHECK(by_python.action_for({"everything", "get-env", {}, "get_env"}) == action::deny);
+        const auto by_mcp = policy::from_json(nlohmann::json::parse(
+            R"({"rules": [{"match": "everything.get-env", "action": "deny"}]})"));
+        CHECK(by_mcp.action_for({"everything", "get-env", {}, "get_env"}) == action::deny);
+        // Control: another tool of the server is not caught by either rule.
+        CHECK(by_python.action_for({"everything", "echo", {}, "echo"}) == action::allow);
+        CHECK(by_mcp.action_for({"everything", "echo", {}, "echo"}) == action::allow);
+        // Without a known Python name only the MCP name can match.
+        CHECK(by_python.action_for({"everything", "get-env", {}}) == action::allow);
+    }
+
+    TEST_CASE("coverage lists the tools each rule matches and leaves rules matching none empty") {
+        const auto p = policy::from_json(nlohmann::json::parse(R"({"rules": [
+            {"match": "everything.get_*", "action": "deny"},
+            {"match": "everything.*", "action": "ask"},
+            {"match": "evrything.echo", "action": "deny"}]})"));
+        const std::vector<tool_call> tools = {{"everything", "get-env", {}, "get_env"},
+                                              {"everything", "echo", {}, "echo"}};
+        const auto covered = p.coverage(tools);
+        REQUIRE(covered.size() == 3);
+        CHECK(covered[0] == std::vector<std::size_t>{0});
+        CHECK(covered[1] == std::vector<std::size_t>{0, 1});
+        CHECK(covered[2].empty());
+    }
+
     TEST_CASE("a call describes itself with its arguments, shortened when long") {
         const tool_call call{"fs", "read_file", {{"path", "/tmp/x"}}};
         CHECK(call.describe() == "fs.read_file(path=\"/tmp/x\")");

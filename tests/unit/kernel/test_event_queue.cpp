@@ -96,7 +96,7 @@ TEST_CASE("whatever the consumer's pace, it keeps the same head and tail as with
         for (const auto& piece : text) reference.append(piece);
 
         const auto images = ipybox::testing::fresh_directory("queue-images");
-        output_collector collector(images, cap);
+        output_collector collector(images, images, cap);
         event_queue queue(budget, cap);
         std::bernoulli_distribution consume_now(0.3);
         std::size_t largest = 0;

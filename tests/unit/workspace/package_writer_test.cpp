@@ -134,3 +134,39 @@ TEST_CASE("writes nested files and readable permissions") {
     CHECK((perms & fs::perms::others_read) != fs::perms::none);
     CHECK((perms & fs::perms::owner_write) != fs::perms::none);
 }
+
+TEST_CASE(
+    "a link planted at the package root (mcptools) is refused and nothing is written outside") {
+    const fs::path base = ipybox::testing::fresh_directory("pkg-root-link");
+    const fs::path workspace = base / "workspace";
+    fs::create_directories(workspace);
+    write(base / "outside" / "precious.txt", "precious\n");
+    fs::create_directory_symlink(base / "outside", workspace / "mcptools");
+    CHECK_THROWS_WITH_AS(
+        write_generated_package(directory::open_root(workspace), "mcptools", "github",
+                                package_files("github", "v1")),
+        doctest::Contains(((workspace / "mcptools").string() + ": it is a symbolic link").c_str()),
+        unsafe_workspace_path);
+    CHECK(entries(base / "outside") == std::set<std::string>{"precious.txt"});
+    // Control: with a real directory there the package is written.
+    fs::remove(workspace / "mcptools");
+    fs::create_directories(workspace / "mcptools");
+    const auto target = write_generated_package(directory::open_root(workspace), "mcptools",
+                                                "github", package_files("github", "v1"));
+    CHECK(target == workspace / "mcptools" / "github");
+    CHECK(read(target / "tool.py") == "X = 'v1'\n");
+}
+
+TEST_CASE("regenerating a package whose directory became a link deletes nothing through it") {
+    const fs::path base = ipybox::testing::fresh_directory("pkg-regen-link");
+    const fs::path workspace = base / "workspace";
+    const auto root = directory::open_root(workspace);
+    write_generated_package(root, "mcptools", "srv", package_files("srv", "v1"));
+    write(base / "outside" / "__init__.py", "# someone else's\n");
+    fs::remove_all(workspace / "mcptools" / "srv");
+    fs::create_directory_symlink(base / "outside", workspace / "mcptools" / "srv");
+    CHECK_THROWS_AS(write_generated_package(root, "mcptools", "srv", package_files("srv", "v2")),
+                    unsafe_workspace_path);
+    CHECK(read(base / "outside" / "__init__.py") == "# someone else's\n");
+    CHECK(entries(workspace / "mcptools") == std::set<std::string>{"srv"});
+}

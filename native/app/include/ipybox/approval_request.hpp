@@ -17,6 +17,8 @@ class approval_request {
 
     const std::string& server_name() const;
     const std::string& tool_name() const;
+    // The tool's generated Python module name (`get_env` for `get-env`); empty for shell commands.
+    const std::string& python_name() const;
     const nlohmann::json& tool_args() const;
     // "server.tool(a=1, b=\"x\")"
     std::string describe() const;

@@ -42,6 +42,8 @@ class approval_bridge;
 class mcp_runtime;
 class mcp_client_pool;
 class pool_tool_invoker;
+class tool_name_index;
+class python_naming_gate;
 }  // namespace app
 namespace toolserver {
 class tool_server;
@@ -178,6 +180,13 @@ class code_execution_stream {
     bool done_ = false;
 };
 
+// One tool of a registered MCP server under both names approval rules accept.
+struct mcp_tool_name {
+    std::string server_name;
+    std::string tool_name;    // as the server lists it (`get-env`)
+    std::string python_name;  // the generated module under mcptools/<server>/ (`get_env`)
+};
+
 class code_executor {
   public:
     explicit code_executor(code_executor_options options = {});
@@ -213,6 +222,11 @@ class code_executor {
                                                  const nlohmann::json& params,
                                                  bool generate_sources = true);
 
+    // The tools of every registered MCP server, connecting to those not yet connected (lists are
+    // cached until the server is registered again). A server that cannot be listed adds
+    // "<name>: <reason>" to `unreachable` instead.
+    std::vector<mcp_tool_name> mcp_tool_names(std::vector<std::string>& unreachable);
+
     const std::filesystem::path& python() const;  // the interpreter in use (after start)
     // Which containment is in force and, when not the best, why ("rlimits only ...; cgroup v2:
     // ...").
@@ -233,6 +247,8 @@ class code_executor {
     std::unique_ptr<app::mcp_runtime> runtime_;
     std::unique_ptr<app::mcp_client_pool> pool_;
     std::unique_ptr<app::approval_bridge> approvals_;
+    std::unique_ptr<app::tool_name_index> tool_names_;
+    std::unique_ptr<app::python_naming_gate> naming_gate_;
     std::unique_ptr<app::pool_tool_invoker> invoker_;
     std::unique_ptr<toolserver::tool_server> tool_server_;
     std::string tool_token_;

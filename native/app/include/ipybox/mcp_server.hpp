@@ -38,6 +38,11 @@ struct mcp_server_options {
     process::resource_limits limits = process::default_resource_limits();  // code_executor.hpp
 };
 
+// The servers remembered in `registry_file` (name -> server_params); none when the file is
+// missing or unreadable (logged).
+std::map<std::string, nlohmann::json> registered_mcp_servers(
+    const std::filesystem::path& registry_file);
+
 // Serves MCP on stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then stops every
 // child process. Returns the process exit code (3 when --sandbox was asked for and the sandbox
 // runtime is missing). Logs go to stderr only.

@@ -8,8 +8,11 @@ namespace ipybox::approval {
 
 struct tool_call {
     std::string server_name;
-    std::string tool_name;
+    std::string tool_name;  // the MCP name, as the server lists it
     nlohmann::json arguments = nlohmann::json::object();
+    // The generated Python module name of the tool (codegen's naming; `get_env` for `get-env`),
+    // so that policy rules can name it either way. Empty when unknown (shell commands).
+    std::string python_name = {};
 
     // "server.tool(a=1, b='x')" for prompts and logs; long argument lists are shortened.
     std::string describe(std::size_t max_length = 300) const;

@@ -6,8 +6,13 @@
 //   {"default": "allow",
 //    "rules": [{"match": "filesystem.write_*", "action": "ask"},
 //              {"match": "github.*", "action": "deny"}]}
-// Patterns use `*` (any run of characters) and `?` (one character); the first matching rule
-// wins; without a match the default applies (allow, as the reference does).
+// Patterns use `*` (any run of characters) and `?` (one character). A rule matches a tool by its
+// MCP name (`everything.get-env`) and by its generated Python name (`everything.get_env`, the
+// module under mcptools/) alike. The first matching rule wins; without a match the default
+// applies (allow, as the reference does).
+//
+// Parsing fails closed: an unknown key, a wrong type, an unknown action or a pattern that can
+// never match a `server.tool` name is an error naming it, never silently ignored.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,9 +23,14 @@ namespace ipybox::approval {
 
 enum class action { allow, deny, ask };
 
+std::string_view to_string(action what);
+
 struct rule {
     std::string pattern;
     action what = action::allow;
+
+    // True if the pattern matches `server.tool` or, when known, `server.python_name`.
+    bool matches(const tool_call& call) const;
 };
 
 class policy {
@@ -28,10 +38,23 @@ class policy {
     policy() = default;
     policy(std::vector<rule> rules, action fallback);
 
-    // Throws std::invalid_argument naming the offending field.
+    // Throws std::invalid_argument naming the offending key, value or rule.
     static policy from_json(const nlohmann::json& document);
 
     action action_for(const tool_call& call) const;
+
+    const std::vector<rule>& rules() const { return rules_; }
+    action fallback() const { return fallback_; }
+
+    // For each rule, in order, the indices into `tools` of the tools it matches (by either
+    // name; a rule shadowed by an earlier one still lists them). An empty entry is a rule that
+    // covers none of `tools`.
+    std::vector<std::vector<std::size_t>> coverage(const std::vector<tool_call>& tools) const;
+    // `rules[i] "pattern" (action)`, as reports name a rule.
+    std::string describe_rule(std::size_t index) const;
+    // The rules that cover none of `tools`, described, one per line; empty when every rule
+    // covers something.
+    std::string rules_covering_none(const std::vector<tool_call>& tools) const;
 
   private:
     std::vector<rule> rules_;

@@ -12,10 +12,14 @@ namespace ipybox::kernel {
 
 class output_collector {
   public:
-    output_collector(std::filesystem::path images_directory, std::size_t max_output_bytes);
+    // `workspace` is the trusted root: images below it are written through its descriptor and
+    // never through a link the kernel planted (workspace/directory.hpp).
+    output_collector(std::filesystem::path workspace, std::filesystem::path images_directory,
+                     std::size_t max_output_bytes);
 
     // The chunk to hand to the consumer, if the output produced one. Images are written to the
-    // images directory as <8 hex digits>.png (the directory is created on first use).
+    // images directory as <8 hex digits>.png (the directory is created on first use); an image
+    // that cannot be written becomes a line of text saying why (naming a refused link).
     std::optional<output_chunk> add(const stream_output& output);
     std::optional<output_chunk> add(const display_output& output);
 
@@ -25,6 +29,7 @@ class output_collector {
     std::size_t omitted_bytes() const { return text_.dropped_bytes(); }
 
   private:
+    std::filesystem::path workspace_;
     std::filesystem::path images_directory_;
     core::bounded_text text_;
     std::vector<std::filesystem::path> images_;

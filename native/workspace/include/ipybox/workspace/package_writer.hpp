@@ -6,14 +6,15 @@
 #include <vector>
 
 #include "ipybox/codegen/generator.hpp"
+#include "ipybox/workspace/directory.hpp"
 
 namespace ipybox::workspace {
 
 // Refusals that protect the file system: a symlinked or non-directory target, a file path that
 // would leave the package directory.
-class unsafe_package_path : public std::runtime_error {
+class unsafe_package_path : public unsafe_workspace_path {
   public:
-    using std::runtime_error::runtime_error;
+    using unsafe_workspace_path::unsafe_workspace_path;
 };
 
 // Replaces `root_dir/<server_name>/` with exactly `files`.
@@ -30,9 +31,18 @@ class unsafe_package_path : public std::runtime_error {
 // Nothing outside `root_dir/<server_name>/` and that temporary directory is written or deleted.
 // On failure the temporary directory is removed and the old package stays in place.
 //
+// Every write, rename and removal goes through a descriptor of `trusted_root` (directory.hpp):
+// `package_root` is `root_dir` relative to it, and a link anywhere on the way (`mcptools`
+// itself, `mcptools/<server>`) is refused with unsafe_workspace_path naming it.
+//
 // Returns the package directory. Throws std::filesystem::filesystem_error / std::system_error
 // on I/O errors. Not safe to call concurrently for the same server (the last writer wins, a
 // racing writer may fail); different servers are independent.
+std::filesystem::path write_generated_package(const directory& trusted_root,
+                                              const std::filesystem::path& package_root,
+                                              std::string_view server_name,
+                                              const std::vector<codegen::generated_file>& files);
+// The same with `root_dir` itself as the trusted root (a folder the user named).
 std::filesystem::path write_generated_package(const std::filesystem::path& root_dir,
                                               std::string_view server_name,
                                               const std::vector<codegen::generated_file>& files);

@@ -1,0 +1,75 @@
+#include "doctor_policy.hpp"
+
+#include <iostream>
+
+#include "host_context.hpp"
+#include "ipybox/approval/policy.hpp"
+#include "ipybox/mcp_server.hpp"
+#include "server_flags.hpp"
+
+namespace ipybox::cli {
+namespace {
+
+std::string tool_label(const approval::tool_call& tool) {
+    std::string label = tool.server_name + "." + tool.tool_name;
+    if (!tool.python_name.empty() && tool.python_name != tool.tool_name) {
+        label += " (Python: " + tool.server_name + "." + tool.python_name + ")";
+    }
+    return label;
+}
+
+}  // namespace
+
+int check_approval_policy(const std::string& policy_file, const std::filesystem::path& workspace,
+                          const process::environment_map& environment) {
+    approval::policy policy;
+    try {
+        policy = approval::policy::from_json(
+            parse_json_argument("--approval-policy", "@" + policy_file));
+    } catch (const std::exception& e) {
+        std::cout << "Approval policy " << policy_file << ": INVALID: " << e.what() << "\n";
+        return exit_usage;
+    }
+    std::cout << "Approval policy " << policy_file << ": valid, default "
+              << approval::to_string(policy.fallback()) << ", " << policy.rules().size()
+              << " rule(s)\n";
+
+    // The tools as `ipybox mcp` would see them: the registry's servers, started the same way.
+    code_executor_options options;
+    options.workspace = workspace;
+    options.host_environment = environment;
+    options.mcp_servers = registered_mcp_servers(registry_file(environment, workspace));
+    code_executor executor(options);
+    std::vector<std::string> unreachable;
+    std::vector<approval::tool_call> tools;
+    for (auto& tool : executor.mcp_tool_names(unreachable)) {
+        tools.push_back({std::move(tool.server_name), std::move(tool.tool_name),
+                         nlohmann::json::object(), std::move(tool.python_name)});
+    }
+    for (const auto* kind : {"shell", "shell_magic"}) tools.push_back({"ipybox", kind});
+
+    std::cout << "\nRegistered MCP servers of " << workspace.string() << ": "
+              << (options.mcp_servers.empty() ? "none" : "") << "\n";
+    for (const auto& [name, params] : options.mcp_servers) std::cout << "  " << name << "\n";
+    for (const auto& problem : unreachable) std::cout << "  cannot list tools: " << problem << "\n";
+
+    std::cout << "\nRules (the first that matches a call decides):\n";
+    const auto covered = policy.coverage(tools);
+    bool every_rule_covers = true;
+    for (std::size_t r = 0; r < covered.size(); ++r) {
+        std::cout << "  " << policy.describe_rule(r) << "\n";
+        if (covered[r].empty()) {
+            every_rule_covers = false;
+            std::cout << "      covers NO tool: check the server and tool names\n";
+        }
+        for (const auto index : covered[r])
+            std::cout << "      " << tool_label(tools[index]) << "\n";
+    }
+    if (!every_rule_covers) {
+        std::cout << "\nWarning: some rules cover none of the registered tools"
+                  << (unreachable.empty() ? "" : " (some servers could not be listed)") << ".\n";
+    }
+    return exit_ok;
+}
+
+}  // namespace ipybox::cli
