@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import random
@@ -11,6 +12,7 @@ from typing import List, Tuple
 
 import support
 from ipybox_runtime import library, search_tools
+from ipybox_runtime.gentools import catalog
 from ipybox_runtime.search import ToolIndex
 from test_gentools import GentoolsTestCase
 from test_library import write_action
@@ -154,12 +156,18 @@ class LibraryTest(SearchTestCase):
         action = write_action(self.workspace / "gentools", "chat", "shout", "Shouts a message")
         (action / "impl.py").write_text("from mcptools.everything import echo\n")
         self.assertEqual(search_tools("shout")[0].changed, ())
+        flags = {"gentools.chat.shout": {"tools": ["everything.echo"]}}
+        flags["gentools.chat.shout"]["stamp"] = library.action_stamp(action)
         with unittest.mock.patch.dict(
-            os.environ, {library.CHANGED_TOOLS_VARIABLE: '{"everything.echo": "schema changed"}'}
+            os.environ, {library.CHANGED_TOOLS_VARIABLE: json.dumps(flags)}
         ):
             hit = search_tools("shout")[0]
-        self.assertEqual(hit.changed, ("everything.echo",))
-        self.assertIn("schema changed: everything.echo", str(hit))
+            self.assertEqual(hit.changed, ("everything.echo",))
+            self.assertIn("schema changed: everything.echo", str(hit))
+            self.assertIn("[calls changed tools: everything.echo]", catalog())
+            # Editing the action (after checking it) clears the flag.
+            (action / "impl.py").write_text("from mcptools.everything import echo  # checked\n")
+            self.assertEqual(search_tools("shout")[0].changed, ())
 
 
 def regenerate(server: pathlib.Path, module: str, text: str) -> None:

@@ -208,11 +208,10 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
                 if "run_parsed" in functions:
                     summary += " [run_parsed]"
                 entries.append((f"{root_name}.{server.name}.{module.stem}", summary))
-    changed = library.changed_tools()
     for action in library.actions(base):
         document = describe_action(action.directory, action.module, action.root.origin)
         summary = f"({action.root.origin}) {document.summary}"
-        stale = [call for call in document.calls if call in changed]
+        stale = library.changed_tools(action.module, action.directory)
         if stale:
             summary += f" [calls changed tools: {', '.join(stale)}]"
         entries.append((action.module, summary))

@@ -155,26 +155,52 @@ def clashes(workspace: Union[str, "os.PathLike[str]", None] = None) -> Dict[str,
     }
 
 
-_changed_tools: Dict[str, str] = {}
+# Saved actions that call MCP tools whose schema changed since the action was pinned:
+# {"gentools.<category>.<name>": {"tools": ["server.tool", ...], "stamp": "..."}}. The host
+# keeps the pins and sends the flags (at kernel start in $IPYBOX_CHANGED_TOOLS, after a
+# re-registration through note_changed_tools). A flag holds while the action's files are as
+# they were when it was raised: editing the action clears it here, as it re-pins host-side.
+_flags: Dict[str, Dict[str, object]] = {}
 
 
-def note_changed_tools(changes: Dict[str, str]) -> None:
-    """Records MCP tools (``"server.tool"``) whose schema changed, with a reason (the host calls
-    this after a re-registration); ``catalog()`` and search mark the actions that call them."""
-    _changed_tools.update(changes)
+def action_stamp(directory: Union[str, "os.PathLike[str]"]) -> str:
+    """The state of an action's files as the host records it: mtime (ns) and size of api.py
+    and impl.py (``-1:-1`` for a missing file)."""
+    parts = []
+    for name in ("api.py", "impl.py"):
+        try:
+            info = os.stat(os.path.join(directory, name))
+            parts.append(f"{info.st_mtime_ns}:{info.st_size}")
+        except OSError:
+            parts.append("-1:-1")
+    return "/".join(parts)
 
 
-def changed_tools() -> Dict[str, str]:
-    """``{"server.tool": reason}`` for tools whose schema changed since actions were pinned."""
-    merged: Dict[str, str] = {}
+def note_changed_tools(flags: Dict[str, Dict[str, object]]) -> None:
+    """Records flagged actions (the host calls this after a re-registration)."""
+    _flags.update(flags)
+
+
+def _all_flags() -> Dict[str, Dict[str, object]]:
+    merged: Dict[str, Dict[str, object]] = {}
     try:
         loaded = json.loads(os.environ.get(CHANGED_TOOLS_VARIABLE) or "{}")
         if isinstance(loaded, dict):
-            merged.update({str(key): str(value) for key, value in loaded.items()})
+            merged.update({str(key): value for key, value in loaded.items()})
     except ValueError:
         pass
-    merged.update(_changed_tools)
+    merged.update(_flags)
     return merged
+
+
+def changed_tools(module: str, directory: Union[str, "os.PathLike[str]"]) -> List[str]:
+    """The tools (``"server.tool"``) whose schema changed since the action ``module`` in
+    ``directory`` was saved, checked or last edited; empty when it is not flagged."""
+    flag = _all_flags().get(module)
+    if not isinstance(flag, dict) or flag.get("stamp") != action_stamp(directory):
+        return []
+    tools = flag.get("tools")
+    return [str(tool) for tool in tools] if isinstance(tools, list) else []
 
 
 class _LibraryFinder(importlib.abc.MetaPathFinder):

@@ -218,13 +218,12 @@ class ToolIndex:
                 norm = _K1 * (1 - _B + _B * self._lengths[index] / self._average_length)
                 scores[index] = scores.get(index, 0.0) + idf * count * (_K1 + 1) / (count + norm)
         ranked = sorted(scores.items(), key=lambda item: (-item[1], self._ordered[item[0]].name))
-        changed_tools = library.changed_tools()
         results = SearchResults()
         for index, score in ranked:
             document = self._ordered[index]
             if document.kind not in wanted:
                 continue
-            results.append(_hit(document, score, changed_tools))
+            results.append(_hit(document, score))
             if len(results) >= limit:
                 break
         return results
@@ -274,7 +273,10 @@ def _check_kinds(kinds: Optional[Iterable[str]]) -> Tuple[str, ...]:
     return chosen
 
 
-def _hit(document: ToolDocument, score: float, changed_tools: Dict[str, str]) -> SearchHit:
+def _hit(document: ToolDocument, score: float) -> SearchHit:
+    changed = ()
+    if document.kind == "gentool":
+        changed = tuple(library.changed_tools(document.name, document.path.parent))
     return SearchHit(
         name=document.name,
         kind=document.kind,
@@ -285,7 +287,7 @@ def _hit(document: ToolDocument, score: float, changed_tools: Dict[str, str]) ->
         path=str(document.path),
         score=round(score, 3),
         calls=tuple(document.calls),
-        changed=tuple(call for call in document.calls if call in changed_tools),
+        changed=changed,
     )
 
 
