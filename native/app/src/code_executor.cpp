@@ -41,6 +41,9 @@ code_executor::code_executor(code_executor_options options) : options_(std::move
     if (options_.workspace.empty()) options_.workspace = std::filesystem::current_path();
     options_.workspace =
         std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace));
+    for (auto& root : options_.library_roots) {
+        root = std::filesystem::weakly_canonical(std::filesystem::absolute(root));
+    }
     if (options_.images_directory.empty())
         options_.images_directory = options_.workspace / "images";
 }
@@ -114,6 +117,12 @@ kernel::kernel_session& code_executor::session() {
     } else {
         launch.environment.erase("IPYBOX_SHELL_APPROVAL");
     }
+    // The user-level gentools roots (ipybox_runtime.library).
+    std::string roots;
+    for (const auto& root : options_.library_roots) {
+        roots += (roots.empty() ? "" : ":") + root.string();
+    }
+    launch.environment["IPYBOX_LIBRARY_ROOTS"] = roots;
     if (options_.sandbox)
         app::translate_errors([&] {
             sandbox_kernel_launch(launch);
@@ -142,6 +151,10 @@ void code_executor::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     context.workspace = options_.workspace;
     context.visible = {options_.runtime_directory, tool_server_->socket_path().parent_path(),
                        python_.parent_path().parent_path()};  // the interpreter's prefix
+    // Readable, and not writable: only the workspace and the kernel's own folder are.
+    for (const auto& root : options_.library_roots) {
+        if (std::filesystem::exists(root)) context.visible.push_back(root);
+    }
     launch.wrap = app::srt_kernel_wrapper(*options_.sandbox, context);
     core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),
                               sandbox_dir_->path().string());

@@ -19,7 +19,6 @@ import json
 import math
 import os
 import pathlib
-from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
@@ -192,9 +191,8 @@ class ToolIndex:
         self._postings = {}
         self._lengths = []
         for index, document in enumerate(self._ordered):
-            counts = Counter(document.terms)
-            self._lengths.append(len(document.terms))
-            for term, count in counts.items():
+            self._lengths.append(sum(document.terms.values()))
+            for term, count in document.terms.items():
                 self._postings.setdefault(term, []).append((index, count))
         self._average_length = sum(self._lengths) / len(self._lengths) if self._lengths else 1.0
 
@@ -229,7 +227,7 @@ class ToolIndex:
         return results
 
 
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
 
 
 def _load_cache(path: pathlib.Path) -> Dict[str, Tuple[_Stamp, ToolDocument]]:
@@ -322,9 +320,11 @@ def search_tools(
     return _index_for(workspace).search(query, limit, kinds)
 
 
-def format_search(query: str, limit: int = 10) -> str:
+def format_search(
+    query: str, limit: int = 10, *, workspace: Union[str, "os.PathLike[str]", None] = None
+) -> str:
     """``search_tools`` as text, with a hint on what to read next (for the MCP tool)."""
-    results = search_tools(query, limit)
+    results = search_tools(query, limit, workspace=workspace)
     if not results:
         return (
             f"No tool matches {query!r}. Try other words, or list everything with "

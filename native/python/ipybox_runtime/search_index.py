@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import pathlib
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
@@ -34,7 +35,8 @@ class ToolDocument:
     signature: str
     path: pathlib.Path
     calls: List[str] = field(default_factory=list)  # "server.tool" of the mcptools it imports
-    terms: List[str] = field(default_factory=list)  # weighted tokens, for ranking
+    # Weighted token counts for ranking (a name's words count NAME_WEIGHT times, ...).
+    terms: Dict[str, int] = field(default_factory=dict)
 
 
 # Words of identifiers and prose: "readTextFile" and "read_text_file" both give read, text, file.
@@ -137,11 +139,11 @@ def _body(docstring: str) -> str:
     return "\n".join(docstring.strip().splitlines()[1:])
 
 
-def _weighted(name_text: str, summary: str, rest: Iterable[str]) -> List[str]:
+def _weighted(name_text: str, summary: str, rest: Iterable[str]) -> Dict[str, int]:
     terms = tokens(name_text) * NAME_WEIGHT + tokens(summary) * SUMMARY_WEIGHT
     for text in rest:
         terms.extend(tokens(text))
-    return terms
+    return dict(Counter(terms))
 
 
 def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:

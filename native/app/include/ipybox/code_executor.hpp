@@ -76,6 +76,11 @@ struct code_executor_options {
     std::size_t max_output_bytes = 8 * 1024 * 1024;
     bool keep_spare_kernel = true;          // makes reset() fast at the cost of one idle kernel
     std::optional<kernel_sandbox> sandbox;  // run the kernel sandboxed (see kernel_sandbox)
+    // Saved code actions beyond the project's <workspace>/gentools, in precedence order; the
+    // first is the user's library (new_gentool(scope="user") writes there). All import in the
+    // kernel as gentools.<category>.<name>, an earlier root winning. A sandboxed kernel may
+    // read them but not write them (unless the sandbox settings allow it).
+    std::vector<std::filesystem::path> library_roots;
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
     // approve_tool_calls is false; execute() approves them all. Without a decision within
