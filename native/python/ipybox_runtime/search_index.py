@@ -71,6 +71,8 @@ def _stem(word: str) -> str:
         return word[:-3]
     if len(word) > 4 and word.endswith("ed"):
         return word[:-2]
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "oes")):
+        return word[:-2]  # echoes -> echo, searches -> search
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
