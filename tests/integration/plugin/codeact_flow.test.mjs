@@ -188,6 +188,8 @@ const SHOUT_API = `"""Shouts a message back through server-everything's echo too
 Calls everything.echo once. Raises ToolRunnerError when the call fails.
 """
 
+__all__ = ["run"]
+
 
 def run(message: str) -> str:
     """Returns echo's answer to the message in capitals."""
