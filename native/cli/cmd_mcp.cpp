@@ -14,6 +14,7 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
     mcp->add_option("--python", options.python, "Python interpreter with ipykernel");
     add_sandbox_flags(*mcp, options.sandbox, options.sandbox_config);
     add_limit_flags(*mcp, options.limits);
+    add_library_flag(*mcp, options.library);
     mcp->add_option("--approval-policy", options.approval_policy,
                     "JSON rules allowing, denying or asking about tool calls by server.tool");
     mcp->add_flag(
@@ -42,6 +43,7 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
     server.host_environment = environment;
     server.runtime_directory = runtime_directory(environment);
     server.registry_file = registry_file(environment, server.workspace);
+    server.library_roots = library_roots(options.library, environment);
     if (options.approval_policy) {
         server.approval_policy =
             parse_json_argument("--approval-policy", "@" + *options.approval_policy);

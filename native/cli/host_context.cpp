@@ -32,6 +32,43 @@ void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
         ->capture_default_str();
     add_sandbox_flags(command, flags.sandbox, flags.sandbox_config);
     add_limit_flags(command, flags.limits);
+    add_library_flag(command, flags.library);
+}
+
+void add_library_flag(CLI::App& command, std::vector<std::string>& library) {
+    command
+        .add_option("--library", library,
+                    "A folder of saved code actions (gentools) importable as gentools.<category>."
+                    "<name>, after the project's and the user's library (repeatable; more in "
+                    "$IPYBOX_LIBRARY, ':'-separated)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+}
+
+std::vector<std::filesystem::path> library_roots(const std::vector<std::string>& flags,
+                                                 const process::environment_map& environment) {
+    std::vector<std::filesystem::path> roots;
+    const auto data_home = environment.find("XDG_DATA_HOME");
+    const auto home = environment.find("HOME");
+    if (data_home != environment.end() && std::filesystem::path(data_home->second).is_absolute()) {
+        roots.push_back(std::filesystem::path(data_home->second) / "ipybox" / "gentools");
+    } else if (home != environment.end() && !home->second.empty()) {
+        roots.push_back(std::filesystem::path(home->second) / ".local" / "share" / "ipybox" /
+                        "gentools");
+    }
+    if (!roots.empty()) {
+        std::error_code error;  // a read-only home still leaves the other roots usable
+        std::filesystem::create_directories(roots.front(), error);
+    }
+    for (const auto& flag : flags) roots.push_back(std::filesystem::absolute(flag));
+    if (const auto it = environment.find("IPYBOX_LIBRARY"); it != environment.end()) {
+        std::stringstream entries(it->second);
+        for (std::string entry; std::getline(entries, entry, ':');) {
+            if (!entry.empty()) roots.push_back(std::filesystem::absolute(entry));
+        }
+    }
+    return roots;
 }
 
 void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config) {
@@ -114,6 +151,7 @@ code_executor_options executor_options(const kernel_flags& flags,
     options.transport = flags.transport;
     options.sandbox = sandbox_from_flags(flags.sandbox, flags.sandbox_config);
     options.limits = limits_from_flags(flags.limits, environment);
+    options.library_roots = library_roots(flags.library, environment);
     constexpr std::string_view prefix = "KERNEL_ENV_";
     for (const auto& [name, value] : environment) {
         if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0) {

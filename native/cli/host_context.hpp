@@ -30,11 +30,21 @@ struct kernel_flags {
     bool sandbox = false;
     std::optional<std::string> sandbox_config;
     limit_flags limits;
+    std::vector<std::string> library;  // --library DIR: more gentools roots
 };
 
 void add_kernel_flags(CLI::App& command, kernel_flags& flags);
 // --sandbox and --sandbox-config FILE (which implies --sandbox).
 void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config);
+
+// --library DIR (repeatable): a gentools root after the project's and the user's library.
+void add_library_flag(CLI::App& command, std::vector<std::string>& library);
+
+// The user-level gentools roots, in precedence order: the user's library
+// ($XDG_DATA_HOME/ipybox/gentools, else ~/.local/share/ipybox/gentools; created when missing),
+// then each --library, then each entry of $IPYBOX_LIBRARY (separated by ':').
+std::vector<std::filesystem::path> library_roots(const std::vector<std::string>& flags,
+                                                 const process::environment_map& environment);
 
 // The kernel sandbox the flags ask for, or nullopt. Reads the config file; throws
 // CLI::ValidationError when it is missing or not a JSON object. srt is looked for as
@@ -59,8 +69,8 @@ std::filesystem::path runtime_directory(const process::environment_map& environm
 std::filesystem::path registry_file(const process::environment_map& environment,
                                     const std::filesystem::path& workspace);
 
-// Executor options from the flags and the host: kernel_env = KERNEL_ENV_* (prefix stripped),
-// then --env. Throws CLI::ValidationError for a malformed --env.
+// Executor options from the flags and the host (library_roots as above): kernel_env = KERNEL_ENV_*
+// (prefix stripped), then --env. Throws CLI::ValidationError for a malformed --env.
 code_executor_options executor_options(const kernel_flags& flags,
                                        const process::environment_map& environment);
 

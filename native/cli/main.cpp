@@ -3,6 +3,7 @@
 
 #include "cmd_doctor.hpp"
 #include "cmd_generate.hpp"
+#include "cmd_gentools.hpp"
 #include "cmd_mcp.hpp"
 #include "cmd_run.hpp"
 #include "host_context.hpp"
@@ -23,10 +24,12 @@ int main(int argc, char** argv) {
     run_options run;
     doctor_options doctor;
     generate_command_options generate;
+    gentools_options gentools;
     setup_mcp(app, mcp);
     setup_run(app, run);
     setup_generate(app, generate);
     setup_doctor(app, doctor);
+    setup_gentools(app, gentools);
 
     try {
         app.parse(argc, argv);
@@ -56,6 +59,10 @@ int main(int argc, char** argv) {
             return run_generate(generate, environment);
         }
         if (app.got_subcommand("doctor")) return run_doctor(doctor, environment);
+        if (app.got_subcommand("gentools")) {
+            ipybox::core::set_log_level(gentools.kernel.log_level);
+            return run_gentools_check(gentools, environment);
+        }
     } catch (const CLI::Error& e) {
         std::cerr << "ipybox: " << e.what() << "\n";
         return exit_usage;

@@ -77,11 +77,25 @@ def run_fresh_python(workspace: pathlib.Path, code: str) -> subprocess.Completed
     )
 
 
+def copy_runtime(target: pathlib.Path) -> None:
+    """The runtime package as installed, without the tests' bytecode."""
+    source = pathlib.Path(gentools.__file__).parent
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+
+
 class GentoolsTestCase(unittest.TestCase):
     def setUp(self) -> None:
         self.workspace = pathlib.Path(tempfile.mkdtemp(prefix="ipybox-gentools-")).resolve()
         self.addCleanup(shutil.rmtree, self.workspace, ignore_errors=True)
-        patcher = unittest.mock.patch.dict(os.environ, {"IPYBOX_WORKSPACE": str(self.workspace)})
+        # The user library is a scratch folder too: the tests must never see the real one.
+        self.user_library = self.workspace / "user-library"
+        patcher = unittest.mock.patch.dict(
+            os.environ,
+            {
+                "IPYBOX_WORKSPACE": str(self.workspace),
+                "IPYBOX_LIBRARY_ROOTS": str(self.user_library),
+            },
+        )
         patcher.start()
         self.addCleanup(patcher.stop)
 
@@ -225,9 +239,7 @@ class TemplateTest(GentoolsTestCase):
         # share/ipybox/{python/ipybox_runtime/gentools.py, gentools-template}
         share = self.workspace / "prefix" / "share" / "ipybox"
         runtime = share / "python" / "ipybox_runtime"
-        runtime.mkdir(parents=True)
-        shutil.copy(gentools.__file__, runtime / "gentools.py")
-        (runtime / "__init__.py").write_text("", encoding="utf-8")
+        copy_runtime(runtime)
         shutil.copytree(SOURCE_TEMPLATE, share / "gentools-template")
         code = f"""
             import sys
@@ -243,9 +255,7 @@ class TemplateTest(GentoolsTestCase):
 
     def test_missing_template_is_reported_with_the_places_looked_at(self):
         runtime = self.workspace / "lonely" / "python" / "ipybox_runtime"
-        runtime.mkdir(parents=True)
-        shutil.copy(gentools.__file__, runtime / "gentools.py")
-        (runtime / "__init__.py").write_text("", encoding="utf-8")
+        copy_runtime(runtime)
         code = f"""
             import sys
             sys.path.insert(0, {str(runtime.parent)!r})
@@ -352,7 +362,7 @@ class CatalogTest(GentoolsTestCase):
         )
         self.assertIn("cannot be read", lines[0])
         self.assertTrue(lines[1].endswith("Echoes back the input [run_parsed]"), lines[1])
-        self.assertTrue(lines[3].endswith("Sums numbers and labels the total."), lines[3])
+        self.assertTrue(lines[3].endswith("(project) Sums numbers and labels the total."), lines[3])
         self.assertNotIn("mcptools.everything.echo", sys.modules)
 
 

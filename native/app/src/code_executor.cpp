@@ -42,6 +42,9 @@ code_executor::code_executor(code_executor_options options) : options_(std::move
     if (options_.workspace.empty()) options_.workspace = std::filesystem::current_path();
     options_.workspace =
         std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace));
+    for (auto& root : options_.library_roots) {
+        root = std::filesystem::weakly_canonical(std::filesystem::absolute(root));
+    }
     if (options_.images_directory.empty())
         options_.images_directory = options_.workspace / "images";
 }
@@ -120,6 +123,12 @@ kernel::kernel_session& code_executor::session() {
     } else {
         launch.environment.erase("IPYBOX_SHELL_APPROVAL");
     }
+    // The user-level gentools roots (ipybox_runtime.library).
+    std::string roots;
+    for (const auto& root : options_.library_roots) {
+        roots += (roots.empty() ? "" : ":") + root.string();
+    }
+    launch.environment["IPYBOX_LIBRARY_ROOTS"] = roots;
     if (options_.sandbox)
         app::translate_errors([&] {
             sandbox_kernel_launch(launch);
@@ -165,18 +174,22 @@ void code_executor::sandbox_kernel_launch(kernel::kernel_launch& launch) {
         return it == options_.host_environment.end() ? std::string() : it->second;
     };
     if (!variable("HOME").empty()) context.home = variable("HOME");
-    // ipybox's state (the registry of servers, with the secrets given in their parameters). It
-    // is made now if missing: srt hides only what exists when a kernel starts.
-    auto state =
-        !variable("XDG_STATE_HOME").empty()
-            ? std::filesystem::path(variable("XDG_STATE_HOME"))
-            : (context.home.empty() ? std::filesystem::path() : context.home / ".local" / "state");
-    if (!state.empty()) {
+    // ipybox's state (the registry of servers, with the secrets given in their parameters),
+    // where this session keeps it and where sessions without XDG_STATE_HOME keep it. Made now if
+    // missing: srt hides only what exists when a kernel starts.
+    std::vector<std::filesystem::path> states;
+    if (!variable("XDG_STATE_HOME").empty()) states.emplace_back(variable("XDG_STATE_HOME"));
+    if (!context.home.empty()) states.push_back(context.home / ".local" / "state");
+    for (auto state : states) {
         state /= "ipybox";
         std::error_code ignored;
         std::filesystem::create_directories(state, ignored);
         std::filesystem::permissions(state, std::filesystem::perms::owner_all, ignored);
         context.state_directories.push_back(state);
+    }
+    // Readable, and not writable: only the workspace and the kernel's own folder are.
+    for (const auto& root : options_.library_roots) {
+        if (std::filesystem::exists(root)) context.visible.push_back(root);
     }
     launch.wrap = app::srt_kernel_wrapper(*options_.sandbox, context);
     core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),

@@ -61,6 +61,7 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     // whole of a clipped output holds its first and last 2 MiB. This keeps ipybox mcp's own
     // memory well under 64 MiB whatever a cell prints.
     executor.max_output_bytes = 4 * 1024 * 1024;
+    executor.library_roots = options.library_roots;
     // Host-side state (the remembered registrations) is none of the kernel's business.
     if (executor.sandbox && !options.registry_file.empty()) {
         executor.sandbox->unreadable.push_back(options.registry_file.parent_path());
@@ -117,6 +118,10 @@ int run_mcp_server(const mcp_server_options& options) {
     app::server_registry registry(options.registry_file);
     auto executor_options = executor_options_for(options);
     if (executor_options.sandbox) executor_options.sandbox->srt = srt;  // found once
+    // Saved actions flagged in earlier sessions (or since, by edits of mcptools/) are marked
+    // from the kernel's start.
+    executor_options.kernel_env["IPYBOX_CHANGED_TOOLS"] =
+        app::pin_saved_actions(options, registry).dump();
     code_executor executor(std::move(executor_options));
     for (const auto& [name, params] : registry.load()) {
         try {
@@ -191,6 +196,13 @@ int run_mcp_server(const mcp_server_options& options) {
                                   workers,
                                   in_order([&tools, arguments = std::move(arguments), context] {
                                       return tools.execute_cell(arguments, context);
+                                  }));
+                          });
+        session->add_tool(app::search_tools_spec(),
+                          [&](nlohmann::json arguments, request_context) -> handler_result {
+                              return app::offload<call_tool_result>(
+                                  workers, in_order([&tools, arguments = std::move(arguments)] {
+                                      return tools.search_tools(arguments);
                                   }));
                           });
         session->add_tool(app::reset_spec(),

@@ -124,12 +124,45 @@ mcp::session::tool_descriptor reset_spec() {
              {"openWorldHint", false}});
 }
 
+mcp::session::tool_descriptor search_tools_spec() {
+    return make(
+        "search_tools", "Search tools and saved code actions",
+        "Find the tools to use for a task: a ranked search over the generated MCP tool APIs "
+        "(mcptools/), output parsers (mcpparse/) and saved code actions (gentools/, in this "
+        "project and in the user's library), without writing code.\n\n"
+        "Each hit gives the module, its kind and origin, a one-line summary, the import line "
+        "and the call signature; saved actions that call a tool whose schema changed are "
+        "marked. Search first, then read only the interfaces of the hits you will use "
+        "(mcptools/<server>/<tool>.py, gentools/<category>/<name>/api.py). In the kernel the "
+        "same search is `from ipybox_runtime import search_tools`.",
+        json{{"type", "object"},
+             {"properties",
+              {{"query",
+                {{"type", "string"},
+                 {"description",
+                  "What the tool should do, in a few words: 'largest files in a "
+                  "directory', 'create github issue'."}}},
+               {"limit",
+                {{"type", "integer"},
+                 {"default", 10},
+                 {"minimum", 1},
+                 {"maximum", 50},
+                 {"description", "Most hits to return (default 10)."}}}}},
+             {"required", {"query"}}},
+        json{{"title", "Search tools and saved code actions"},
+             {"readOnlyHint", true},
+             {"destructiveHint", false},
+             {"idempotentHint", true},
+             {"openWorldHint", false}});
+}
+
 std::string server_instructions() {
     return "ipybox runs Python in a stateful IPython kernel. Prefer one execute_ipython_cell "
            "call that does several steps over many small calls. To use another MCP server's "
            "tools from Python, register it with register_mcp_server and import its generated "
            "API from mcptools.<server_name>; tool calls made from code go through the host "
-           "and may need approval.";
+           "and may need approval. search_tools finds registered tools and saved code actions "
+           "(gentools) by what they do.";
 }
 
 }  // namespace ipybox::app

@@ -9,52 +9,23 @@
 #include <thread>
 
 #include "cell_output.hpp"
+#include "gentools_library.hpp"
+#include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "package_installer.hpp"
+#include "server_tool_support.hpp"
 
 namespace ipybox::app {
 namespace {
 
+using detail::argument_error;
+using detail::guarded;
+using detail::required_string;
 using mcp::session::call_tool_result;
 using nlohmann::json;
-
-// A mistake in the arguments: reported to the model as a tool error it can correct.
-class argument_error : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
-
-std::string required_string(const json& arguments, const char* name) {
-    if (!arguments.is_object() || !arguments.contains(name)) {
-        throw argument_error(std::string("missing required argument \"") + name + "\"");
-    }
-    const auto& value = arguments[name];
-    if (!value.is_string()) {
-        throw argument_error(std::string("argument \"") + name + "\" must be a string, not " +
-                             value.type_name());
-    }
-    return value.get<std::string>();
-}
-
-template <typename Body>
-call_tool_result guarded(const char* tool, Body&& body) {
-    try {
-        return body();
-    } catch (const argument_error& e) {
-        return call_tool_result::text(
-            std::string("Invalid arguments for ") + tool + ": " + e.what(), true);
-    } catch (const std::invalid_argument& e) {
-        return call_tool_result::text(e.what(), true);
-    } catch (const code_execution_error& e) {
-        return call_tool_result::text(e.what(), true);
-    } catch (const std::exception& e) {
-        core::logger("server")->warn("{} failed: {}", tool, e.what());
-        return call_tool_result::text(std::string(tool) + " failed: " + e.what(), true);
-    }
-}
 
 // Python that forgets the modules of mcptools.<name> so the next import reads the new files.
 std::string unload_code(const std::string& server_name) {
@@ -77,6 +48,8 @@ call_tool_result server_tools::register_server(const json& arguments) {
                 "\"npx\", \"args\": [...]} or {\"url\": \"https://...\"}");
         }
         const auto& params = arguments["server_params"];
+        codegen::validate_server_name(name);  // before its folder is read
+        const auto previous = module_hashes(options_.workspace / "mcptools", name);
         std::vector<std::string> modules;
         try {
             modules = executor_.register_mcp_server(name, params);
@@ -95,6 +68,16 @@ call_tool_result server_tools::register_server(const json& arguments) {
                 text += "\nModules of mcptools." + name +
                         " imported before were unloaded; import them again to use the new API.\n";
             }
+        }
+        const auto flags = update_action_pins(previous);
+        if (!flags.empty()) {
+            text +=
+                "\nSaved code actions call MCP tools whose schema changed since they were "
+                "saved:\n" +
+                describe_flags(flags) +
+                "Read the tools' new interfaces, update these actions and check them "
+                "(from ipybox_runtime.checks import check; print(check())).\n";
+            send_flags_to_kernel(flags);
         }
         return call_tool_result::text(text);
     });
@@ -313,6 +296,7 @@ call_tool_result server_tools::install_package(const json& arguments) {
 call_tool_result server_tools::reset() {
     return guarded("reset", [&] {
         executor_.reset();
+        send_flags_to_kernel(update_action_pins());
         return call_tool_result::text(
             "The kernel was reset: variables, imports and definitions are cleared. Workspace "
             "files, installed packages, mcptools/ and registered servers are kept.");

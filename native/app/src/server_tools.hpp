@@ -5,7 +5,9 @@
 //
 // Thread-safety: every method may be called from several worker threads at once; executions are
 // serialised by the code executor.
+#include <map>
 #include <memory>
+#include <string>
 
 #include "ipybox/approval/policy.hpp"
 #include "ipybox/code_executor.hpp"
@@ -14,6 +16,12 @@
 #include "server_registry.hpp"
 
 namespace ipybox::app {
+
+// Re-reads the saved actions of every gentools root and pins them (`previous`: the modules of a
+// server before its regeneration), stores the pins in the registry and returns the flags of the
+// actions whose tools changed (gentools_library.hpp). server_library_tools.cpp.
+nlohmann::json pin_saved_actions(const mcp_server_options& options, server_registry& registry,
+                                 const std::map<std::string, std::string>& previous = {});
 
 class server_tools {
   public:
@@ -28,6 +36,13 @@ class server_tools {
                                                 const mcp::session::request_context& context);
     mcp::session::call_tool_result install_package(const nlohmann::json& arguments);
     mcp::session::call_tool_result reset();
+    // Ranked search over mcptools/, mcpparse/ and the gentools roots (run in the kernel, which
+    // keeps the index between calls). server_library_tools.cpp.
+    mcp::session::call_tool_result search_tools(const nlohmann::json& arguments);
+
+    nlohmann::json update_action_pins(const std::map<std::string, std::string>& previous = {});
+    // Tells a running kernel about flagged actions (catalog() and search mark them).
+    void send_flags_to_kernel(const nlohmann::json& flags);
 
   private:
     void decide(approval_request& request);

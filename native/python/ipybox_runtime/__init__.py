@@ -2,7 +2,13 @@
 
 It holds the kernel entry point (``kernel_main``), the client through which generated
 ``mcptools`` modules call MCP tools on the host (``tool_client``), the errors they raise
-(``errors``), the Pydantic base class of generated models (``models``) and the IPython
+(``errors``), the Pydantic base class of generated models (``models``), the IPython
 extension that asks the host before shell commands run (``shell_approval``, loaded only when
-enabled). It depends only on the standard library and Pydantic (1.10 or 2.x).
+enabled), and the gentools library: its roots (``library``), saving actions (``gentools``),
+search (``search``, re-exported here as ``search_tools``) and checks (``checks``). It depends
+only on the standard library and Pydantic (1.10 or 2.x).
 """
+
+from .search import search_tools
+
+__all__ = ["search_tools"]

@@ -7,9 +7,14 @@ imported only when ``run()`` is called) and an ``__init__.py`` re-exporting the 
     package = new_gentool("weather", "city_report")   # gentools/weather/city_report/
     (package / "api.py").write_text(...)               # then fill in api.py and impl.py
 
+Actions are saved in the project (``scope="project"``, the default: ``<workspace>/gentools``)
+or in the user's library (``scope="user"``), which every project can import from; see
+``ipybox_runtime.library`` for the roots and their precedence.
+
 ``catalog()`` lists what an agent can build on: the generated tool modules under ``mcptools/``,
-the output parsers under ``mcpparse/`` and the saved actions under ``gentools/``, each with the
-first line of its docstring, read without importing (so listing runs no code).
+the output parsers under ``mcpparse/`` and the saved actions of every gentools root, each with the
+first line of its docstring, read without importing (so listing runs no code). For more than a
+few dozen tools, ``ipybox_runtime.search_tools`` finds the right ones with fewer words.
 
 The scaffold is the ``gentools-template`` directory installed next to this package's parent
 (``share/ipybox/gentools-template``), or at the root of a source checkout.
@@ -25,6 +30,9 @@ import keyword
 import os
 import pathlib
 from typing import Dict, List, Tuple, Union
+
+from . import library
+from .search_index import describe_action
 
 __all__ = ["catalog", "new_gentool", "template_dir"]
 
@@ -95,14 +103,19 @@ def new_gentool(
     category: str,
     name: str,
     *,
-    root: Union[str, "os.PathLike[str]"] = "gentools",
+    scope: str = "project",
+    root: Union[str, "os.PathLike[str]", None] = None,
     overwrite: bool = False,
 ) -> pathlib.Path:
     """Creates ``<root>/<category>/<name>/`` from the scaffold and returns that directory.
 
     ``category`` and ``name`` must be ASCII Python identifiers that are not keywords and do not
-    start with an underscore (``ValueError`` otherwise). A relative ``root`` is taken from the
-    workspace (``$IPYBOX_WORKSPACE``, else the current directory).
+    start with an underscore (``ValueError`` otherwise). The root is chosen by ``scope``:
+    ``"project"`` (``<workspace>/gentools``, importable in this project only) or ``"user"``
+    (the user's library, importable in every project; a project action of the same name wins).
+    An explicit ``root`` overrides ``scope``; a relative one is taken from the workspace
+    (``$IPYBOX_WORKSPACE``, else the current directory). A root the kernel may not write (the
+    user library under ``--sandbox``) raises ``PermissionError``.
 
     Writes ``__init__.py``, ``api.py`` and ``impl.py`` of the action, and the category's
     ``__init__.py`` when it is missing (an existing one is never replaced). When any of the
@@ -111,7 +124,7 @@ def new_gentool(
     """
     _check_name("category", category)
     _check_name("name", name)
-    root_path = _resolve_root(root)
+    root_path = _resolve_root(root) if root is not None else library.root_for_scope(scope).path
     template = template_dir()
 
     planned: List[Tuple[pathlib.Path, pathlib.Path]] = []
@@ -134,10 +147,19 @@ def new_gentool(
         for source_path, target_path in planned
     }
     package = root_path / category / name
-    package.mkdir(parents=True, exist_ok=True)
-    for target_path, text in contents.items():
-        target_path.write_text(text, encoding="utf-8")
-    importlib.invalidate_caches()  # so that the new package imports in this same kernel
+    try:
+        package.mkdir(parents=True, exist_ok=True)
+        for target_path, text in contents.items():
+            target_path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        if not isinstance(error, PermissionError) and error.errno != 30:  # EROFS
+            raise
+        raise PermissionError(
+            f"{root_path} cannot be written from this kernel ({error.strerror}); save the action "
+            "with scope='project' and ask the user to copy it to their library"
+        ) from error
+    library.refresh_paths()  # so that the new package imports in this same kernel
+    importlib.invalidate_caches()
     return package
 
 
@@ -166,13 +188,16 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
     """What the workspace offers, one line each: tool modules, parsers and saved code actions.
 
     ``workspace`` defaults to ``$IPYBOX_WORKSPACE``, else the current directory. Files are read,
-    never imported. Lines look like::
+    never imported. Saved actions show the root they come from (``project``, ``user`` or
+    ``library``); an action that calls an MCP tool whose schema changed since it was saved is
+    marked, and actions shadowed by one of the same name in an earlier root are listed at the
+    end. Lines look like::
 
         mcptools.github.search_repositories  Search for GitHub repositories [run_parsed]
         mcpparse.github.search_repositories  Parses search_repositories text into models
-        gentools.github.top_repositories     The most starred repositories of a user
+        gentools.github.top_repositories     (user) The most starred repositories of a user
     """
-    base = _resolve_root(workspace if workspace is not None else ".")
+    base = library.workspace_path(workspace)
     entries: List[Tuple[str, str]] = []
     for root_name in ("mcptools", "mcpparse"):
         for server in _packages(base / root_name):
@@ -183,12 +208,20 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
                 if "run_parsed" in functions:
                     summary += " [run_parsed]"
                 entries.append((f"{root_name}.{server.name}.{module.stem}", summary))
-    for category in _packages(base / "gentools"):
-        for action in _packages(category):
-            if (action / "api.py").is_file():
-                summary, _ = _summary(action / "api.py")
-                entries.append((f"gentools.{category.name}.{action.name}", summary))
+    for action in library.actions(base):
+        document = describe_action(action.directory, action.module, action.root.origin)
+        summary = f"({action.root.origin}) {document.summary}"
+        stale = library.changed_tools(action.module, action.directory)
+        if stale:
+            summary += f" [calls changed tools: {', '.join(stale)}]"
+        entries.append((action.module, summary))
     if not entries:
-        return f"nothing under {base}/mcptools, mcpparse or gentools yet"
+        roots = ", ".join(str(root.path) for root in library.library_roots(base))
+        return f"nothing under {base}/mcptools, mcpparse or the gentools roots ({roots}) yet"
     width = max(len(name) for name, _ in entries)
-    return "\n".join(f"{name.ljust(width)}  {summary}" for name, summary in entries)
+    lines = [f"{name.ljust(width)}  {summary}" for name, summary in entries]
+    for module, places in library.clashes(base).items():
+        lines.append(
+            f"clash: {module} is in several roots; {places[0]} wins over " + ", ".join(places[1:])
+        )
+    return "\n".join(lines)

@@ -30,6 +30,10 @@ def _prepare_import_path() -> None:
     workspace = os.environ.get("IPYBOX_WORKSPACE")
     if workspace and workspace not in sys.path:
         sys.path.insert(0, workspace)
+    # gentools.<category>.<name> from the project's gentools/ and every user-level root.
+    from ipybox_runtime import library
+
+    library.install()
 
 
 LIFELINE_VARIABLE = "IPYBOX_LIFELINE"

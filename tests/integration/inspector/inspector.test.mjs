@@ -41,11 +41,11 @@ function inspect(...args) {
   return { status: run.status, output, stderr: run.stderr };
 }
 
-test("the Inspector lists the four tools with their input schemas (tools/list --strict)", () => {
+test("the Inspector lists the five tools with their input schemas (tools/list --strict)", () => {
   const { status, output, stderr } = inspect("--method", "tools/list", "--strict");
   assert.equal(status, 0, stderr);
   assert.deepEqual(output.tools.map((tool) => tool.name),
-    ["register_mcp_server", "install_package", "execute_ipython_cell", "reset"]);
+    ["register_mcp_server", "install_package", "execute_ipython_cell", "search_tools", "reset"]);
   const execute = output.tools.find((tool) => tool.name === "execute_ipython_cell");
   assert.deepEqual(execute.inputSchema.required, ["code"]);
 });

@@ -26,7 +26,7 @@ describe("initialize", () => {
         // The SDK client would have refused a version outside its supported list.
         assert.equal(server.initializeResult.protocolVersion, version);
         const tools = await server.client.listTools();
-        assert.equal(tools.tools.length, 4);
+        assert.equal(tools.tools.length, 5);
         assert.equal(server.client.getServerVersion().name, "ipybox");
       } finally {
         assert.deepEqual(await server.close(), [], "child processes outlived the server");
@@ -83,9 +83,9 @@ describe("tools/list", () => {
     await server.client.setLoggingLevel("info");
   });
 
-  test("lists the reference's four tools in the reference's order", () => {
+  test("lists the reference's four tools in the reference's order, search_tools before reset", () => {
     assert.deepEqual(tools.map((tool) => tool.name),
-      ["register_mcp_server", "install_package", "execute_ipython_cell", "reset"]);
+      ["register_mcp_server", "install_package", "execute_ipython_cell", "search_tools", "reset"]);
   });
 
   test("every tool has a description for the model and an object input schema", () => {
@@ -149,7 +149,7 @@ describe("raw JSON lines", () => {
     assert.equal(init.result.protocolVersion, "2025-06-18");
     // No notifications/initialized on purpose.
     const list = await raw.request(2, "tools/list", {});
-    assert.equal(list.result.tools.length, 4);
+    assert.equal(list.result.tools.length, 5);
     const call = await raw.request(3, "tools/call",
       { name: "execute_ipython_cell", arguments: { code: "print('no initialized needed')" } }, 60_000);
     assert.equal(call.result.content[0].text, "no initialized needed");

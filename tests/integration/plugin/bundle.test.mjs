@@ -13,7 +13,7 @@ import { PLUGINS, ROOT, SKILL_PLUGIN, makeSandbox, projectVersion, runClaude } f
 const readJson = (file) => JSON.parse(fs.readFileSync(path.join(ROOT, file), "utf8"));
 const marketplace = readJson(".claude-plugin/marketplace.json");
 const SKILL_DIR = path.join(ROOT, "skills", "codeact");
-const TOOLS = ["execute_ipython_cell", "register_mcp_server", "install_package", "reset"];
+const TOOLS = ["execute_ipython_cell", "register_mcp_server", "install_package", "reset", "search_tools"];
 
 test("the marketplace is named ipybox and lists the three plugins and the shared skill", () => {
   assert.equal(marketplace.name, "ipybox");

@@ -122,7 +122,7 @@ test("the image builds, and codeact-docker's server works on a mounted project a
   since = Date.now();
   await withMcpClient({ command: LAUNCHER, env: serverEnv, cwd: sandbox.project }, async (client) => {
     const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-    assert.deepEqual(tools, ["execute_ipython_cell", "install_package", "register_mcp_server", "reset"]);
+    assert.deepEqual(tools, ["execute_ipython_cell", "install_package", "register_mcp_server", "reset", "search_tools"]);
 
     const call = async (name, args) => resultText(await client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 }));
     const where = await call("execute_ipython_cell", {

@@ -88,6 +88,11 @@ struct code_executor_options {
     // error naming it; a kernel stopped by its memory limit is replaced by a fresh one. Whatever
     // the limits, everything a kernel starts ends with it.
     process::resource_limits limits = process::default_resource_limits();
+    // Saved code actions beyond the project's <workspace>/gentools, in precedence order; the
+    // first is the user's library (new_gentool(scope="user") writes there). All import in the
+    // kernel as gentools.<category>.<name>, an earlier root winning. A sandboxed kernel may
+    // read them but not write them (unless the sandbox settings allow it).
+    std::vector<std::filesystem::path> library_roots;
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
     // approve_tool_calls is false; execute() approves them all. Without a decision within

@@ -2,7 +2,8 @@
 // `ipybox mcp`: the MCP server that Claude Code and other MCP clients talk to, over stdio.
 //
 // Tools: register_mcp_server, execute_ipython_cell, install_package, reset (the reference's four,
-// with the same names and parameters). initialize is answered at once; the kernel starts in the
+// with the same names and parameters) and search_tools (ranked search over mcptools/, mcpparse/
+// and every gentools root). initialize is answered at once; the kernel starts in the
 // background and the first execution waits for it. One kernel per server process.
 #include <chrono>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ipybox/code_executor.hpp"
 
@@ -36,6 +38,8 @@ struct mcp_server_options {
     // runtime exists and exits with an error if not, rather than run the kernel unsandboxed.
     std::optional<kernel_sandbox> sandbox;
     process::resource_limits limits = process::default_resource_limits();  // code_executor.hpp
+    // User-level gentools roots after the project's gentools/ (code_executor_options).
+    std::vector<std::filesystem::path> library_roots;
 };
 
 // The servers remembered in `registry_file` (name -> server_params); none when the file is

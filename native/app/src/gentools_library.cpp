@@ -1,0 +1,196 @@
+#include "gentools_library.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace ipybox::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_identifier(const std::string& name) {
+    if (name.empty() || name[0] == '_' || std::isdigit(static_cast<unsigned char>(name[0])))
+        return false;
+    return std::all_of(name.begin(), name.end(),
+                       [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// Sub-folders named like Python packages, sorted (as the kernel's library module lists them).
+std::vector<fs::path> package_dirs(const fs::path& directory) {
+    std::vector<fs::path> found;
+    std::error_code error;
+    for (fs::directory_iterator it(directory, error), end; !error && it != end;
+         it.increment(error)) {
+        std::error_code kind_error;
+        if (is_identifier(it->path().filename().string()) && it->is_directory(kind_error))
+            found.push_back(it->path());
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string file_stamp(const fs::path& path) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) return "-1:-1";
+    const auto nanoseconds =
+        static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
+    return std::to_string(nanoseconds) + ":" + std::to_string(info.st_size);
+}
+
+std::string fnv1a_hex(const std::string& text) {
+    std::uint64_t hash = 1469598103934665603ULL;
+    for (const unsigned char c : text) {
+        hash ^= c;
+        hash *= 1099511628211ULL;
+    }
+    std::ostringstream out;
+    out << std::hex << hash;
+    return out.str();
+}
+
+std::string trim(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t\r\n\\");
+    if (first == std::string::npos) return {};
+    return text.substr(first, text.find_last_not_of(" \t\r\n\\") - first + 1);
+}
+
+}  // namespace
+
+std::set<std::string> mcptools_imports(const std::string& source) {
+    std::set<std::string> found;
+    static const std::regex from_import(
+        R"(from[ \t]+mcptools\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?[ \t]+import[ \t]+(\([^)]*\)|[^\n]*))");
+    for (std::sregex_iterator it(source.begin(), source.end(), from_import), end; it != end; ++it) {
+        const std::string server = (*it)[1];
+        if ((*it)[2].matched) {
+            found.insert(server + "." + (*it)[2].str());
+            continue;
+        }
+        std::string names = (*it)[3];
+        names.erase(std::remove(names.begin(), names.end(), '('), names.end());
+        names.erase(std::remove(names.begin(), names.end(), ')'), names.end());
+        std::stringstream list(names.substr(0, names.find('#')));
+        for (std::string name; std::getline(list, name, ',');) {
+            name = trim(name);
+            name = name.substr(0, name.find_first_of(" \t"));  // drops "as alias"
+            if (is_identifier(name)) found.insert(server + "." + name);
+        }
+    }
+    static const std::regex plain_import(
+        R"(\bimport[ \t]+mcptools\.([A-Za-z_]\w*)\.([A-Za-z_]\w*))");
+    for (std::sregex_iterator it(source.begin(), source.end(), plain_import), end; it != end;
+         ++it) {
+        found.insert((*it)[1].str() + "." + (*it)[2].str());
+    }
+    return found;
+}
+
+std::vector<saved_action> scan_actions(const std::vector<fs::path>& roots) {
+    std::map<std::string, saved_action> winners;
+    for (const auto& root : roots) {
+        for (const auto& category : package_dirs(root)) {
+            for (const auto& directory : package_dirs(category)) {
+                if (!fs::is_regular_file(directory / "api.py")) continue;
+                const auto module = "gentools." + category.filename().string() + "." +
+                                    directory.filename().string();
+                if (winners.count(module)) continue;  // an earlier root wins
+                saved_action action{module, directory, {}, {}};
+                for (const char* file : {"api.py", "impl.py"}) {
+                    action.calls.merge(mcptools_imports(read_file(directory / file)));
+                }
+                action.stamp =
+                    file_stamp(directory / "api.py") + "/" + file_stamp(directory / "impl.py");
+                winners.emplace(module, std::move(action));
+            }
+        }
+    }
+    std::vector<saved_action> actions;
+    for (auto& [module, action] : winners) actions.push_back(std::move(action));
+    return actions;
+}
+
+std::map<std::string, std::string> module_hashes(const fs::path& mcptools,
+                                                 const std::string& server) {
+    std::map<std::string, std::string> hashes;
+    std::error_code error;
+    for (fs::directory_iterator it(mcptools / server, error), end; !error && it != end;
+         it.increment(error)) {
+        const auto& path = it->path();
+        if (path.extension() != ".py" || path.filename() == "__init__.py") continue;
+        hashes[server + "." + path.stem().string()] = fnv1a_hex(read_file(path));
+    }
+    return hashes;
+}
+
+std::map<std::string, std::string> current_hashes(const fs::path& mcptools,
+                                                  const std::vector<saved_action>& actions) {
+    std::set<std::string> servers;
+    for (const auto& action : actions) {
+        for (const auto& call : action.calls) servers.insert(call.substr(0, call.find('.')));
+    }
+    std::map<std::string, std::string> hashes;
+    for (const auto& server : servers) hashes.merge(module_hashes(mcptools, server));
+    return hashes;
+}
+
+nlohmann::json update_pins(nlohmann::json& pins, const std::vector<saved_action>& actions,
+                           const std::map<std::string, std::string>& previous,
+                           const std::map<std::string, std::string>& current) {
+    if (!pins.is_object()) pins = nlohmann::json::object();
+    auto flags = nlohmann::json::object();
+    for (const auto& action : actions) {
+        auto& pin = pins[action.module];
+        // New, or edited since it was pinned: what it calls now is what it was written against.
+        const bool repin = !pin.is_object() || pin.value("stamp", "") != action.stamp;
+        if (repin) pin = {{"stamp", action.stamp}, {"tools", nlohmann::json::object()}};
+        auto& tools = pin["tools"];
+        std::vector<std::string> changed;
+        for (const auto& call : action.calls) {
+            const auto now = current.find(call);
+            if (!tools.contains(call)) {
+                // Written against the modules that were there before this regeneration.
+                if (const auto before = previous.find(call); before != previous.end()) {
+                    tools[call] = before->second;
+                } else if (now != current.end()) {
+                    tools[call] = now->second;
+                } else {
+                    continue;  // a tool of a server that is not registered (yet)
+                }
+            }
+            if (now == current.end() || tools[call] != now->second) changed.push_back(call);
+        }
+        if (!changed.empty()) {
+            flags[action.module] = {{"tools", changed}, {"stamp", action.stamp}};
+        }
+    }
+    return flags;
+}
+
+std::string describe_flags(const nlohmann::json& flags) {
+    std::string text;
+    for (const auto& [module, flag] : flags.items()) {
+        text += "  " + module + " (calls ";
+        bool first = true;
+        for (const auto& tool : flag["tools"]) {
+            text += (first ? "" : ", ") + tool.get<std::string>();
+            first = false;
+        }
+        text += ")\n";
+    }
+    return text;
+}
+
+}  // namespace ipybox::app

@@ -1,0 +1,81 @@
+// The gentools library in `ipybox mcp`: the search_tools tool and the pins of saved actions.
+#include <cmath>
+
+#include "gentools_library.hpp"
+#include "ipybox/codegen/python_literal.hpp"
+#include "server_tool_support.hpp"
+#include "server_tools.hpp"
+
+namespace ipybox::app {
+namespace {
+
+using detail::argument_error;
+using detail::guarded;
+using detail::required_string;
+using mcp::session::call_tool_result;
+using nlohmann::json;
+
+constexpr long long max_search_limit = 50;
+
+std::vector<std::filesystem::path> gentools_roots(const mcp_server_options& options) {
+    std::vector<std::filesystem::path> roots{options.workspace / "gentools"};
+    roots.insert(roots.end(), options.library_roots.begin(), options.library_roots.end());
+    return roots;
+}
+
+}  // namespace
+
+call_tool_result server_tools::search_tools(const json& arguments) {
+    return guarded("search_tools", [&] {
+        const auto query = required_string(arguments, "query");
+        long long limit = 10;
+        if (arguments.contains("limit") && !arguments["limit"].is_null()) {
+            const auto& value = arguments["limit"];
+            if (!value.is_number() || std::floor(value.get<double>()) != value.get<double>() ||
+                value.get<double>() < 1 || value.get<double>() > max_search_limit) {
+                throw argument_error("\"limit\" must be an integer from 1 to " +
+                                     std::to_string(max_search_limit));
+            }
+            limit = value.get<long long>();
+        }
+        // The kernel holds the index (files are read, never imported); the query reaches it as
+        // an escaped literal.
+        const auto code =
+            "print(__import__('ipybox_runtime.search', fromlist=['format_search']).format_search(" +
+            codegen::python_string_literal(query) + ", " + std::to_string(limit) + "))";
+        auto text = executor_.execute(code).text;
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        return call_tool_result::text(text);
+    });
+}
+
+json pin_saved_actions(const mcp_server_options& options, server_registry& registry,
+                       const std::map<std::string, std::string>& previous) {
+    const auto actions = scan_actions(gentools_roots(options));
+    const auto current = current_hashes(options.workspace / "mcptools", actions);
+    auto before = current;  // servers that were not regenerated are as they were
+    for (const auto& [tool, hash] : previous) before[tool] = hash;
+    // A tool of the regenerated server that is gone counts as changed.
+    auto pins = registry.load_pins();
+    const auto flags = update_pins(pins, actions, before, current);
+    registry.save_pins(pins);
+    return flags;
+}
+
+json server_tools::update_action_pins(const std::map<std::string, std::string>& previous) {
+    return pin_saved_actions(options_, registry_, previous);
+}
+
+void server_tools::send_flags_to_kernel(const json& flags) {
+    if (flags.empty() || executor_.kernel_pid() == 0) return;
+    try {
+        executor_.execute(
+            "__import__('ipybox_runtime.library', fromlist=['note_changed_tools'])"
+            ".note_changed_tools(__import__('json').loads(" +
+            codegen::python_string_literal(flags.dump()) + "))");
+    } catch (const std::exception& e) {
+        core::logger("server")->warn("cannot mark the flagged actions in the kernel: {}", e.what());
+    }
+}
+
+}  // namespace ipybox::app

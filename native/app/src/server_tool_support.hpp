@@ -1,0 +1,52 @@
+#pragma once
+// Argument checks and error mapping shared by the handlers of `ipybox mcp`'s tools
+// (server_tools.cpp, server_library_tools.cpp).
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/core/log.hpp"
+#include "ipybox/mcp/session/types.hpp"
+
+namespace ipybox::app::detail {
+
+using mcp::session::call_tool_result;
+using nlohmann::json;
+
+// A mistake in the arguments: reported to the model as a tool error it can correct.
+class argument_error : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+inline std::string required_string(const json& arguments, const char* name) {
+    if (!arguments.is_object() || !arguments.contains(name)) {
+        throw argument_error(std::string("missing required argument \"") + name + "\"");
+    }
+    const auto& value = arguments[name];
+    if (!value.is_string()) {
+        throw argument_error(std::string("argument \"") + name + "\" must be a string, not " +
+                             value.type_name());
+    }
+    return value.get<std::string>();
+}
+
+template <typename Body>
+call_tool_result guarded(const char* tool, Body&& body) {
+    try {
+        return body();
+    } catch (const argument_error& e) {
+        return call_tool_result::text(
+            std::string("Invalid arguments for ") + tool + ": " + e.what(), true);
+    } catch (const std::invalid_argument& e) {
+        return call_tool_result::text(e.what(), true);
+    } catch (const code_execution_error& e) {
+        return call_tool_result::text(e.what(), true);
+    } catch (const std::exception& e) {
+        core::logger("server")->warn("{} failed: {}", tool, e.what());
+        return call_tool_result::text(std::string(tool) + " failed: " + e.what(), true);
+    }
+}
+
+}  // namespace ipybox::app::detail

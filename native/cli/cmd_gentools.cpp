@@ -1,0 +1,66 @@
+#include "cmd_gentools.hpp"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace ipybox::cli {
+
+void setup_gentools(CLI::App& app, gentools_options& options) {
+    auto* gentools = app.add_subcommand("gentools", "Work with the library of saved code actions");
+    gentools->require_subcommand(1);
+    auto* check = gentools->add_subcommand(
+        "check",
+        "Check every saved action: api.py imports without impl.py, impl.py imports, and the "
+        "examples in api.py run (exit status 1 when one is broken; nothing is changed)");
+    add_kernel_flags(*check, options.kernel);
+    add_server_flags(*check, options.servers);
+    check
+        ->add_option("--approve", options.approve,
+                     "Tool calls made by the examples: none (refused: a dry check) or all")
+        ->check(CLI::IsMember({"none", "all"}))
+        ->capture_default_str();
+}
+
+int run_gentools_check(const gentools_options& options,
+                       const process::environment_map& environment) {
+    auto executor_config = executor_options(options.kernel, environment);
+    executor_config.mcp_servers = collect_servers(options.servers);
+    executor_config.keep_spare_kernel = false;
+    code_executor executor(std::move(executor_config));
+    std::string output;
+    try {
+        auto stream =
+            executor.stream("from ipybox_runtime.checks import check_json\nprint(check_json())");
+        while (auto event = stream.next()) {
+            if (auto* request = std::get_if<approval_request>(&*event)) {
+                options.approve == "all" ? request->accept()
+                                         : request->reject("ipybox gentools check --approve none");
+            } else if (auto* result = std::get_if<code_execution_result>(&*event)) {
+                output = result->text;
+            }
+        }
+    } catch (const code_execution_error& e) {
+        std::cerr << "ipybox gentools check: " << e.what() << "\n";
+        return e.error_kind() == code_execution_error::kind::start_failed ? exit_start_failed
+                                                                          : exit_execution_error;
+    }
+    const auto line = output.substr(
+        output.find_last_of('\n') == std::string::npos ? 0 : output.find_last_of('\n') + 1);
+    const auto report = nlohmann::json::parse(line, nullptr, false);
+    if (!report.is_array()) {
+        std::cerr << "ipybox gentools check: unexpected output from the kernel:\n"
+                  << output << "\n";
+        return exit_execution_error;
+    }
+    int broken = 0;
+    for (const auto& item : report) {
+        const bool ok = item.value("ok", false);
+        broken += ok ? 0 : 1;
+        std::cout << (ok ? "ok      " : "BROKEN  ") << item.value("module", "") << " ("
+                  << item.value("origin", "") << "): " << item.value("reason", "") << "\n";
+    }
+    std::cout << report.size() << " actions checked, " << broken << " broken\n";
+    return broken == 0 ? exit_ok : exit_execution_error;
+}
+
+}  // namespace ipybox::cli

@@ -1,0 +1,239 @@
+"""What the search index knows about one tool: read from its file, never imported.
+
+``describe_tool_module`` reads a generated ``mcptools/<server>/<tool>.py`` or a parser
+``mcpparse/<server>/<tool>.py``; ``describe_action`` reads a saved action's ``api.py`` (and the
+imports of its ``impl.py``). Each gives a ``ToolDocument``: what a search result shows (import
+line, one-line summary, call signature) and the weighted text that is ranked. Standard library
+only.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+# How much more a word counts in a tool's name, and in its one-line summary, than in the rest.
+NAME_WEIGHT = 3
+SUMMARY_WEIGHT = 2
+
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from in into is it its of on or that the this to with".split()
+)
+
+
+@dataclass
+class ToolDocument:
+    name: str  # the module to import: mcptools.github.search_repositories
+    kind: str  # "mcptool", "parser" or "gentool"
+    origin: str  # "workspace" for mcptools/mcpparse; the library root's origin for gentools
+    import_line: str
+    summary: str
+    signature: str
+    path: pathlib.Path
+    calls: List[str] = field(default_factory=list)  # "server.tool" of the mcptools it imports
+    # Weighted token counts for ranking (a name's words count NAME_WEIGHT times, ...).
+    terms: Dict[str, int] = field(default_factory=dict)
+
+
+# Words of identifiers and prose: "readTextFile" and "read_text_file" both give read, text, file.
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def tokens(text: str) -> List[str]:
+    """Lower-case word stems of ``text``: camelCase and snake_case split, stop words dropped."""
+    stems = _stems
+    found = []
+    for word in _WORD.findall(text):
+        stem = stems.get(word)
+        if stem is None:
+            stem = stems[word] = _stem(word.lower())
+        if stem:
+            found.append(stem)
+    return found
+
+
+_stems: Dict[
+    str, str
+] = {}  # word as written -> stem ("" for a stop word); grows with the vocabulary
+
+
+def _stem(word: str) -> str:
+    # Deliberately light: enough that "files" finds "file" and "searching" finds "search".
+    if word in _STOPWORDS:
+        return ""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "oes")):
+        return word[:-2]  # echoes -> echo, searches -> search
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _first_line(docstring: Optional[str]) -> str:
+    text = (docstring or "").strip()
+    return text.splitlines()[0].strip() if text else "(no docstring)"
+
+
+def _parse(path: pathlib.Path) -> Optional[ast.Module]:
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _string_keyword(call: ast.expr, name: str) -> str:
+    if isinstance(call, ast.Call):
+        for keyword in call.keywords:
+            if keyword.arg == name and isinstance(keyword.value, ast.Constant):
+                return str(keyword.value.value)
+    return ""
+
+
+def _required(value: Optional[ast.expr]) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, ast.Call) and value.args:
+        first = value.args[0]
+        return isinstance(first, ast.Constant) and first.value is Ellipsis
+    return False
+
+
+def _fields(node: ast.ClassDef) -> List[Tuple[str, str, str, bool]]:
+    """(name, type, description, required) of the annotated fields of a model class."""
+    found = []
+    for item in node.body:
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            annotation = ast.unparse(item.annotation)
+            description = _string_keyword(item.value, "description") if item.value else ""
+            found.append((item.target.id, annotation, description, _required(item.value)))
+    return found
+
+
+def _model_text(tree: ast.Module) -> List[str]:
+    """Field names and descriptions (and class docstrings) of every class in the module."""
+    parts = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            parts.append(ast.get_docstring(node) or "")
+            for name, _, description, _ in _fields(node):
+                parts.extend((name, description))
+    return parts
+
+
+def _function(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node  # type: ignore[return-value]
+    return None
+
+
+def _body(docstring: str) -> str:
+    """A docstring without its first line (which counts as the summary)."""
+    return "\n".join(docstring.strip().splitlines()[1:])
+
+
+def _weighted(name_text: str, summary: str, rest: Iterable[str]) -> Dict[str, int]:
+    terms = tokens(name_text) * NAME_WEIGHT + tokens(summary) * SUMMARY_WEIGHT
+    for text in rest:
+        terms.extend(tokens(text))
+    return dict(Counter(terms))
+
+
+def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
+    """A generated tool module (``root_name`` "mcptools") or an output parser ("mcpparse")."""
+    server, tool = path.parent.name, path.stem
+    name = f"{root_name}.{server}.{tool}"
+    kind = "mcptool" if root_name == "mcptools" else "parser"
+    tree = _parse(path)
+    if tree is None:
+        return ToolDocument(name, kind, "workspace", "", "(cannot be read)", "", path)
+    docstring = ast.get_docstring(tree) or ""
+    summary = _first_line(docstring)
+    signature = ""
+    if kind == "mcptool":
+        params = next(
+            (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Params"), None
+        )
+        arguments = []
+        for field_name, annotation, _, required in _fields(params) if params else []:
+            arguments.append(f"{field_name}: {annotation}" + ("" if required else " = ..."))
+        run = _function(tree, "run")
+        returns = f" -> {ast.unparse(run.returns)}" if run and run.returns else ""
+        signature = f"{tool}.run({tool}.Params({', '.join(arguments)})){returns}"
+        if _function(tree, "run_parsed"):
+            signature += f"; {tool}.run_parsed(...)"
+    else:
+        public = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
+        ]
+        if public:
+            signature = _signature(tool, public[0])
+    import_line = f"from {root_name}.{server} import {tool}"
+    rest = [_body(docstring)] + _model_text(tree)
+    terms = _weighted(f"{tool} {server}", summary, rest)
+    return ToolDocument(name, kind, "workspace", import_line, summary, signature, path, [], terms)
+
+
+def _signature(owner: str, function: ast.FunctionDef) -> str:
+    returns = f" -> {ast.unparse(function.returns)}" if function.returns else ""
+    return f"{owner}.{function.name}({ast.unparse(function.args)}){returns}"
+
+
+def mcptools_imports(tree: Optional[ast.Module]) -> Set[str]:
+    """``"server.tool"`` for every ``mcptools`` tool module the code imports (read, not run)."""
+    found: Set[str] = set()
+    if tree is None:
+        return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            parts = node.module.split(".")
+            if parts[0] != "mcptools" or len(parts) < 2:
+                continue
+            if len(parts) >= 3:
+                found.add(f"{parts[1]}.{parts[2]}")
+            else:
+                found.update(
+                    f"{parts[1]}.{alias.name}" for alias in node.names if alias.name != "*"
+                )
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "mcptools" and len(parts) >= 3:
+                    found.add(f"{parts[1]}.{parts[2]}")
+    return found
+
+
+def describe_action(directory: pathlib.Path, module: str, origin: str) -> ToolDocument:
+    """A saved action ``gentools.<category>.<name>`` from its ``api.py`` and ``impl.py``."""
+    category, name = directory.parent.name, directory.name
+    api_path = directory / "api.py"
+    tree = _parse(api_path)
+    import_line = f"from {module} import run"
+    if tree is None:
+        return ToolDocument(
+            module, "gentool", origin, import_line, "(cannot be read)", "", api_path
+        )
+    docstring = ast.get_docstring(tree) or ""
+    summary = _first_line(docstring)
+    run = _function(tree, "run")
+    signature = _signature("", run).lstrip(".") if run else "(no run function)"
+    rest = [_body(docstring)] + _model_text(tree)
+    if run is not None:
+        rest.append(ast.get_docstring(run) or "")
+        rest.extend(arg.arg for arg in run.args.args)
+    calls = mcptools_imports(tree) | mcptools_imports(_parse(directory / "impl.py"))
+    terms = _weighted(f"{name} {category}", summary, rest)
+    return ToolDocument(
+        module, "gentool", origin, import_line, summary, signature, api_path, sorted(calls), terms
+    )

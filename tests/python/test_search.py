@@ -1,0 +1,230 @@
+"""ipybox_runtime.search: the index over mcptools, mcpparse and gentools, ranking, refresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import random
+import shutil
+import unittest.mock
+from typing import List, Tuple
+
+import support
+from ipybox_runtime import library, search_tools
+from ipybox_runtime.gentools import catalog
+from ipybox_runtime.search import ToolIndex
+from test_gentools import GentoolsTestCase
+from test_library import write_action
+
+VERBS = "archive list create delete export import merge rename restore share summarize sync tag"
+VERBS = (VERBS + " translate upload validate watch download compress schedule").split()
+OBJECTS = "invoice contact calendar_event photo spreadsheet ticket repository playlist message"
+OBJECTS = (OBJECTS + " recipe shipment payroll lease podcast sensor_reading").split()
+SERVICES = "billing crm calendar gallery sheets helpdesk git music chat kitchen logistics".split()
+
+TOOL_MODULE = '''"""{summary}"""
+
+from ipybox_runtime.models import Field, ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = {server!r}
+TOOL_NAME = {tool!r}
+
+
+class Params(ToolModel):
+    {noun}_id: str = Field(..., description={field!r})
+    limit: int = Field(10, description='How many items at most')
+
+
+def run(params: Params) -> TextResult:
+    """{summary}"""
+    return TextResult.from_output(call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments()))
+'''
+
+
+def synthetic_tools(workspace: pathlib.Path, count: int, seed: int = 14) -> List[Tuple[str, str]]:
+    """Writes ``count`` generated tool modules; returns (module, its words) for each."""
+    rng = random.Random(seed)
+    combinations = [(v, o, s) for s in SERVICES for v in VERBS for o in OBJECTS]
+    rng.shuffle(combinations)
+    written = []
+    for verb, noun, service in combinations[:count]:
+        tool = f"{verb}_{noun}"
+        directory = workspace / "mcptools" / service
+        directory.mkdir(parents=True, exist_ok=True)
+        summary = f"{verb.capitalize()} a {noun.replace('_', ' ')} in the {service} service."
+        field = f"Identifier of the {noun.replace('_', ' ')} in {service}"
+        (directory / f"{tool}.py").write_text(
+            TOOL_MODULE.format(
+                summary=summary, server=service, tool=tool, noun=noun.split("_")[0], field=field
+            ),
+            encoding="utf-8",
+        )
+        written.append((f"mcptools.{service}.{tool}", f"{verb} {noun} {service}"))
+    return written
+
+
+class SearchTestCase(GentoolsTestCase):
+    def setUp(self) -> None:
+        super().setUp()
+        self.index = ToolIndex(self.workspace, use_cache=False)
+
+
+class RankingTest(SearchTestCase):
+    def test_finds_the_right_tool_among_2000_in_the_top_3(self):
+        tools = synthetic_tools(self.workspace, 2000)
+        shutil.copytree(
+            support.GOLDEN_DIR / "everything" / "expected" / "everything",
+            self.workspace / "mcptools" / "everything",
+        )
+        rng = random.Random(7)
+        targets = rng.sample(tools, 40)
+        queries = [
+            (
+                module,
+                f"{words.split()[0]} {words.split()[1].replace('_', ' ')}s on {words.split()[2]}",
+            )
+            for module, words in targets
+        ]
+        queries.append(("mcptools.everything.echo", "echo back my message"))
+        queries.append(("mcptools.everything.getstructuredcontent", "weather humidity in Chicago"))
+        misses = []
+        for module, query in queries:
+            names = [hit.name for hit in self.index.search(query, limit=3)]
+            if module not in names:
+                misses.append((query, module, names))
+        self.assertEqual(misses, [])
+        self.assertEqual(len(self.index), 2000 + 9)
+
+    def test_names_count_more_than_descriptions(self):
+        directory = self.workspace / "mcptools" / "notes"
+        directory.mkdir(parents=True)
+        (directory / "rename_note.py").write_text('"""Changes the title of a note."""\n')
+        (directory / "edit_note.py").write_text(
+            '"""Edits the text of a note, not to rename it."""\n'
+        )
+        hits = self.index.search("rename")
+        self.assertEqual([hit.name for hit in hits][0], "mcptools.notes.rename_note")
+
+    def test_hit_shows_kind_import_line_summary_and_signature(self):
+        shutil.copytree(
+            support.GOLDEN_DIR / "everything" / "expected" / "everything",
+            self.workspace / "mcptools" / "everything",
+        )
+        hit = self.index.search("echo", limit=1)[0]
+        self.assertEqual(hit.kind, "mcptool")
+        self.assertEqual(hit.import_line, "from mcptools.everything import echo")
+        self.assertEqual(hit.summary, "Echoes back the input")
+        self.assertEqual(hit.signature, "echo.run(echo.Params(message: str)) -> TextResult")
+        self.assertIn("1. mcptools.everything.echo  [mcptool]", str(self.index.search("echo")))
+
+    def test_no_match_and_bad_arguments(self):
+        self.assertEqual(str(search_tools("anything")), "no matching tools")
+        with self.assertRaises(ValueError):
+            search_tools("x", limit=0)
+        with self.assertRaisesRegex(ValueError, "unknown kinds"):
+            search_tools("x", kinds=["tool"])
+
+
+class LibraryTest(SearchTestCase):
+    def test_saved_actions_of_every_root_with_origin_calls_and_kinds(self):
+        action = write_action(self.user_library, "files", "largest", "Largest files of a folder")
+        (action / "impl.py").write_text(
+            "from mcptools.fs import list_directory\nimport mcptools.fs.get_file_info\n"
+        )
+        parsers = self.workspace / "mcpparse" / "fs"
+        parsers.mkdir(parents=True)
+        (parsers / "list_directory.py").write_text(
+            '"""Parses directory listings of files."""\n\ndef parse(text: str) -> list:\n    ...\n'
+        )
+        hits = search_tools("largest files", kinds=["gentool"])
+        self.assertEqual(len(hits), 1)
+        self.assertEqual(
+            (hits[0].name, hits[0].origin, hits[0].signature, hits[0].calls),
+            (
+                "gentools.files.largest",
+                "user",
+                "run()",
+                ("fs.get_file_info", "fs.list_directory"),
+            ),
+        )
+        parser = search_tools("directory listings", kinds="parser")[0]
+        self.assertEqual(parser.signature, "list_directory.parse(text: str) -> list")
+
+    def test_actions_calling_a_changed_tool_are_marked(self):
+        action = write_action(self.workspace / "gentools", "chat", "shout", "Shouts a message")
+        (action / "impl.py").write_text("from mcptools.everything import echo\n")
+        self.assertEqual(search_tools("shout")[0].changed, ())
+        flags = {"gentools.chat.shout": {"tools": ["everything.echo"]}}
+        flags["gentools.chat.shout"]["stamp"] = library.action_stamp(action)
+        with unittest.mock.patch.dict(
+            os.environ, {library.CHANGED_TOOLS_VARIABLE: json.dumps(flags)}
+        ):
+            hit = search_tools("shout")[0]
+            self.assertEqual(hit.changed, ("everything.echo",))
+            self.assertIn("schema changed: everything.echo", str(hit))
+            self.assertIn("[calls changed tools: everything.echo]", catalog())
+            # Editing the action (after checking it) clears the flag.
+            (action / "impl.py").write_text("from mcptools.everything import echo  # checked\n")
+            self.assertEqual(search_tools("shout")[0].changed, ())
+
+
+def regenerate(server: pathlib.Path, module: str, text: str) -> None:
+    """Rewrites one server's package as ipybox does: a new folder replaces the old one."""
+    staging = server.with_name(server.name + ".new")
+    shutil.copytree(server, staging)
+    (staging / module).write_text(text, encoding="utf-8")
+    shutil.rmtree(server)
+    staging.rename(server)
+
+
+class RefreshTest(SearchTestCase):
+    def test_reads_only_new_and_changed_files(self):
+        synthetic_tools(self.workspace, 50)
+        self.index.search("x")
+        self.assertEqual(self.index.reads, 50)
+        self.assertFalse(self.index.refresh())
+        self.assertEqual(self.index.reads, 50)
+
+        changed = next((self.workspace / "mcptools").glob("*/*.py"))
+        regenerate(changed.parent, changed.name, '"""Launches a zeppelin."""\n')
+        self.assertEqual(self.index.search("zeppelin")[0].path, str(changed))
+        self.assertEqual(self.index.reads, 51)  # the other modules of that server are unchanged
+
+        changed.unlink()
+        os.utime(changed.parent, ns=(1, 1))  # a different stamp even on coarse clocks
+        self.assertEqual(list(self.index.search("zeppelin")), [])
+        write_action(self.workspace / "gentools", "air", "balloon", "Launches a balloon")
+        self.assertEqual(self.index.search("balloon")[0].name, "gentools.air.balloon")
+        self.assertEqual(self.index.reads, 52)
+        self.assertEqual(len(self.index), 50)
+
+    def test_files_edited_in_place_are_read_again(self):
+        parser = self.workspace / "mcpparse" / "fs" / "listing.py"
+        parser.parent.mkdir(parents=True)
+        parser.write_text('"""Parses a listing."""\n', encoding="utf-8")
+        action = write_action(self.workspace / "gentools", "air", "balloon", "Launches a balloon")
+        self.assertEqual(len(self.index.search("listing balloon")), 2)
+        parser.write_text('"""Parses a zeppelin manifest."""\n', encoding="utf-8")
+        (action / "api.py").write_text('"""Launches a blimp."""\n', encoding="utf-8")
+        for path in (parser, action / "api.py"):
+            os.utime(path, ns=(1, 1))
+        self.assertEqual(
+            [hit.name for hit in self.index.search("zeppelin blimp")],
+            ["gentools.air.balloon", "mcpparse.fs.listing"],
+        )
+
+    def test_a_new_index_reads_only_what_changed_since_the_cached_one(self):
+        synthetic_tools(self.workspace, 30)
+        first = ToolIndex(self.workspace)
+        first.search("x")
+        self.assertEqual(first.reads, 30)
+        write_action(self.workspace / "gentools", "air", "balloon", "Launches a balloon")
+        second = ToolIndex(self.workspace)
+        self.assertEqual(second.search("balloon")[0].name, "gentools.air.balloon")
+        self.assertEqual((second.reads, len(second)), (1, 31))
+        (self.workspace / ".ipybox" / "search-index.json").write_text("{not json")
+        third = ToolIndex(self.workspace)
+        self.assertEqual(len(third.search("balloon")), 1)
+        self.assertEqual(third.reads, 31)

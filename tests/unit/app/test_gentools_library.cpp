@@ -1,0 +1,100 @@
+// The host's view of the gentools library: saved actions across roots, the mcptools modules they
+// import (read, never run), and pins that flag an action when a tool it calls changes.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "gentools_library.hpp"
+#include "test_paths.hpp"
+
+namespace fs = std::filesystem;
+using namespace ipybox::app;
+
+namespace {
+
+void write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+fs::path action(const fs::path& root, const std::string& category, const std::string& name,
+                const std::string& impl) {
+    const auto directory = root / category / name;
+    write(directory / "api.py", "\"\"\"An action.\"\"\"\n");
+    write(directory / "impl.py", impl);
+    return directory;
+}
+
+}  // namespace
+
+TEST_CASE("reads the mcptools tools an action imports in every import form") {
+    const auto found = mcptools_imports(
+        "from mcptools.everything import echo, get_sum as add  # two\n"
+        "from mcptools.fs import (\n    read_file,\n    write_file,\n)\n"
+        "from mcptools.github.search_repos import Params\n"
+        "import mcptools.web.fetch\n"
+        "from mcptools import everything\n"
+        "from mcptoolsx.other import nope\n");
+    CHECK(found == std::set<std::string>{"everything.echo", "everything.get_sum", "fs.read_file",
+                                         "fs.write_file", "github.search_repos", "web.fetch"});
+}
+
+TEST_CASE("scans every root, the first root winning a clash") {
+    const auto dir = ipybox::testing::fresh_directory("gentools-scan");
+    action(dir / "project", "web", "fetch", "from mcptools.fs import read_file\n");
+    action(dir / "user", "web", "fetch", "from mcptools.fs import write_file\n");
+    action(dir / "user", "web", "crawl", "import mcptools.web.get\n");
+    write(dir / "user" / "web" / "no_api" / "impl.py", "");
+    const auto actions = scan_actions({dir / "project", dir / "user"});
+    REQUIRE(actions.size() == 2);
+    CHECK(actions[0].module == "gentools.web.crawl");
+    CHECK(actions[1].module == "gentools.web.fetch");
+    CHECK(actions[1].directory == dir / "project" / "web" / "fetch");
+    CHECK(actions[1].calls == std::set<std::string>{"fs.read_file"});
+}
+
+TEST_CASE("an action is flagged when a tool it was written against changes, until it is edited") {
+    const auto dir = ipybox::testing::fresh_directory("gentools-pins");
+    const auto mcptools = dir / "mcptools";
+    write(mcptools / "everything" / "echo.py", "class Params: message: str\n");
+    write(mcptools / "everything" / "add.py", "class Params: a: int\n");
+    const auto shout =
+        action(dir / "gentools", "text", "shout", "from mcptools.everything import echo\n");
+    action(dir / "gentools", "math", "total", "from mcptools.everything import add\n");
+
+    nlohmann::json pins;
+    auto actions = scan_actions({dir / "gentools"});
+    auto before = module_hashes(mcptools, "everything");
+    CHECK(update_pins(pins, actions, before, before).empty());  // pinned, nothing changed
+
+    write(mcptools / "everything" / "echo.py", "class Params: text: str\n");  // regenerated
+    const auto after = module_hashes(mcptools, "everything");
+    CHECK(after.at("everything.add") == before.at("everything.add"));
+    CHECK(after.at("everything.echo") != before.at("everything.echo"));
+    auto flags = update_pins(pins, actions, before, after);
+    REQUIRE(flags.size() == 1);
+    CHECK(flags["gentools.text.shout"]["tools"] == nlohmann::json::array({"everything.echo"}));
+    CHECK(describe_flags(flags) == "  gentools.text.shout (calls everything.echo)\n");
+    CHECK(update_pins(pins, actions, after, after).size() == 1);  // it stays flagged
+
+    write(shout / "impl.py", "from mcptools.everything import echo  # uses text=\n");
+    actions = scan_actions({dir / "gentools"});
+    CHECK(update_pins(pins, actions, after, after).empty());  // the edit re-pinned it
+
+    SUBCASE("an action saved before a regeneration is pinned to the modules it saw") {
+        nlohmann::json fresh;
+        action(dir / "gentools", "text", "whisper", "from mcptools.everything import echo\n");
+        const auto renamed = after;
+        auto changed = renamed;
+        changed["everything.echo"] = "another";
+        const auto flagged = update_pins(fresh, scan_actions({dir / "gentools"}), renamed, changed);
+        CHECK(flagged.contains("gentools.text.whisper"));
+        CHECK(flagged.contains("gentools.text.shout"));
+        CHECK_FALSE(flagged.contains("gentools.math.total"));
+    }
+    SUBCASE("a tool that is gone counts as changed") {
+        auto gone = after;
+        gone.erase("everything.add");
+        CHECK(update_pins(pins, actions, after, gone).contains("gentools.math.total"));
+    }
+}
