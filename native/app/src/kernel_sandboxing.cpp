@@ -62,13 +62,20 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         }
         paths.readable = readable;
         paths.readable.push_back(kernel_dir);
-        // Whether the workspace has a repository decides what of .git is protected; it can
-        // change between kernels.
+        // An existing .claude is protected whole; srt then needs its own entries there
+        // (commands, agents) to exist, or it cannot place them inside a read-only folder.
         std::error_code ignored;
-        paths.unwritable = sandbox::default_protections(
-                               {}, context.workspace, {}, config_files,
-                               std::filesystem::exists(context.workspace / ".git", ignored))
-                               .unwritable;
+        const auto claude = context.workspace / ".claude";
+        const bool claude_exists = std::filesystem::symlink_status(claude, ignored).type() ==
+                                   std::filesystem::file_type::directory;
+        if (claude_exists) {
+            for (const char* own : {"commands", "agents"}) {
+                std::filesystem::create_directory(claude / own, ignored);
+            }
+        }
+        paths.unwritable =
+            sandbox::default_protections({}, context.workspace, {}, config_files, claude_exists)
+                .unwritable;
         // srt keeps its own scratch folder writable whatever is hidden around it; it is shared by
         // every srt sandbox on the host, so a kernel could leave things there for others.
 #ifdef __APPLE__

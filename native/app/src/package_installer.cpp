@@ -2,6 +2,7 @@
 
 #include <mutex>
 #include <optional>
+#include <regex>
 
 #include "ipybox/core/private_directory.hpp"
 #include "ipybox/process/child_process.hpp"
@@ -25,6 +26,21 @@ bool is_local_path(const std::string& spec, const std::filesystem::path& workspa
            std::filesystem::file_type::not_found;
 }
 
+// Under --sandbox only what comes from elsewhere is built: a plain requirement for an index
+// ("name", "name[extra]>=1,<2; python_version>'3.8'") or a URL whose scheme reaches the network
+// ("https://...", "git+https://...", "name @ git+ssh://..."). Anything else may name a folder the
+// kernel wrote: a relative path (pip runs from "/"), file: URLs, git+file://, "name @ file:...".
+bool fetched_from_elsewhere(const std::string& spec) {
+    static const std::regex plain(
+        R"(^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?(\[[A-Za-z0-9._,\s-]*\])?)"
+        R"(\s*([=<>!~]=?=?\s*[A-Za-z0-9.*+!_-]+\s*(,\s*[=<>!~]=?=?\s*[A-Za-z0-9.*+!_-]+\s*)*)?)"
+        R"((;[^@/\\]*)?$)");
+    if (std::regex_match(spec, plain)) return true;
+    static const std::regex remote(R"(^([A-Za-z0-9._-]+(\[[^\]]*\])?\s*@\s*)?)"
+                                   R"(((git|hg|svn|bzr)\+)?(https?|ssh|git)://[^\s]+$)");
+    return std::regex_match(spec, remote);
+}
+
 }  // namespace
 
 install_outcome install_with_pip(const install_request& request) {
@@ -42,6 +58,15 @@ install_outcome install_with_pip(const install_request& request) {
         return {false, "package_name must be a single line"};
     }
     std::string requirement = spec.substr(first);
+    if (request.refuse_local_paths && !fetched_from_elsewhere(requirement)) {
+        return {false, "refused '" + spec +
+                           "': with --sandbox, install_package installs only from a package "
+                           "index or a network URL (name, name==1.2, https://..., "
+                           "git+https://...). A local path may hold what the sandboxed kernel "
+                           "wrote, and building it would run that code on the host, outside the "
+                           "sandbox. Install it from a cell instead: %pip install " +
+                           requirement + " runs inside the sandbox."};
+    }
     if (is_local_path(requirement, request.workspace)) {
         if (request.refuse_local_paths) {
             return {false, "refused '" + spec +

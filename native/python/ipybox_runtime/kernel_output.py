@@ -102,13 +102,30 @@ def drain() -> None:
         stream.flush()
 
 
+def _waiting_chars(stream: Any) -> int:
+    # The I/O thread swaps (and closes) the buffer when it flushes; look under its lock.
+    lock = getattr(stream, "_buffer_lock", None)
+    try:
+        if lock is None:
+            return stream._buffer.tell()
+        with lock:
+            return stream._buffer.tell()
+    except (AttributeError, ValueError):
+        return 0
+
+
 def _paced(original: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     def write(self: Any, string: str) -> Any:
-        written = original(self, string)
-        buffer = getattr(self, "_buffer", None)
-        if buffer is not None and hasattr(buffer, "tell") and buffer.tell() > _PIECE_BYTES:
+        if not isinstance(string, str) or len(string) <= _PIECE_BYTES:
+            written = original(self, string)
+            if _waiting_chars(self) > _PIECE_BYTES:
+                self.flush()
+            return written
+        # One huge write (a single long line) still leaves in pieces.
+        for start in range(0, len(string), _PIECE_BYTES):
+            original(self, string[start : start + _PIECE_BYTES])
             self.flush()
-        return written
+        return len(string)
 
     write.__doc__ = original.__doc__
     return write

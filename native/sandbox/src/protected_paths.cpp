@@ -32,6 +32,16 @@ const std::vector<std::string>& credential_locations() {
         ".claude.json",
         ".config/claude",
         ".npm/_logs",
+        ".config/op",
+        ".kaggle",
+        ".pgpass",
+        ".cache/huggingface/token",
+        ".huggingface/token",
+        ".bash_history",
+        ".zsh_history",
+        ".python_history",
+        ".psql_history",
+        ".mysql_history",
     };
     return names;
 }
@@ -52,6 +62,8 @@ const std::vector<std::string>& workspace_configuration() {
         ".env",
         "sandbox-config.json",
         ".ipybox",
+        ".git",
+        "AGENTS.md",
     };
     return names;
 }
@@ -60,19 +72,19 @@ protected_paths default_protections(const std::filesystem::path& home,
                                     const std::filesystem::path& workspace,
                                     const std::vector<std::filesystem::path>& state_directories,
                                     const std::vector<std::filesystem::path>& config_files,
-                                    bool workspace_has_git) {
+                                    bool claude_folder_exists) {
     protected_paths out;
     if (!home.empty()) {
         for (const auto& name : credential_locations()) out.unreadable.push_back(home / name);
     }
     for (const auto& directory : state_directories) out.unreadable.push_back(directory);
-    for (const auto& name : workspace_configuration()) out.unwritable.push_back(workspace / name);
-    if (workspace_has_git) {
-        out.unwritable.push_back(workspace / ".git" / "hooks");
-        out.unwritable.push_back(workspace / ".git" / "config");
-    } else {
-        out.unwritable.push_back(workspace / ".git");
+    for (const auto& name : workspace_configuration()) {
+        // An existing .claude is protected whole (rules/, statusline scripts, plugins, ...);
+        // a missing one is kept from being made by the entries inside it.
+        if (claude_folder_exists && name.rfind(".claude/", 0) == 0) continue;
+        out.unwritable.push_back(workspace / name);
     }
+    if (claude_folder_exists) out.unwritable.push_back(workspace / ".claude");
     for (const auto& file : config_files) out.unwritable.push_back(file);
     return out;
 }

@@ -32,7 +32,8 @@ const CREDENTIALS = [
 const TRUSTED = [
   ".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/evil.sh", ".claude/commands/evil.md",
   ".claude/ipybox-sandbox.json", "CLAUDE.md", ".mcp.json", ".envrc",
-  "sandbox-config.json", ".ipybox/evil", ".git/hooks/pre-commit", ".git/config", "conf/sandbox.json",
+  "sandbox-config.json", ".ipybox/evil", ".git/hooks/pre-commit", ".git/config", ".git/commondir",
+  ".git/info/attributes", "AGENTS.md", ".claude/rules/evil.md", ".claude/statusline.sh", "conf/sandbox.json",
   "conf/policy.json",
 ];
 
@@ -41,6 +42,8 @@ function prepareWorkspace(workspace) {
   fs.writeFileSync(path.join(workspace, "conf", "sandbox.json"), "{}\n");
   fs.writeFileSync(path.join(workspace, "conf", "policy.json"), "{\"default\": \"allow\"}\n");
   execFileSync("git", ["init", "-q", workspace]);
+  // An existing .claude, as most Claude Code projects have: protected whole.
+  fs.mkdirSync(path.join(workspace, ".claude"));
 }
 
 async function start(workspace, withSandbox) {
@@ -184,8 +187,15 @@ test("planted json.py, pip/, site.py, sitecustomize.py, usercustomize.py never r
   }
 });
 
-test("install_package refuses local paths under --sandbox, and says how to install them instead", async () => {
-  const result = await callTool(boxed.client, "install_package", { package_name: "./pip" });
-  assert.ok(result.isError);
-  assert.match(textOf(result), /does not build packages from local paths.*%pip install \.\/pip/s);
+test("install_package under --sandbox builds nothing local, however the spec names it", async () => {
+  const here = path.join(sandboxed, "pkg");
+  for (const spec of ["./pip", here, `pkg @ file://${here}`, `git+file://${here}`, `file://${here}`,
+    here.slice(1), "~/pkg", "../x", "name @ ./pkg"]) {
+    const result = await callTool(boxed.client, "install_package", { package_name: spec });
+    assert.ok(result.isError, spec);
+    assert.match(textOf(result), /installs only from a package index or a network URL.*%pip install/s, spec);
+  }
+  // Control: a requirement for an index reaches pip (which then finds no index: PIP_NO_INDEX).
+  const plainSpec = await callTool(boxed.client, "install_package", { package_name: "ipybox-none[x]>=1.0,<2" });
+  assert.doesNotMatch(textOf(plainSpec), /installs only from a package index/);
 });

@@ -7,6 +7,8 @@
 //   .config/git/credentials .git-credentials .netrc .npmrc .pypirc .config/pip .cargo/credentials
 //   .cargo/credentials.toml .gem/credentials .m2/settings.xml .vault-token .terraform.d
 //   .password-store .local/share/keyrings .claude .claude.json .config/claude .npm/_logs
+//   .config/op .kaggle .pgpass .cache/huggingface/token .huggingface/token and shell and client
+//   histories (.bash_history .zsh_history .python_history .psql_history .mysql_history)
 //   and ipybox's state directory (the registry of servers with their literal secrets).
 // Denying ~/.claude and ~/.npm/_logs also switches off srt's "convenience" write grants there
 // (~/.claude/debug, ~/.npm/_logs): srt drops a grant that a read deny covers.
@@ -14,13 +16,14 @@
 // Unwritable inside the workspace (read as configuration or run by a later session, by ipybox,
 // by Claude Code, by git or by a shell), on top of srt's own list (.claude/commands,
 // .claude/agents, .vscode, .idea, .gitconfig, .gitmodules, shell rc files, .mcp.json):
-//   .claude/{settings.json, settings.local.json, hooks, skills, output-styles,
-//   ipybox-sandbox.json, CLAUDE.md} CLAUDE.md CLAUDE.local.md .mcp.json .envrc .env
-//   sandbox-config.json .ipybox, and .git/hooks and .git/config, or, in a workspace without a
-//   git repository, .git itself (a repository the kernel made could carry hooks that git on the
-//   host would run), plus every configuration file given to ipybox (`config_files`: the sandbox
-//   config, the approval policy), wherever it lies. Entries are files or folders within, never a
-//   folder such as .claude as a whole: srt places its own entries inside it.
+//   .claude (whole when it exists; when it does not, its entries settings.json,
+//   settings.local.json, hooks, skills, output-styles, ipybox-sandbox.json, CLAUDE.md keep it
+//   from being made), CLAUDE.md CLAUDE.local.md AGENTS.md .mcp.json .envrc .env
+//   sandbox-config.json .ipybox, and .git whole (hooks and config, but also commondir, HEAD,
+//   info/ and the rest git on the host would read: the kernel reads the repository, it does not
+//   change it), plus every configuration file given to ipybox (`config_files`: the sandbox
+//   config, the approval policy), wherever it lies. srt places its own entries inside .claude
+//   (commands, agents): the caller makes those folders before protecting an existing .claude.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -41,6 +44,6 @@ protected_paths default_protections(const std::filesystem::path& home,
                                     const std::filesystem::path& workspace,
                                     const std::vector<std::filesystem::path>& state_directories,
                                     const std::vector<std::filesystem::path>& config_files,
-                                    bool workspace_has_git);
+                                    bool claude_folder_exists);
 
 }  // namespace ipybox::sandbox
