@@ -98,6 +98,10 @@ kernel::kernel_session& code_executor::session() {
         const auto path = options_.host_environment.find("PATH");
         search.path_variable = path != options_.host_environment.end() ? path->second : "";
         search.environment = inherited;
+        if (options_.sandbox) {
+            search.untrusted_roots.push_back(
+                std::filesystem::weakly_canonical(std::filesystem::absolute(options_.workspace)));
+        }
         python_ = kernel::find_interpreter(search).chosen.path;
         return 0;
     });

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -99,7 +100,7 @@ std::vector<std::filesystem::path> interpreter_candidates(const interpreter_sear
     };
     std::stringstream dirs(search.path_variable);
     for (std::string dir; std::getline(dirs, dir, ':');) {
-        if (dir.empty()) continue;
+        if (dir.empty() || dir.front() != '/') continue;  // relative: wherever we happen to be
         const auto candidate = std::filesystem::path(dir) / "python3";
         if (::access(candidate.c_str(), X_OK) == 0) add(candidate);
     }
@@ -111,6 +112,22 @@ std::vector<std::filesystem::path> interpreter_candidates(const interpreter_sear
 interpreter_choice find_interpreter(const interpreter_search& search) {
     interpreter_choice choice;
     for (const auto& candidate : interpreter_candidates(search)) {
+        std::error_code ignored;
+        const auto real =
+            std::filesystem::weakly_canonical(std::filesystem::absolute(candidate), ignored);
+        const bool untrusted = std::any_of(search.untrusted_roots.begin(),
+                                           search.untrusted_roots.end(), [&](const auto& root) {
+                                               const auto inside = real.lexically_relative(root);
+                                               return !inside.empty() && *inside.begin() != "..";
+                                           });
+        if (untrusted) {
+            interpreter_probe refused;
+            refused.path = candidate;
+            refused.problem =
+                "lies in the workspace, which the sandboxed kernel can write (not run)";
+            choice.rejected.push_back(std::move(refused));
+            continue;
+        }
         auto probe = probe_interpreter(candidate, search.environment);
         if (probe.usable) {
             choice.chosen = std::move(probe);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <ctime>
 
 #include "ipybox/process/spawn.hpp"
 #include "tree_kill.hpp"
@@ -89,6 +90,23 @@ void apply_line(registry& state, char* line) {
                 line[used++] = buffer[i];
             }
         }
+    }
+    // First SIGTERM and a moment: srt, for one, then removes the placeholder files it put in the
+    // workspace to protect paths that did not exist. Then SIGKILL for whatever is left.
+    for (int i = 0; i < max_entries; ++i) {
+        if (state.group_used[i]) detail::signal_cgroup(state.groups[i], SIGTERM);
+        if (state.tag_used[i]) detail::signal_tagged(state.tags[i], SIGTERM);
+    }
+    for (int round = 0; round < 100; ++round) {  // up to 2 s
+        bool any = false;
+        int pids[8];
+        for (int i = 0; i < max_entries && !any; ++i) {
+            any = (state.group_used[i] && detail::cgroup_members(state.groups[i], pids, 8) > 0) ||
+                  (state.tag_used[i] && detail::tagged_members(state.tags[i], pids, 8) > 0);
+        }
+        if (!any) break;
+        timespec wait{0, 20 * 1000 * 1000};
+        ::nanosleep(&wait, nullptr);
     }
     for (int i = 0; i < max_entries; ++i) {
         if (state.tag_used[i]) detail::end_tagged(state.tags[i]);

@@ -153,6 +153,18 @@ int tagged_members(const char* tag, int* out, int capacity) {
     return count;
 }
 
+void signal_cgroup(const char* group, int signal) {
+    int pids[1024];
+    const int count = cgroup_members(group, pids, 1024);
+    for (int i = 0; i < count; ++i) ::kill(pids[i], signal);
+}
+
+void signal_tagged(const char* tag, int signal) {
+    int pids[1024];
+    const int count = tagged_members(tag, pids, 1024);
+    for (int i = 0; i < count; ++i) ::kill(pids[i], signal);
+}
+
 int end_tagged(const char* tag) {
     int signalled = 0;
     int pids[1024];

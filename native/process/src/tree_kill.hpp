@@ -13,6 +13,10 @@ int end_cgroup(const char* group);
 // while any is found (at most about 2 s). Returns how many signals were sent.
 int end_tagged(const char* tag);
 
+// Sends `signal` once to every process of the group, or carrying the tag.
+void signal_cgroup(const char* group, int signal);
+void signal_tagged(const char* tag, int signal);
+
 // Appends the pids of `<group>/cgroup.procs` to `out` (at most `capacity`); returns the count.
 int cgroup_members(const char* group, int* out, int capacity);
 // Likewise for processes carrying the tag.

@@ -34,6 +34,10 @@ struct interpreter_search {
     std::optional<std::filesystem::path> env_override;   // IPYBOX_PYTHON
     std::string path_variable;                           // the PATH to search for python3
     process::environment_map environment;                // environment the probes run with
+    // Folders whose interpreters are never run, not even to probe them: under --sandbox the
+    // workspace, where the kernel could have planted a "python3" (an activated .venv puts one
+    // on PATH). Relative PATH entries are skipped always.
+    std::vector<std::filesystem::path> untrusted_roots;
 };
 
 struct interpreter_choice {
