@@ -301,9 +301,9 @@ void code_executor::cancel() {
     if (session_) session_->cancel();
 }
 
-std::vector<std::string> code_executor::register_mcp_server(const std::string& name,
-                                                            const nlohmann::json& params,
-                                                            bool generate_sources) {
+std::vector<std::string> code_executor::register_mcp_server(
+    const std::string& name, const nlohmann::json& params, bool generate_sources,
+    std::vector<std::string>* loose_typing) {
     validate_registrable_name(name);
     app::mcp_client_pool* pool = nullptr;
     {
@@ -316,7 +316,7 @@ std::vector<std::string> code_executor::register_mcp_server(const std::string& n
     tool_names_->forget(name);
     if (!generate_sources) return {};
     try {
-        return app::generate_from_pool(*pool, name, options_.workspace, "mcptools");
+        return app::generate_from_pool(*pool, name, options_.workspace, "mcptools", loose_typing);
     } catch (...) {
         // A failed re-registration leaves the working one (and its mcptools/) in place.
         if (previous) {

@@ -14,7 +14,8 @@ namespace app {
 
 std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::string& server_name,
                                             const std::filesystem::path& trusted_root,
-                                            const std::filesystem::path& package_root) {
+                                            const std::filesystem::path& package_root,
+                                            std::vector<std::string>* loose_typing) {
     codegen::validate_server_name(server_name);
     std::vector<codegen::tool_descriptor> tools;
     for (const auto& tool : pool.list_tools(server_name)) {
@@ -25,7 +26,12 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
     const auto written = workspace::write_generated_package(
         workspace::directory::open_root(trusted_root), package_root, server_name, package.files);
     std::vector<std::string> modules;
-    for (const auto& module : package.modules) modules.push_back(module.module_name);
+    for (const auto& module : package.modules) {
+        modules.push_back(module.module_name);
+        for (const auto& note : module.notes) {
+            if (loose_typing != nullptr) loose_typing->push_back(module.module_name + ": " + note);
+        }
+    }
     core::logger("app")->info("generated {} modules for MCP server '{}' in {}", modules.size(),
                               server_name, written.string());
     return modules;

@@ -51,8 +51,9 @@ call_tool_result server_tools::register_server(const json& arguments) {
         codegen::validate_server_name(name);  // before its folder is read
         const auto previous = module_hashes(options_.workspace / "mcptools", name);
         std::vector<std::string> modules;
+        std::vector<std::string> loose_typing;
         try {
-            modules = executor_.register_mcp_server(name, params);
+            modules = executor_.register_mcp_server(name, params, true, &loose_typing);
         } catch (const std::invalid_argument&) {
             throw;
         } catch (const std::exception& e) {
@@ -61,6 +62,10 @@ call_tool_result server_tools::register_server(const json& arguments) {
         registry_.remember(name, params);
         std::string text;
         for (const auto& module : modules) text += module + "\n";
+        if (!loose_typing.empty()) {
+            text += "\nTyped more loosely than the schema (the value is sent as given):\n";
+            for (const auto& note : loose_typing) text += "- " + note + "\n";
+        }
         text += policy_report();
         if (executor_.kernel_pid() != 0) {
             const auto unloaded = executor_.execute(unload_code(name)).text;

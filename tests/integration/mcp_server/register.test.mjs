@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import {
-  FILESYSTEM, callTool, everythingParams, listTree, makeTempDir, removeDir, runCell, runFailing, runOk,
+  FILESYSTEM, NODE_DIR, callTool, everythingParams, listTree, makeTempDir, removeDir, runCell, runFailing, runOk,
   startServer, textOf,
 } from "./support.mjs";
 
@@ -56,6 +56,17 @@ test("register_mcp_server generates mcptools/<name>/ and returns the module name
     assert.ok(fs.existsSync(path.join(workspace, "mcptools", "everything", `${name}.py`)), `${name}.py`);
   }
   assert.ok(fs.existsSync(path.join(workspace, "mcptools", "everything", "__init__.py")));
+});
+
+test("register_mcp_server says which parts of a schema the API types more loosely than the schema", async () => {
+  const fake = path.join(NODE_DIR, "fake_server.mjs");
+  const result = await register("loose", { command: "node", args: [fake, "loose-schema"] });
+  assert.ok(!result.isError, textOf(result));
+  assert.match(textOf(result), /^pick\n\nTyped more loosely than the schema \(the value is sent as given\):\n- pick: Params\.v: /);
+  // Control: a server whose schemas are all typed faithfully gets no such section.
+  assert.doesNotMatch(textOf(await register("everything", everythingParams())), /Typed more loosely/);
+  // The value goes out as the caller wrote it.
+  assert.equal(await runOk(client, "from mcptools.loose import pick\nprint(repr(pick.Params(v=1).v))"), "1");
 });
 
 test("kernel code calls the registered server's tools through the generated API", async () => {

@@ -222,10 +222,13 @@ class code_executor {
     // `generate_sources`, connects to it and writes <workspace>/mcptools/<name>/. Returns the
     // generated module names (empty without generation). Throws std::invalid_argument for a
     // bad name (not an identifier, a keyword, or the reserved "ipybox") or parameters, and
-    // std::runtime_error when the server cannot be reached.
+    // std::runtime_error when the server cannot be reached. `loose_typing`, when given, receives
+    // "<module>: <note>" for each part of a tool's schema that its module types more loosely
+    // (as Any, sending the caller's value unchanged), as each module's docstring says too.
     std::vector<std::string> register_mcp_server(const std::string& name,
                                                  const nlohmann::json& params,
-                                                 bool generate_sources = true);
+                                                 bool generate_sources = true,
+                                                 std::vector<std::string>* loose_typing = nullptr);
 
     // The tools of every registered MCP server, connecting to those not yet connected (lists are
     // cached until the server is registered again). A server that cannot be listed adds
