@@ -1,5 +1,9 @@
 #include "cell_output.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +13,10 @@ namespace ipybox::app {
 namespace {
 
 using nlohmann::json;
+
+// Images sent inline in one result, at most: the rest are listed as files. Keeps a result (and
+// ipybox's memory while building it) bounded whatever a cell displays.
+constexpr std::size_t max_inline_image_bytes = 8 * 1024 * 1024;
 
 bool starts_code_point(char c) {
     return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
@@ -70,17 +78,39 @@ mcp::session::call_tool_result cell_result(const code_execution_result& result,
     }
     mcp::session::call_tool_result out;
     std::string image_lines;
+    std::size_t inlined_bytes = 0;
+    std::size_t not_inlined = 0;
     for (const auto& image : result.images) {
-        std::ifstream file(image, std::ios::binary);
-        std::stringstream bytes;
-        bytes << file.rdbuf();
-        out.content.push_back({{"type", "image"},
-                               {"data", core::base64_encode(bytes.str())},
-                               {"mimeType", "image/png"}});
         image_lines += "- [" + image.stem().string() + "](" + image.string() + ")\n";
+        // Read without following a link (the kernel could swap one in after ipybox wrote the
+        // file) and only while the result stays small: every image is also a file, listed.
+        const int fd = ::open(image.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat info {};
+        if (fd < 0 || ::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
+            inlined_bytes + static_cast<std::size_t>(info.st_size) > max_inline_image_bytes) {
+            if (fd >= 0) ::close(fd);
+            ++not_inlined;
+            continue;
+        }
+        std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
+        const auto got = ::read(fd, bytes.data(), bytes.size());
+        ::close(fd);
+        if (got != static_cast<ssize_t>(bytes.size())) {
+            ++not_inlined;
+            continue;
+        }
+        inlined_bytes += bytes.size();
+        out.content.push_back(
+            {{"type", "image"}, {"data", core::base64_encode(bytes)}, {"mimeType", "image/png"}});
     }
     text = clip_output(text, options);
     if (!image_lines.empty()) text += "\n\nGenerated images:\n\n" + image_lines;
+    if (not_inlined > 0) {
+        text += "\n[ipybox] " + std::to_string(not_inlined) +
+                " of these images are not included in this result (over " +
+                std::to_string(max_inline_image_bytes / (1024 * 1024)) +
+                " MiB of images in one result); open them from their files.\n";
+    }
     out.content.insert(out.content.begin(), text_block(std::move(text)));
     return out;
 }

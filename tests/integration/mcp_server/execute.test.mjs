@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import {
-  McpError, makeTempDir, removeDir, runCell, runFailing, runOk, sleep, startServer, textOf,
+  McpError, callTool, makeTempDir, removeDir, runCell, runFailing, runOk, sleep, startServer, textOf,
 } from "./support.mjs";
 
 const root = makeTempDir("mcp-execute");
@@ -204,6 +204,20 @@ test("a matplotlib plot comes back as image content and as a saved file named in
   assert.ok(path.isAbsolute(link[2]) && link[2].startsWith(workspace), link[2]);
   assert.ok(fs.existsSync(link[2]), `${link[2]} does not exist`);
   assert.deepEqual(fs.readFileSync(link[2]), Buffer.from(images[0].data, "base64"));
+});
+
+test("images beyond 8 MiB in one result are listed as files, not inlined, so the result stays bounded", async () => {
+  const result = await callTool(server.client, "execute_ipython_cell", { code: [
+    "import base64, os",
+    "from IPython.display import publish_display_data",
+    "for _ in range(12):",
+    "    publish_display_data({'image/png': base64.b64encode(b'\\x89PNG' + os.urandom(1024 * 1024)).decode()})",
+  ].join("\n") });
+  assert.ok(!result.isError, textOf(result));
+  const inline = result.content.filter((block) => block.type === "image").length;
+  assert.ok(inline >= 1 && inline < 12, `${inline} images inline`);
+  assert.match(textOf(result), new RegExp(`${12 - inline} of these images are not included in this result`));
+  assert.equal((textOf(result).match(/^- \[/gm) ?? []).length, 12, "every image is listed as a file");
 });
 
 test("the image links survive clipping of long output", async () => {

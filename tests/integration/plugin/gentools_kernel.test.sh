@@ -75,8 +75,8 @@ print(catalog())
 check "a fresh kernel imports the saved action without impl.py" "$WORKSPACE/reuse.out" "impl after import: False"
 check "the saved action runs in the fresh kernel" "$WORKSPACE/reuse.out" "stats: 6 imports"
 check "impl.py is imported when run() is called" "$WORKSPACE/reuse.out" "impl after run: True"
-check "catalog() lists the saved action with its summary" "$WORKSPACE/reuse.out" \
-    "gentools.text.word_stats  Counts words and the longest word of a text."
+check "catalog() lists the saved action with where it comes from and its summary" "$WORKSPACE/reuse.out" \
+    "gentools.text.word_stats  (project) Counts words and the longest word of a text."
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
