@@ -60,6 +60,7 @@ nlohmann::json measure(ipybox::code_executor_options options, int runs) {
     auto start = clock_type::now();
     executor.start();
     report["start_to_ready_ms"] = ms_since(start);
+    report["containment"] = executor.containment_summary();
     report["pass"] = round_trips(executor, "pass", runs);
     report["print"] = round_trips(executor, "print(1)", runs);
 
@@ -103,7 +104,6 @@ int main(int argc, char** argv) {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     report["peak_rss_mib"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
-    report["containment"] = ipybox::code_executor(options).containment_summary();
     // The same with every resource limit off (the tree is still contained), for their cost.
     auto unlimited = options;
     unlimited.limits = {};

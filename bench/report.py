@@ -166,7 +166,8 @@ def main() -> None:
         )
     if "no_limits" in ours:
         print()
-        print(f"Resource limits on (default) vs off, same run; containment: {ours['containment']}")
+        mechanism = ours.get("containment", "?")
+        print(f"Resource limits on (default) vs off, same run; containment: {mechanism}")
         compare_kernels(("limits off", ours["no_limits"]), ("limits on", ours))
     if "sandboxed" in ours:
         print()

@@ -88,7 +88,11 @@ def _pending_bytes(fd: int) -> int:
 
 
 def drain() -> None:
-    """Waits (boundedly) until fd-level output written so far has reached the cell's output."""
+    """Waits (boundedly) until fd-level output written so far has reached the cell's output.
+
+    Forwarded text lands in the stream's buffer, which ipykernel flushes itself before it sends
+    the execute reply; flushing here as well would cost every cell a round trip to its I/O thread.
+    """
     for stream in (sys.stdout, sys.stderr):
         lock = getattr(stream, _LOCK, None)
         if lock is None or not _supported(stream):
@@ -99,7 +103,6 @@ def drain() -> None:
                 if _pending_bytes(stream._fid) == 0:
                     break
             time.sleep(0.002)
-        stream.flush()
 
 
 def _waiting_chars(stream: Any) -> int:

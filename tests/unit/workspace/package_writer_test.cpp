@@ -8,6 +8,7 @@
 #include <sstream>
 #include <test_paths.hpp>
 
+#include "file_helpers.hpp"
 #include "ipybox/codegen/naming.hpp"
 
 namespace fs = std::filesystem;
@@ -18,22 +19,15 @@ using namespace ipybox::workspace;
 namespace {
 
 std::string read(const fs::path& path) {
-    std::ifstream in(path);
-    std::ostringstream content;
-    content << in.rdbuf();
-    return content.str();
+    return ipybox::testing::read_text(path);
 }
 
 void write(const fs::path& path, const std::string& content) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << content;
+    ipybox::testing::write_text(path, content);
 }
 
 std::set<std::string> entries(const fs::path& dir) {
-    std::set<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir))
-        names.insert(entry.path().filename().string());
-    return names;
+    return ipybox::testing::entry_names(dir);
 }
 
 std::vector<generated_file> package_files(const std::string& server, const std::string& marker) {
