@@ -12,11 +12,14 @@
 #include "ipybox/core/random.hpp"
 #include "ipybox/jupyter/kernel_connection.hpp"
 #include "ipybox/process/child_process.hpp"
+#include "kernel_messages.hpp"
 
 namespace ipybox::kernel {
 namespace {
 
 using clock = std::chrono::steady_clock;
+using detail::timestamp_of;
+using detail::to_event;
 using jupyter::channel;
 using jupyter::message;
 
@@ -24,37 +27,6 @@ using jupyter::message;
 // and for any answer at all before asking again (never on every poll: that livelocks the kernel).
 constexpr auto iopub_echo_wait = std::chrono::milliseconds(250);
 constexpr auto reply_wait = std::chrono::milliseconds(2000);
-
-std::optional<long long> timestamp_of(const nlohmann::json& object, const char* key) {
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_string()) return std::nullopt;
-    return jupyter::parse_timestamp_micros(it->get<std::string>());
-}
-
-// Takes the message apart: its texts are moved, not copied (a stream message can be large).
-kernel_event to_event(message&& msg) {
-    const auto type = msg.msg_type();
-    auto& c = msg.content;
-    if (type == "stream") {
-        stream_output out{c.value("name", "stdout"), {}, {}, 0};
-        if (const auto text = c.find("text"); text != c.end() && text->is_string()) {
-            out.text = std::move(text->get_ref<std::string&>());
-        }
-        return out;
-    }
-    if (type == "display_data" || type == "execute_result") {
-        auto data = c.find("data");
-        return display_output{data != c.end() ? std::move(*data) : nlohmann::json::object(),
-                              type == "execute_result"};
-    }
-    error_output error{c.value("ename", "Error"), c.value("evalue", ""), {}};
-    if (const auto tb = c.find("traceback"); tb != c.end() && tb->is_array()) {
-        for (const auto& line : *tb) {
-            if (line.is_string()) error.traceback.push_back(line.get<std::string>());
-        }
-    }
-    return error;
-}
 
 }  // namespace
 
