@@ -80,6 +80,7 @@ void code_executor::start_tool_services() {
     const auto tools_directory = private_dir_->path() / "tools";
     std::filesystem::create_directories(tools_directory);
     tool_server_ = std::make_unique<toolserver::tool_server>(
+        runtime_->io(),
         toolserver::tool_server_options{tools_directory / "tools.sock", tool_token_},
         options_.approve_tool_calls ? static_cast<approval::gate&>(*naming_gate_) : *approvals_,
         *invoker_, options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr);
