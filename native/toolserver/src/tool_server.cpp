@@ -36,8 +36,8 @@ struct tool_server::impl {
     bool stopping = false;
 
     impl(tool_server_options o, approval::gate& gate, tool_invoker& invoker,
-         approval::gate* shell_gate)
-        : options(std::move(o)), context{options.token, gate, invoker, shell_gate} {}
+         approval::gate* shell_gate, library_writer* library)
+        : options(std::move(o)), context{options.token, gate, invoker, shell_gate, library} {}
 
     void accept_loop() noexcept {
         while (true) {
@@ -114,8 +114,8 @@ struct tool_server::impl {
 };
 
 tool_server::tool_server(tool_server_options options, approval::gate& gate, tool_invoker& invoker,
-                         approval::gate* shell_gate)
-    : impl_(std::make_unique<impl>(std::move(options), gate, invoker, shell_gate)) {
+                         approval::gate* shell_gate, library_writer* library)
+    : impl_(std::make_unique<impl>(std::move(options), gate, invoker, shell_gate, library)) {
     auto& s = *impl_;
     std::error_code ignored;
     std::filesystem::remove(s.options.socket_path, ignored);
