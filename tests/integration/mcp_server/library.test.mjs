@@ -151,11 +151,13 @@ test("project 2 finds the user action with search_tools and runs it; a project a
   assert.match(catalog, /clash: gentools\.text\.shout is in several roots; project \(.*\) wins over user/);
 });
 
+let sandboxedServer;  // project3's, started by the first --sandbox test
+
 test("under --sandbox the kernel cannot write the user library itself (the control)", async () => {
   assert.ok(fs.existsSync(SRT), "install the npm test peers: npm install --prefix tests/node");
   const sandboxed = path.join(root, "project3");
   fs.mkdirSync(sandboxed);
-  const server = await start(sandboxed, ["--sandbox"], { IPYBOX_SRT: SRT });
+  const server = sandboxedServer = await start(sandboxed, ["--sandbox"], { IPYBOX_SRT: SRT });
   const direct = path.join(userLibrary, "text", "direct.py");
   const planted = path.join(userLibrary, "planted");
   const text = await runOk(server.client, [
@@ -170,7 +172,7 @@ test("under --sandbox the kernel cannot write the user library itself (the contr
     "    except OSError as error:",
     "        print('refused', type(error).__name__)",
     "from ipybox_runtime.gentools import new_gentool",
-    "print(new_gentool('text', 'whisper').parent.parent.parent.name)",
+    "print(new_gentool('text', 'hush').parent.parent.parent.name)",
   ].join("\n"));
   assert.match(text, /^Shouts a message back through the echo tool.\nrefused \w+Error\nrefused \w+Error\nproject3$/);
   assert.equal(fs.existsSync(direct), false);
@@ -199,7 +201,7 @@ def run(message: str) -> str:
 print(new_gentool("text", "${name}", scope="user", files={"api.py": api, "impl.py": impl}${extra}))`;
 
 test("under --sandbox new_gentool(scope='user') is saved by ipybox and runs at once", async () => {
-  const server = servers[servers.length - 1];
+  const server = sandboxedServer;
   await callTool(server.client, "register_mcp_server",
     { server_name: "everything", server_params: everythingParams() });
   const saved = await runOk(server.client, SAVE_WHISPER());
@@ -231,7 +233,7 @@ test("under --sandbox an approval policy that denies ipybox.save_gentool stops t
 });
 
 test("under --sandbox hostile names and links planted in the user library are refused", async () => {
-  const server = servers[servers.length - 1];
+  const server = sandboxedServer;
   const outside = path.join(root, "outside");
   fs.mkdirSync(outside);
   // Planted host-side (as another tool or an unsandboxed session could): a link out of the library.
