@@ -98,7 +98,7 @@ TEST_SUITE("cli.gentools") {
         const auto r =
             run_ipybox("gentools check --workspace " + shell_quote((base / "project").string()), "",
                        isolated_environment(base));
-        CHECK_MESSAGE(r.exit_code == 0, r.out + r.err);
+        CHECK_MESSAGE(r.exit_code == 0, (r.out + r.err));
         CHECK(r.out.find("ok      gentools.math.double (project): imports (api.py without "
                          "impl.py); 1 examples ran") != std::string::npos);
         CHECK(r.out.find("1 actions checked, 0 broken") != std::string::npos);
@@ -115,7 +115,7 @@ TEST_SUITE("cli.gentools") {
         const auto r =
             run_ipybox("gentools check --workspace " + shell_quote((base / "project").string()), "",
                        isolated_environment(base));
-        CHECK_MESSAGE(r.exit_code == 1, r.out + r.err);
+        CHECK_MESSAGE(r.exit_code == 1, (r.out + r.err));
         CHECK(r.out.find("ok      gentools.math.double") != std::string::npos);
         CHECK(r.out.find("BROKEN  gentools.math.missing_import (project): impl.py does not "
                          "import: ModuleNotFoundError") != std::string::npos);
@@ -143,7 +143,7 @@ TEST_SUITE("cli.gentools") {
         write(user / "text" / "loud" / "api.py", "\"\"\"Loud.\"\"\"\n");
         write(user / "text" / "loud" / "impl.py", echo_impl);
         write(user / "math" / "add" / "api.py", "\"\"\"Adds.\"\"\"\n");
-        write(user / "math" / "add" / "impl.py", "from mcptools.everything import add\n");
+        write(user / "math" / "add" / "impl.py", "from mcptools.everything import get_sum\n");
 
         // Control: regenerating an unchanged server names nothing (and pins the actions).
         const auto unchanged = generate_everything(base, everything);
@@ -160,7 +160,7 @@ TEST_SUITE("cli.gentools") {
         CHECK(changed.err.find("  gentools.text.shout (calls everything.echo)\n") !=
               std::string::npos);
         // A tool the server no longer has counts as changed.
-        CHECK(changed.err.find("  gentools.math.add (calls everything.add)\n") !=
+        CHECK(changed.err.find("  gentools.math.add (calls everything.get_sum)\n") !=
               std::string::npos);
     }
 }
