@@ -20,6 +20,7 @@
 #include "pool_tool_invoker.hpp"
 #include "source_generation.hpp"
 #include "tool_name_index.hpp"
+#include "user_library_writer.hpp"
 
 namespace ipybox {
 namespace {
@@ -75,6 +76,11 @@ void code_executor::start_tool_services() {
     naming_gate_ = std::make_unique<app::python_naming_gate>(*approvals_, *tool_names_);
     invoker_ = std::make_unique<app::pool_tool_invoker>(*pool_, options_.workspace,
                                                         options_.images_directory);
+    // A sandboxed kernel reads the user library but may not write it: ipybox saves there on
+    // its behalf, after the same approval as a tool call (POST /gentools).
+    if (options_.sandbox && !options_.library_roots.empty()) {
+        library_writer_ = std::make_unique<app::user_library_writer>(options_.library_roots[0]);
+    }
     tool_token_ = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
     const auto tools_directory = private_dir_->path() / "tools";
@@ -83,7 +89,8 @@ void code_executor::start_tool_services() {
         runtime_->io(),
         toolserver::tool_server_options{tools_directory / "tools.sock", tool_token_},
         options_.approve_tool_calls ? static_cast<approval::gate&>(*naming_gate_) : *approvals_,
-        *invoker_, options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr);
+        *invoker_, options_.approve_shell_commands ? &approvals_->asking_gate() : nullptr,
+        library_writer_.get());
 }
 
 kernel::kernel_session& code_executor::session() {
@@ -134,6 +141,12 @@ kernel::kernel_session& code_executor::session() {
         roots += (roots.empty() ? "" : ":") + root.string();
     }
     launch.environment["IPYBOX_LIBRARY_ROOTS"] = roots;
+    // new_gentool(scope="user") asks the tool server to write (ipybox_runtime.gentools).
+    if (library_writer_) {
+        launch.environment["IPYBOX_LIBRARY_SAVE"] = "host";
+    } else {
+        launch.environment.erase("IPYBOX_LIBRARY_SAVE");
+    }
     if (options_.sandbox)
         app::translate_errors([&] {
             sandbox_kernel_launch(launch);
@@ -192,7 +205,13 @@ void code_executor::sandbox_kernel_launch(kernel::kernel_launch& launch) {
         std::filesystem::permissions(state, std::filesystem::perms::owner_all, ignored);
         context.state_directories.push_back(state);
     }
-    // Readable, and not writable: only the workspace and the kernel's own folder are.
+    // Readable, and not writable: only the workspace and the kernel's own folder are. The
+    // user's library is made now if missing, so that what ipybox saves there for this kernel
+    // is visible to it (srt exposes only what exists when a kernel starts).
+    if (!options_.library_roots.empty()) {
+        std::error_code ignored;
+        std::filesystem::create_directories(options_.library_roots[0], ignored);
+    }
     for (const auto& root : options_.library_roots) {
         if (std::filesystem::exists(root)) context.visible.push_back(root);
     }
@@ -229,6 +248,7 @@ void code_executor::stop() {
     if (tool_server_) tool_server_->stop();
     tool_server_.reset();
     invoker_.reset();
+    library_writer_.reset();
     naming_gate_.reset();
     tool_names_.reset();
     approvals_.reset();

@@ -11,10 +11,11 @@ namespace asio = boost::asio;
 namespace http = boost::beast::http;
 
 server_state::server_state(asio::io_context& loop, tool_server_options o, approval::gate& gate,
-                           tool_invoker& invoker, approval::gate* shell_gate)
+                           tool_invoker& invoker, approval::gate* shell_gate,
+                           library_writer* library)
     : io(loop),
       options(std::move(o)),
-      context{options.token, gate, invoker, shell_gate},
+      context{options.token, gate, invoker, shell_gate, library},
       log(core::logger("toolserver")),
       acceptor(loop) {}
 

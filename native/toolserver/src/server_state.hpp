@@ -22,7 +22,7 @@ class connection;
 
 struct server_state {
     server_state(boost::asio::io_context& loop, tool_server_options o, approval::gate& gate,
-                 tool_invoker& invoker, approval::gate* shell_gate);
+                 tool_invoker& invoker, approval::gate* shell_gate, library_writer* library);
 
     boost::asio::io_context& io;
     tool_server_options options;

@@ -52,10 +52,10 @@ struct tool_server::impl {
 };
 
 tool_server::tool_server(asio::io_context& io, tool_server_options options, approval::gate& gate,
-                         tool_invoker& invoker, approval::gate* shell_gate)
+                         tool_invoker& invoker, approval::gate* shell_gate, library_writer* library)
     : impl_(std::make_unique<impl>()) {
-    auto state =
-        std::make_shared<detail::server_state>(io, std::move(options), gate, invoker, shell_gate);
+    auto state = std::make_shared<detail::server_state>(io, std::move(options), gate, invoker,
+                                                        shell_gate, library);
     impl_->state = state;
     std::error_code ignored;
     std::filesystem::remove(state->options.socket_path, ignored);

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "ipybox/toolserver/library_writer.hpp"
+#include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
 namespace ipybox::testing {
@@ -68,6 +70,23 @@ class fixed_gate : public approval::gate {
   private:
     approval::verdict verdict_;
     std::mutex mutex_;
+};
+
+// The "error" object of a tool server response.
+inline nlohmann::json error_of(const toolserver::http_response& response) {
+    return nlohmann::json::parse(response.body)["error"];
+}
+
+// A library writer that records what it was asked to save and answers with a fixed outcome.
+class recording_library : public toolserver::library_writer {
+  public:
+    std::vector<toolserver::gentool_save> saves;
+    toolserver::gentool_save_outcome answer =
+        toolserver::gentool_save_outcome::saved("/library/c/n");
+    toolserver::gentool_save_outcome save(const toolserver::gentool_save& request) override {
+        saves.push_back(request);
+        return answer;
+    }
 };
 
 }  // namespace ipybox::testing

@@ -44,6 +44,7 @@ class mcp_client_pool;
 class pool_tool_invoker;
 class tool_name_index;
 class python_naming_gate;
+class user_library_writer;
 }  // namespace app
 namespace toolserver {
 class tool_server;
@@ -91,7 +92,9 @@ struct code_executor_options {
     // Saved code actions beyond the project's <workspace>/gentools, in precedence order; the
     // first is the user's library (new_gentool(scope="user") writes there). All import in the
     // kernel as gentools.<category>.<name>, an earlier root winning. A sandboxed kernel may
-    // read them but not write them (unless the sandbox settings allow it).
+    // read them but not write them (unless the sandbox settings allow it); its
+    // new_gentool(scope="user") asks ipybox, which writes the action into the first root after
+    // approving "ipybox.save_gentool" like a tool call (see toolserver/routes.hpp).
     std::vector<std::filesystem::path> library_roots;
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
@@ -258,6 +261,7 @@ class code_executor {
     std::unique_ptr<app::tool_name_index> tool_names_;
     std::unique_ptr<app::python_naming_gate> naming_gate_;
     std::unique_ptr<app::pool_tool_invoker> invoker_;
+    std::unique_ptr<app::user_library_writer> library_writer_;  // under --sandbox only
     std::unique_ptr<toolserver::tool_server> tool_server_;
     std::string tool_token_;
     std::shared_ptr<process::containment_host> containment_;

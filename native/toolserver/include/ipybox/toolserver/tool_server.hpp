@@ -18,6 +18,7 @@
 #include <string>
 
 #include "ipybox/approval/gate.hpp"
+#include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
 namespace ipybox::toolserver {
@@ -36,9 +37,12 @@ struct tool_server_options {
 class tool_server {
   public:
     // Throws std::system_error if the socket cannot be bound. `shell_gate` decides about shell
-    // commands (POST /shell); null turns that endpoint off. Both gates must outlive the server.
+    // commands (POST /shell); null turns that endpoint off. `library` saves code actions into
+    // the user library (POST /gentools); null turns that endpoint off. The gates and the writer
+    // must outlive the server.
     tool_server(boost::asio::io_context& io, tool_server_options options, approval::gate& gate,
-                tool_invoker& invoker, approval::gate* shell_gate = nullptr);
+                tool_invoker& invoker, approval::gate* shell_gate = nullptr,
+                library_writer* library = nullptr);
     ~tool_server();
 
     tool_server(const tool_server&) = delete;
