@@ -110,15 +110,12 @@ client_session::client_session(boost::asio::io_context& io,
                                std::shared_ptr<transport::transport> channel,
                                client_options options)
     : io_(io), state_(std::make_unique<state>()) {
-    if (!channel) throw std::invalid_argument("client_session needs a transport");
     if (options.client_info.version.empty()) options.client_info.version = core::version;
     state_->options = std::move(options);
-    detail::protocol_options protocol;
-    protocol.role = detail::sender::client;
-    protocol.name = state_->options.name;
-    protocol.request_timeout = state_->options.request_timeout;
-    protocol.on_closed = state_->options.on_closed;
-    state_->protocol = detail::protocol_core::create(io, std::move(channel), std::move(protocol));
+    state_->protocol = detail::protocol_core::create(
+        io, std::move(channel),
+        detail::protocol_options_for(detail::sender::client, state_->options,
+                                     spdlog::level::debug));
 }
 
 client_session::~client_session() = default;

@@ -42,6 +42,14 @@ struct protocol_options {
     std::function<void(const transport::close_info&)> on_closed;
 };
 
+// The core's options from a role's options (client_options and server_options both have a
+// name, a request_timeout and an on_closed callback).
+template <class RoleOptions>
+protocol_options protocol_options_for(sender role, const RoleOptions& options,
+                                      spdlog::level::level_enum close_log_level) {
+    return {role, options.name, options.request_timeout, close_log_level, options.on_closed};
+}
+
 class protocol_core : public std::enable_shared_from_this<protocol_core> {
   public:
     static std::shared_ptr<protocol_core> create(boost::asio::io_context& io,

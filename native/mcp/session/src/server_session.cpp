@@ -105,16 +105,11 @@ server_session::server_session(boost::asio::io_context& io,
                                std::shared_ptr<transport::transport> channel,
                                server_options options)
     : io_(io), state_(std::make_unique<state>()) {
-    if (!channel) throw std::invalid_argument("server_session needs a transport");
     if (options.server_info.version.empty()) options.server_info.version = core::version;
     state_->options = std::move(options);
-    detail::protocol_options protocol;
-    protocol.role = detail::sender::server;
-    protocol.name = state_->options.name;
-    protocol.request_timeout = state_->options.request_timeout;
-    protocol.close_log_level = spdlog::level::info;
-    protocol.on_closed = state_->options.on_closed;
-    state_->protocol = detail::protocol_core::create(io, std::move(channel), std::move(protocol));
+    state_->protocol = detail::protocol_core::create(
+        io, std::move(channel),
+        detail::protocol_options_for(detail::sender::server, state_->options, spdlog::level::info));
 }
 
 server_session::~server_session() = default;

@@ -34,6 +34,7 @@
 
 #include "ipybox/mcp/jsonrpc/completion.hpp"
 #include "ipybox/mcp/jsonrpc/dispatcher.hpp"
+#include "ipybox/mcp/session/raw_request.hpp"
 #include "ipybox/mcp/session/types.hpp"
 #include "ipybox/mcp/transport/transport.hpp"
 
@@ -121,12 +122,9 @@ class client_session : public std::enable_shared_from_this<client_session> {
     // Any request by method name; completes with the raw result.
     template <class Token>
     auto request(std::string method, json params, jsonrpc::request_options options, Token&& token) {
-        return jsonrpc::initiate<json>(
-            io_, std::forward<Token>(token),
-            [self = shared_from_this(), method = std::move(method), params = std::move(params),
-             options = std::move(options)](jsonrpc::completion<json> done) mutable {
-                self->start_request(method, std::move(params), std::move(options), std::move(done));
-            });
+        return detail::initiate_raw_request(io_, shared_from_this(), &client_session::start_request,
+                                            std::move(method), std::move(params),
+                                            std::move(options), std::forward<Token>(token));
     }
 
     void notify(const std::string& method, json params = nullptr);
