@@ -180,8 +180,8 @@ TEST_SUITE("kernel.session") {
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
-                      "a kernel that dies mid-cell fails the cell at once; the next cell runs in a "
-                      "fresh kernel and says so") {
+                      "a kernel that dies mid-cell fails the cell at once, and the next cell runs "
+                      "in a fresh kernel that says so") {
         kernel_session session(options());
         session.run("set 7");
         const int pid = session.kernel_pid();
