@@ -1,9 +1,10 @@
-"""Peak RSS of `ipybox run` and `ipybox mcp` for cells that print 50 MB and 500 MB.
+"""Peak RSS of `ipybox run` and `ipybox mcp` for cells that print 50 MB and 500 MB, and for a cell
+that displays 300 incompressible PNG images of 1.4 MB each (420 MB of images).
 
-Prints one JSON object: {"run": {"50": MiB, "500": MiB}, "mcp": {...}}. ipybox mcp is driven
-over stdio with raw JSON-RPC lines (initialize, one execute_ipython_cell, end of input). The peak
-is ipybox's own (VmHWM in /proc, sampled until it exits), not its kernel's: wait4's ru_maxrss
-would count the reaped kernel too.
+Prints one JSON object, {"run": {"50 MB": MiB, "500 MB": MiB, "300 images": MiB}, "mcp": ...}.
+ipybox mcp is driven over stdio with raw JSON-RPC lines (initialize, one execute_ipython_cell,
+end of input). The peak is ipybox's own (VmHWM in /proc, sampled until it exits), not its
+kernel's: wait4's ru_maxrss would count the reaped kernel too.
 """
 
 from __future__ import annotations
@@ -29,6 +30,25 @@ def high_water_mib(pid: int) -> float:
 
 def cell(megabytes: int) -> str:
     return "line = 'x' * 1023\n" f"for i in range({megabytes} * 1024): print(line)\n" "print('END')"
+
+
+def image_cell(count: int, kilobytes: int) -> str:
+    # A valid PNG of random grey pixels: zlib cannot shrink it, so each display is ~kilobytes.
+    return (
+        "import os, struct, zlib\n"
+        "from IPython.display import Image, display\n"
+        "def chunk(kind, data):\n"
+        "    body = kind + data\n"
+        "    return struct.pack('>I', len(data)) + body + struct.pack('>I', zlib.crc32(body))\n"
+        f"side = int(({kilobytes} * 1024) ** 0.5)\n"
+        "header = struct.pack('>IIBBBBB', side, side, 8, 0, 0, 0, 0)\n"
+        f"for i in range({count}):\n"
+        "    rows = b''.join(b'\\0' + os.urandom(side) for _ in range(side))\n"
+        "    png = (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', header)\n"
+        "           + chunk(b'IDAT', zlib.compress(rows, 0)) + chunk(b'IEND', b''))\n"
+        "    display(Image(data=png, format='png'))\n"
+        "print('END')"
+    )
 
 
 def peak_mib(command: list[str], stdin: bytes | None) -> float:
@@ -97,15 +117,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--ipybox", required=True)
     parser.add_argument("--sizes", default="50,500")
+    parser.add_argument("--images", type=int, default=300, help="0 leaves the image cell out")
     arguments = parser.parse_args()
     report: dict[str, dict[str, float]] = {"run": {}, "mcp": {}}
+    cells = {f"{size} MB": cell(int(size)) for size in arguments.sizes.split(",")}
+    if arguments.images > 0:
+        cells[f"{arguments.images} images"] = image_cell(arguments.images, 1400)
     with tempfile.TemporaryDirectory(prefix="ipybox-rss-") as workspace:
-        for size in (int(text) for text in arguments.sizes.split(",")):
-            code = cell(size)
-            report["run"][str(size)] = peak_mib(
+        for label, code in cells.items():
+            report["run"][label] = peak_mib(
                 [arguments.ipybox, "run", "--workspace", workspace, "-c", code], None
             )
-            report["mcp"][str(size)] = peak_mib(
+            report["mcp"][label] = peak_mib(
                 [arguments.ipybox, "mcp", "--workspace", workspace, "--log-level", "off"],
                 mcp_input(code),
             )

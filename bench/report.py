@@ -197,9 +197,9 @@ def compare_kernels(first: tuple, second: tuple) -> None:
 
 def rss_table(rss: dict) -> None:
     print()
-    print("Peak RSS of ipybox itself for a cell printing N MB (target: under 64 MiB):")
+    print("Peak RSS of ipybox itself for one cell's output or images (target: under 64 MiB):")
     print()
-    print("| command | " + " | ".join(f"{size} MB" for size in rss["run"]) + " |")
+    print("| command | " + " | ".join(rss["run"]) + " |")
     print("|---|" + "---:|" * len(rss["run"]))
     for command in ("run", "mcp"):
         cells = " | ".join(f"{rss[command][size]:.1f} MiB" for size in rss[command])

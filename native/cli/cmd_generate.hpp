@@ -1,6 +1,8 @@
 #pragma once
 // `ipybox generate --server-name N --server-params JSON|@FILE --root-dir DIR`: writes the typed
-// Python API of one MCP server and prints its module names, one per line.
+// Python API of one MCP server and prints its module names, one per line. When the root dir is
+// a workspace's mcptools/, saved actions (the workspace's gentools/ and the user library) that
+// call a tool whose schema changed are named on stderr, as register_mcp_server does.
 #include "host_context.hpp"
 
 namespace ipybox::cli {

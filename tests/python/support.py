@@ -69,7 +69,7 @@ class _RequestHandler(http.server.BaseHTTPRequestHandler):
             "raw": raw,
         }
         self.server.requests.append(request)
-        if self.path != "/run":
+        if self.path not in self.server.routes:
             status, body = 404, {"error": {"type": "bad_request", "message": "no such route"}}
         elif request["authorization"] != f"Bearer {TOKEN}":
             status, body = error_result("unauthorized", "missing or wrong token", 401)
@@ -86,18 +86,22 @@ class _RequestHandler(http.server.BaseHTTPRequestHandler):
 class _FakeServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
-    def __init__(self, path: str, handler: Handler) -> None:
+    def __init__(self, path: str, handler: Handler, routes: Tuple[str, ...]) -> None:
         self.handler = handler
+        self.routes = routes
         self.requests: List[Dict[str, Any]] = []
         super().__init__(path, _RequestHandler)
 
 
 @contextlib.contextmanager
-def fake_tool_server(handler: Handler, token: Optional[str] = TOKEN) -> Iterator[_FakeServer]:
-    """A tool server on a Unix socket in a fresh directory, with the kernel's variables set."""
+def fake_tool_server(
+    handler: Handler, token: Optional[str] = TOKEN, routes: Tuple[str, ...] = ("/run",)
+) -> Iterator[_FakeServer]:
+    """A tool server on a Unix socket in a fresh directory, with the kernel's variables set;
+    ``handler`` answers POSTs to ``routes``."""
     with tempfile.TemporaryDirectory(prefix="ipybox-py-") as directory:
         path = os.path.join(directory, "tools.sock")
-        server = _FakeServer(path, handler)
+        server = _FakeServer(path, handler, routes)
         thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

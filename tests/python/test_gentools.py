@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import shutil
@@ -14,6 +15,7 @@ import unittest.mock
 
 import support
 from ipybox_runtime import gentools
+from ipybox_runtime.errors import ApprovalRejectedError, ToolRunnerError
 from ipybox_runtime.gentools import catalog, new_gentool, template_dir
 
 SOURCE_TEMPLATE = support.SOURCE_DIR / "gentools-template"
@@ -229,6 +231,76 @@ class OverwriteTest(GentoolsTestCase):
         new_gentool("c", "first", overwrite=True)
         new_gentool("c", "second")
         self.assertEqual((category / "__init__.py").read_text(encoding="utf-8"), '"""Mine."""\n')
+
+
+class FilesTest(GentoolsTestCase):
+    def test_given_files_replace_the_scaffold_copies(self):
+        package = new_gentool("c", "n", files={"api.py": "# interface\n", "impl.py": "X = 1\n"})
+        self.assertEqual((package / "api.py").read_text(encoding="utf-8"), "# interface\n")
+        self.assertEqual((package / "impl.py").read_text(encoding="utf-8"), "X = 1\n")
+        self.assertIn("api", (package / "__init__.py").read_text(encoding="utf-8"))
+
+    def test_refuses_other_file_names_and_writes_nothing(self):
+        for files in ({"../api.py": ""}, {"setup.py": ""}, {"api.py": b"bytes"}, ["api.py"]):
+            with self.subTest(files=files), self.assertRaises(ValueError):
+                new_gentool("c", "n", files=files)
+        self.assertFalse((self.workspace / "gentools").exists())
+
+
+GENTOOLS = ("/gentools",)
+
+
+class HostSaveTest(GentoolsTestCase):
+    """Under --sandbox (IPYBOX_LIBRARY_SAVE=host) scope="user" goes to the tool server."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        patcher = unittest.mock.patch.dict(os.environ, {"IPYBOX_LIBRARY_SAVE": "host"})
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_user_scope_posts_the_rendered_files_and_writes_nothing_itself(self):
+        answer = (200, {"package": str(self.user_library / "c" / "n")})
+        with support.fake_tool_server(lambda request: answer, routes=GENTOOLS) as server:
+            package = new_gentool("c", "n", scope="user", files={"impl.py": "X = 1\n"})
+        self.assertEqual(package, self.user_library / "c" / "n")
+        self.assertFalse(self.user_library.exists())
+        request = server.requests[0]
+        self.assertEqual(request["path"], "/gentools")
+        body = json.loads(request["raw"])
+        self.assertEqual((body["category"], body["name"], body["overwrite"]), ("c", "n", False))
+        self.assertEqual(sorted(body["files"]), ["__init__.py", "api.py", "impl.py"])
+        self.assertEqual(body["files"]["impl.py"], "X = 1\n")
+        self.assertNotIn("{{name}}", body["files"]["api.py"])
+        self.assertIsInstance(body["category_init"], str)
+
+    def test_host_refusals_become_the_usual_exceptions(self):
+        cases = [
+            ("exists", FileExistsError),
+            ("unsafe_path", PermissionError),
+            ("rejected", ApprovalRejectedError),
+            ("bad_request", ToolRunnerError),
+        ]
+        for kind, error in cases:
+            answer = support.error_result(kind, f"{kind} said the host")
+            with self.subTest(kind=kind), support.fake_tool_server(
+                lambda r, a=answer: a, routes=GENTOOLS
+            ):
+                with self.assertRaisesRegex(error, f"{kind} said the host"):
+                    new_gentool("c", "n", scope="user")
+
+    def test_names_are_checked_before_anything_is_sent(self):
+        with support.fake_tool_server(lambda request: (200, {})) as server:
+            for category in ("../x", "class", "a" * 65):
+                with self.subTest(category=category), self.assertRaises(ValueError):
+                    new_gentool(category, "n", scope="user")
+        self.assertEqual(server.requests, [])
+
+    def test_project_scope_is_still_written_by_the_kernel(self):
+        with support.fake_tool_server(lambda request: (500, {})) as server:
+            package = new_gentool("c", "n")
+        self.assertTrue((package / "api.py").is_file())
+        self.assertEqual(server.requests, [])
 
 
 class TemplateTest(GentoolsTestCase):

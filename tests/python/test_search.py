@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pathlib
 import random
 import shutil
+import tempfile
+import unittest
 import unittest.mock
 from typing import List, Tuple
 
 import support
 from ipybox_runtime import library, search_tools
 from ipybox_runtime.gentools import catalog
+from ipybox_runtime.generated_reader import outline_from_ast, read_generated
 from ipybox_runtime.search import ToolIndex
+from ipybox_runtime.search_index import describe_tool_module
 from test_gentools import GentoolsTestCase
 from test_library import write_action
 
@@ -228,3 +233,62 @@ class RefreshTest(SearchTestCase):
         third = ToolIndex(self.workspace)
         self.assertEqual(len(third.search("balloon")), 1)
         self.assertEqual(third.reads, 31)
+
+
+class GeneratedReaderTest(unittest.TestCase):
+    """The fast reader of generated modules agrees with ast wherever it answers."""
+
+    def test_agrees_with_ast_on_every_golden_module_and_reads_most_itself(self):
+        modules = sorted(support.GOLDEN_DIR.glob("*/expected/*/*.py"))
+        modules = [path for path in modules if path.name != "__init__.py"]
+        self.assertGreater(len(modules), 30)
+        fast = 0
+        for path in modules:
+            text = path.read_text(encoding="utf-8")
+            with self.subTest(module=str(path.relative_to(support.GOLDEN_DIR))):
+                outline = read_generated(text)
+                if outline is not None:
+                    fast += 1
+                    self.assertEqual(outline, outline_from_ast(ast.parse(text)))
+        # Most generated modules are read without ast; the hostile ones fall back to it.
+        self.assertGreater(fast, len(modules) * 0.7, f"{fast} of {len(modules)}")
+
+    def test_agrees_with_ast_on_the_synthetic_modules(self):
+        workspace = pathlib.Path(tempfile.mkdtemp(prefix="ipybox-reader-"))
+        self.addCleanup(shutil.rmtree, workspace, ignore_errors=True)
+        synthetic_tools(workspace, 50)
+        for path in sorted(workspace.glob("mcptools/*/*.py")):
+            text = path.read_text(encoding="utf-8")
+            outline = read_generated(text)
+            self.assertIsNotNone(outline, path)
+            self.assertEqual(outline, outline_from_ast(ast.parse(text)))
+
+    def test_falls_back_for_what_it_does_not_recognise(self):
+        for text in (
+            "x = 1\n",
+            '"""Doc."""\n\n@decorator\ndef run(): pass\n',
+            '"""Doc \\" escaped."""\n',
+            '"""Doc."""\n\n\nclass Params(ToolModel):\n    a: str = f(...)\n',
+            '"""Doc."""\n\n\nclass Params(ToolModel):\n    a: str = Field(..., description=r"x")\n',
+            '"""Doc."""\n\n\nclass Params(ToolModel):\n    a: Literal["x"] = None\n',
+            '"""Doc."""\n\n\nclass Params(ToolModel):\n    a: str  # comment\n',
+            '"""Doc."""\n\nasync def run(params: Params) -> str:\n    pass\n',
+        ):
+            with self.subTest(text=text):
+                self.assertIsNone(read_generated(text))
+
+    def test_a_module_the_reader_declines_is_still_indexed_through_ast(self):
+        workspace = pathlib.Path(tempfile.mkdtemp(prefix="ipybox-reader-"))
+        self.addCleanup(shutil.rmtree, workspace, ignore_errors=True)
+        module = workspace / "mcptools" / "odd" / "thing.py"
+        module.parent.mkdir(parents=True)
+        module.write_text(
+            '"""Finds odd things."""\n\nfrom x import (a,\n  b)\n\n\nclass Params(ToolModel):\n'
+            '    size: int = Field(..., description="How \\"odd\\" it is")  # note\n\n\n'
+            "def run(params: Params) -> str:\n    return ''\n",
+            encoding="utf-8",
+        )
+        document = describe_tool_module(module, "mcptools")
+        self.assertEqual(document.summary, "Finds odd things.")
+        self.assertEqual(document.signature, "thing.run(thing.Params(size: int)) -> str")
+        self.assertIn("odd", document.terms)

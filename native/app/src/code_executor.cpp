@@ -10,6 +10,7 @@
 #include "pool_tool_invoker.hpp"
 #include "source_generation.hpp"
 #include "tool_name_index.hpp"
+#include "user_library_writer.hpp"
 
 namespace ipybox {
 
@@ -47,6 +48,7 @@ void code_executor::impl::stop() {
     if (tool_server) tool_server->stop();
     tool_server.reset();
     invoker.reset();
+    library_writer.reset();
     naming_gate.reset();
     tool_names.reset();
     approvals.reset();

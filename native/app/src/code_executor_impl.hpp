@@ -22,6 +22,7 @@ class mcp_client_pool;
 class pool_tool_invoker;
 class tool_name_index;
 class python_naming_gate;
+class user_library_writer;
 }  // namespace app
 
 struct code_executor::impl {
@@ -54,6 +55,7 @@ struct code_executor::impl {
     std::unique_ptr<app::tool_name_index> tool_names;
     std::unique_ptr<app::python_naming_gate> naming_gate;
     std::unique_ptr<app::pool_tool_invoker> invoker;
+    std::unique_ptr<app::user_library_writer> library_writer;  // under --sandbox only
     std::unique_ptr<toolserver::tool_server> tool_server;
     std::string tool_token;
     std::shared_ptr<process::containment_host> containment;

@@ -18,6 +18,7 @@
 #include "mcp_runtime.hpp"
 #include "pool_tool_invoker.hpp"
 #include "tool_name_index.hpp"
+#include "user_library_writer.hpp"
 
 namespace ipybox {
 
@@ -68,14 +69,20 @@ void code_executor::impl::start_tool_services() {
     naming_gate = std::make_unique<app::python_naming_gate>(*approvals, *tool_names);
     invoker = std::make_unique<app::pool_tool_invoker>(*pool, options.workspace,
                                                        options.images_directory);
+    // A sandboxed kernel reads the user library but may not write it: ipybox saves there on
+    // its behalf, after the same approval as a tool call (POST /gentools).
+    if (options.sandbox && !options.library_roots.empty()) {
+        library_writer = std::make_unique<app::user_library_writer>(options.library_roots[0]);
+    }
     tool_token = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
     const auto tools_directory = private_dir->path() / "tools";
     std::filesystem::create_directories(tools_directory);
     tool_server = std::make_unique<toolserver::tool_server>(
-        toolserver::tool_server_options{tools_directory / "tools.sock", tool_token},
+        runtime->io(), toolserver::tool_server_options{tools_directory / "tools.sock", tool_token},
         options.approve_tool_calls ? static_cast<approval::gate&>(*naming_gate) : *approvals,
-        *invoker, options.approve_shell_commands ? &approvals->asking_gate() : nullptr);
+        *invoker, options.approve_shell_commands ? &approvals->asking_gate() : nullptr,
+        library_writer.get());
 }
 
 kernel::kernel_session& code_executor::impl::session() {
@@ -125,6 +132,12 @@ kernel::kernel_session& code_executor::impl::session() {
         roots += (roots.empty() ? "" : ":") + root.string();
     }
     launch.environment["IPYBOX_LIBRARY_ROOTS"] = roots;
+    // new_gentool(scope="user") asks the tool server to write (ipybox_runtime.gentools).
+    if (library_writer) {
+        launch.environment["IPYBOX_LIBRARY_SAVE"] = "host";
+    } else {
+        launch.environment.erase("IPYBOX_LIBRARY_SAVE");
+    }
     if (options.sandbox) app::translate_errors([&] { sandbox_kernel_launch(launch); });
     // Every kernel's process tree is contained (its own cgroup where ipybox can make one) and
     // ends with the kernel; the keeper ends it should ipybox itself be killed.
@@ -178,7 +191,13 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
         std::filesystem::permissions(state, std::filesystem::perms::owner_all, ignored);
         context.state_directories.push_back(state);
     }
-    // Readable, and not writable: only the workspace and the kernel's own folder are.
+    // Readable, and not writable: only the workspace and the kernel's own folder are. The
+    // user's library is made now if missing, so that what ipybox saves there for this kernel
+    // is visible to it (srt exposes only what exists when a kernel starts).
+    if (!options.library_roots.empty()) {
+        std::error_code ignored;
+        std::filesystem::create_directories(options.library_roots[0], ignored);
+    }
     for (const auto& root : options.library_roots) {
         if (std::filesystem::exists(root)) context.visible.push_back(root);
     }

@@ -51,6 +51,15 @@ nlohmann::json update_pins(nlohmann::json& pins, const std::vector<saved_action>
 std::map<std::string, std::string> current_hashes(const std::filesystem::path& mcptools,
                                                   const std::vector<saved_action>& actions);
 
+class server_registry;
+
+// scan_actions over `roots`, update_pins against the modules under `mcptools` (with `previous`
+// overriding the versions of a regenerated server), the pins saved in `registry`; returns the
+// flags (gentools_pins.cpp).
+nlohmann::json pin_actions(const std::vector<std::filesystem::path>& roots,
+                           const std::filesystem::path& mcptools, server_registry& registry,
+                           const std::map<std::string, std::string>& previous);
+
 // "gentools.x.y (server.tool, ...)" lines of the flagged actions in `flags`.
 std::string describe_flags(const nlohmann::json& flags);
 

@@ -51,15 +51,7 @@ call_tool_result server_tools::search_tools(const json& arguments) {
 
 json pin_saved_actions(const mcp_server_options& options, server_registry& registry,
                        const std::map<std::string, std::string>& previous) {
-    const auto actions = scan_actions(gentools_roots(options));
-    const auto current = current_hashes(options.workspace / "mcptools", actions);
-    auto before = current;  // servers that were not regenerated are as they were
-    for (const auto& [tool, hash] : previous) before[tool] = hash;
-    // A tool of the regenerated server that is gone counts as changed.
-    auto pins = registry.load_pins();
-    const auto flags = update_pins(pins, actions, before, current);
-    registry.save_pins(pins);
-    return flags;
+    return pin_actions(gentools_roots(options), options.workspace / "mcptools", registry, previous);
 }
 
 json server_tools::update_action_pins(const std::map<std::string, std::string>& previous) {

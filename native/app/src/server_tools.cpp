@@ -101,6 +101,9 @@ std::string server_tools::policy_report() {
             tools.push_back({std::string(toolserver::shell_server_name), kind});
         }
     }
+    if (options_.sandbox) {  // saves into the user library (routes.hpp, POST /gentools)
+        tools.push_back({toolserver::shell_server_name, toolserver::save_gentool_tool_name});
+    }
     const auto missing = policy_.rules_covering_none(tools);
     if (missing.empty()) return {};
     std::string report =
@@ -118,6 +121,13 @@ namespace {
 
 // What the elicitation asks the user.
 std::string approval_question(const approval_request& request) {
+    const auto& arguments = request.tool_args();
+    if (request.server_name() == toolserver::shell_server_name &&
+        request.tool_name() == toolserver::save_gentool_tool_name) {
+        return "Allow the code to save the action gentools." + arguments.value("category", "") +
+               "." + arguments.value("name", "") + " to your user library" +
+               (arguments.value("overwrite", false) ? ", replacing the saved one" : "") + "?";
+    }
     if (!request.is_shell_command()) {
         return "Allow the code to call " + request.describe() + "?";
     }

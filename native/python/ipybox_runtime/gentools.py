@@ -9,7 +9,9 @@ imported only when ``run()`` is called) and an ``__init__.py`` re-exporting the 
 
 Actions are saved in the project (``scope="project"``, the default: ``<workspace>/gentools``)
 or in the user's library (``scope="user"``), which every project can import from; see
-``ipybox_runtime.library`` for the roots and their precedence.
+``ipybox_runtime.library`` for the roots and their precedence. A sandboxed kernel reads the user
+library but cannot write it: there ``new_gentool(..., scope="user", files={...})`` hands the
+finished files to ipybox, which writes them after approval (``IPYBOX_LIBRARY_SAVE=host``).
 
 ``catalog()`` lists what an agent can build on: the generated tool modules under ``mcptools/``,
 the output parsers under ``mcpparse/`` and the saved actions of every gentools root, each with the
@@ -29,15 +31,19 @@ import importlib
 import keyword
 import os
 import pathlib
-from typing import Dict, List, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
-from . import library
+from . import library, tool_client
 from .search_index import describe_action
 
 __all__ = ["catalog", "new_gentool", "template_dir"]
 
 TEMPLATE_DIR_NAME = "gentools-template"
 WORKSPACE_VARIABLE = "IPYBOX_WORKSPACE"
+# "host": the user library is saved to through ipybox (set by the host under --sandbox).
+LIBRARY_SAVE_VARIABLE = "IPYBOX_LIBRARY_SAVE"
+ACTION_FILE_NAMES = ("__init__.py", "api.py", "impl.py")
+MAX_NAME_LENGTH = 64
 
 # (file in the template, file in the created tree); {category} and {name} are filled in.
 _ACTION_FILES = (
@@ -70,6 +76,8 @@ def _check_name(kind: str, value: object) -> str:
     problem = None
     if not value:
         problem = "it is empty"
+    elif len(value) > MAX_NAME_LENGTH:
+        problem = f"it is longer than {MAX_NAME_LENGTH} characters"
     elif "/" in value or "\\" in value or os.sep in value:
         problem = "it contains a path separator"
     elif not value.isascii() or not value.isidentifier():
@@ -106,6 +114,7 @@ def new_gentool(
     scope: str = "project",
     root: Union[str, "os.PathLike[str]", None] = None,
     overwrite: bool = False,
+    files: Optional[Mapping[str, str]] = None,
 ) -> pathlib.Path:
     """Creates ``<root>/<category>/<name>/`` from the scaffold and returns that directory.
 
@@ -121,9 +130,20 @@ def new_gentool(
     ``__init__.py`` when it is missing (an existing one is never replaced). When any of the
     action's files exists already, nothing is written and ``FileExistsError`` names it, unless
     ``overwrite=True``, which replaces the action's files with fresh scaffold copies.
+
+    ``files`` gives the text of some of the action's files (``"api.py"``, ``"impl.py"``,
+    ``"__init__.py"``) to write instead of the scaffold's. Under ``--sandbox`` the kernel cannot
+    write the user library: with ``scope="user"`` the files go to ipybox, which asks for
+    approval (like a tool call, as ``ipybox.save_gentool``) and writes them there; pass the
+    finished ``api.py`` and ``impl.py`` in ``files``, since the kernel cannot edit them after.
+    Refusals raise ``FileExistsError`` (exists, no ``overwrite``), ``PermissionError`` (a link
+    or a foreign file in the library) or ``ApprovalRejectedError``.
     """
     _check_name("category", category)
     _check_name("name", name)
+    overrides = _check_files(files)
+    if root is None and scope == "user" and os.environ.get(LIBRARY_SAVE_VARIABLE) == "host":
+        return _save_through_host(category, name, overrides, overwrite)
     root_path = _resolve_root(root) if root is not None else library.root_for_scope(scope).path
     template = template_dir()
 
@@ -146,6 +166,8 @@ def new_gentool(
         target_path: _render(source_path.read_text(encoding="utf-8"), category, name)
         for source_path, target_path in planned
     }
+    for file_name, text in overrides.items():
+        contents[root_path / category / name / file_name] = text
     package = root_path / category / name
     try:
         package.mkdir(parents=True, exist_ok=True)
@@ -158,6 +180,44 @@ def new_gentool(
             f"{root_path} cannot be written from this kernel ({error.strerror}); save the action "
             "with scope='project' and ask the user to copy it to their library"
         ) from error
+    library.refresh_paths()  # so that the new package imports in this same kernel
+    importlib.invalidate_caches()
+    return package
+
+
+def _check_files(files: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    if files is None:
+        return {}
+    if not isinstance(files, Mapping):
+        raise ValueError("files must be a mapping of file name to text, like {'api.py': ...}")
+    checked = {}
+    for file_name, text in files.items():
+        if file_name not in ACTION_FILE_NAMES:
+            raise ValueError(
+                f"files may hold only {', '.join(ACTION_FILE_NAMES)}, not {file_name!r}"
+            )
+        if not isinstance(text, str):
+            raise ValueError(f"the text of {file_name} must be a string")
+        checked[file_name] = text
+    return checked
+
+
+def _save_through_host(
+    category: str, name: str, overrides: Dict[str, str], overwrite: bool
+) -> pathlib.Path:
+    """Renders the scaffold, applies ``overrides`` and has ipybox write the user library."""
+    template = template_dir()
+    files = {}
+    for source, target in _ACTION_FILES:
+        file_name = pathlib.PurePosixPath(target).name
+        text = (template / source).read_text(encoding="utf-8")
+        files[file_name] = overrides.get(file_name, _render(text, category, name))
+    category_init = _render(
+        (template / _CATEGORY_FILE[0]).read_text(encoding="utf-8"), category, name
+    )
+    package = tool_client.save_gentool(
+        category, name, files, category_init=category_init, overwrite=overwrite
+    )
     library.refresh_paths()  # so that the new package imports in this same kernel
     importlib.invalidate_caches()
     return package

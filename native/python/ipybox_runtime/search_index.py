@@ -14,7 +14,9 @@ import pathlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set
+
+from .generated_reader import ModuleOutline, outline_from_ast, read_generated
 
 # How much more a word counts in a tool's name, and in its one-line summary, than in the rest.
 NAME_WEIGHT = 3
@@ -90,43 +92,30 @@ def _parse(path: pathlib.Path) -> Optional[ast.Module]:
         return None
 
 
-def _string_keyword(call: ast.expr, name: str) -> str:
-    if isinstance(call, ast.Call):
-        for keyword in call.keywords:
-            if keyword.arg == name and isinstance(keyword.value, ast.Constant):
-                return str(keyword.value.value)
-    return ""
-
-
-def _required(value: Optional[ast.expr]) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, ast.Call) and value.args:
-        first = value.args[0]
-        return isinstance(first, ast.Constant) and first.value is Ellipsis
-    return False
-
-
-def _fields(node: ast.ClassDef) -> List[Tuple[str, str, str, bool]]:
-    """(name, type, description, required) of the annotated fields of a model class."""
-    found = []
-    for item in node.body:
-        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            annotation = ast.unparse(item.annotation)
-            description = _string_keyword(item.value, "description") if item.value else ""
-            found.append((item.target.id, annotation, description, _required(item.value)))
-    return found
-
-
-def _model_text(tree: ast.Module) -> List[str]:
+def _model_text(outline: ModuleOutline) -> List[str]:
     """Field names and descriptions (and class docstrings) of every class in the module."""
     parts = []
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            parts.append(ast.get_docstring(node) or "")
-            for name, _, description, _ in _fields(node):
-                parts.extend((name, description))
+    for model in outline.classes:
+        parts.append(model.docstring)
+        for name, _, description, _ in model.fields:
+            parts.extend((name, description))
     return parts
+
+
+def _read_tool_module(path: pathlib.Path) -> Optional[ModuleOutline]:
+    """The module's outline: by the fast reader where it can, else from its syntax tree."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except (OSError, ValueError):
+        return None
+    outline = read_generated(text)
+    if outline is not None:
+        return outline
+    try:
+        return outline_from_ast(ast.parse(text, filename=str(path)))
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _function(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
@@ -143,8 +132,7 @@ def _body(docstring: str) -> str:
 
 def _weighted(name_text: str, summary: str, rest: Iterable[str]) -> Dict[str, int]:
     terms = tokens(name_text) * NAME_WEIGHT + tokens(summary) * SUMMARY_WEIGHT
-    for text in rest:
-        terms.extend(tokens(text))
+    terms.extend(tokens("\n".join(rest)))  # one pass over the rest: words never span parts
     return dict(Counter(terms))
 
 
@@ -153,25 +141,29 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
     server, tool = path.parent.name, path.stem
     name = f"{root_name}.{server}.{tool}"
     kind = "mcptool" if root_name == "mcptools" else "parser"
-    tree = _parse(path)
-    if tree is None:
+    if kind == "mcptool":
+        outline = _read_tool_module(path)
+        tree = None
+    else:
+        tree = _parse(path)  # a parser's signature needs its functions' arguments
+        outline = outline_from_ast(tree) if tree is not None else None
+    if outline is None:
         return ToolDocument(name, kind, "workspace", "", "(cannot be read)", "", path)
-    docstring = ast.get_docstring(tree) or ""
+    docstring = outline.docstring
     summary = _first_line(docstring)
     signature = ""
     if kind == "mcptool":
-        params = next(
-            (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Params"), None
-        )
+        params = next((model for model in outline.classes if model.name == "Params"), None)
         arguments = []
-        for field_name, annotation, _, required in _fields(params) if params else []:
+        for field_name, annotation, _, required in params.fields if params else []:
             arguments.append(f"{field_name}: {annotation}" + ("" if required else " = ..."))
-        run = _function(tree, "run")
-        returns = f" -> {ast.unparse(run.returns)}" if run and run.returns else ""
-        signature = f"{tool}.run({tool}.Params({', '.join(arguments)})){returns}"
-        if _function(tree, "run_parsed"):
+        has_run = "run" in outline.functions
+        returns = outline.functions.get("run")
+        returns_text = f" -> {returns}" if has_run and returns else ""
+        signature = f"{tool}.run({tool}.Params({', '.join(arguments)})){returns_text}"
+        if "run_parsed" in outline.functions:
             signature += f"; {tool}.run_parsed(...)"
-    else:
+    elif tree is not None:
         public = [
             node
             for node in tree.body
@@ -180,7 +172,7 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
         if public:
             signature = _signature(tool, public[0])
     import_line = f"from {root_name}.{server} import {tool}"
-    rest = [_body(docstring)] + _model_text(tree)
+    rest = [_body(docstring)] + _model_text(outline)
     terms = _weighted(f"{tool} {server}", summary, rest)
     return ToolDocument(name, kind, "workspace", import_line, summary, signature, path, [], terms)
 
@@ -228,7 +220,7 @@ def describe_action(directory: pathlib.Path, module: str, origin: str) -> ToolDo
     summary = _first_line(docstring)
     run = _function(tree, "run")
     signature = _signature("", run).lstrip(".") if run else "(no run function)"
-    rest = [_body(docstring)] + _model_text(tree)
+    rest = [_body(docstring)] + _model_text(outline_from_ast(tree))
     if run is not None:
         rest.append(ast.get_docstring(run) or "")
         rest.extend(arg.arg for arg in run.args.args)

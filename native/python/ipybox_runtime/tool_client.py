@@ -7,6 +7,8 @@ session token). A call is one HTTP/1.1 request, ``POST /run`` with a JSON body
 and answers ``{"result": {...}}`` or ``{"error": {"type", "message"}}``. When shell-command
 approval is on, ``POST /shell`` with ``{"tool_name": "shell" | "shell_magic", "tool_args":
 {"cmd", ...}}`` asks before a shell command runs and answers ``{"approved": true}`` or an error.
+Under ``--sandbox``, ``POST /gentools`` asks the host to save a code action into the user's
+library, which the kernel may read but not write (``save_gentool``).
 
 Standard library only. Thread-safe: every call uses its own connection.
 """
@@ -28,13 +30,19 @@ from .errors import (
     ToolServerUnavailableError,
 )
 
-__all__ = ["TextResult", "ToolOutput", "call_tool", "request_shell_approval"]
+__all__ = ["TextResult", "ToolOutput", "call_tool", "request_shell_approval", "save_gentool"]
 
 SOCKET_VARIABLE = "IPYBOX_TOOL_SOCKET"
 TOKEN_VARIABLE = "IPYBOX_TOOL_TOKEN"
 TIMEOUT_VARIABLE = "IPYBOX_TOOL_TIMEOUT"
 
-_ERROR_CLASSES = {"rejected": ApprovalRejectedError, "timeout": ApprovalTimeoutError}
+_ERROR_CLASSES = {
+    "rejected": ApprovalRejectedError,
+    "timeout": ApprovalTimeoutError,
+    # Answers of POST /gentools.
+    "exists": FileExistsError,
+    "unsafe_path": PermissionError,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +134,40 @@ def request_shell_approval(kind: str, arguments: Mapping[str, Any]) -> None:
     document = _error_or_document(status, payload)
     if not (isinstance(document, dict) and document.get("approved") is True):
         raise ToolRunnerError("the ipybox tool server sent a malformed answer (no approval)")
+
+
+def save_gentool(
+    category: str,
+    name: str,
+    files: Mapping[str, str],
+    *,
+    category_init: Optional[str] = None,
+    overwrite: bool = False,
+) -> pathlib.Path:
+    """Asks the host to write a code action into the user's gentools library; returns its folder.
+
+    ``files`` holds the action's ``__init__.py``, ``api.py`` and ``impl.py``; ``category_init``
+    is written as the category's ``__init__.py`` where it has none. The host asks for approval
+    (as ``ipybox.save_gentool``, like a tool call) and writes without following links.
+
+    Raises ``FileExistsError`` when a file of the action exists and ``overwrite`` is false,
+    ``PermissionError`` when a link or a foreign file is in the way, ``ApprovalRejectedError`` /
+    ``ApprovalTimeoutError`` when not approved, ``ToolServerUnavailableError`` outside a kernel
+    started by ipybox, and ``ToolRunnerError`` for a refused request (bad name, file or size).
+    """
+    request = {
+        "category": category,
+        "name": name,
+        "files": dict(files),
+        "category_init": category_init,
+        "overwrite": overwrite,
+    }
+    status, payload = _post("/gentools", request, f"saving gentools.{category}.{name}")
+    document = _error_or_document(status, payload)
+    package = document.get("package") if isinstance(document, dict) else None
+    if not isinstance(package, str):
+        raise ToolRunnerError("the ipybox tool server sent a malformed answer (no package)")
+    return pathlib.Path(package)
 
 
 def _post(path: str, request: Mapping[str, Any], label: str) -> Tuple[int, bytes]:

@@ -4,50 +4,17 @@
 #include <optional>
 #include <variant>
 
+#include "detail/route_helpers.hpp"
 #include "ipybox/core/log.hpp"
 
 namespace ipybox::toolserver {
 namespace {
 
+using detail::error_response;
+using detail::json_response;
+using detail::parse_object;
+using detail::refusal;
 using nlohmann::json;
-
-http_response error_response(int status, const char* type, const std::string& message) {
-    return {status, json{{"error", {{"type", type}, {"message", message}}}}.dump(
-                        -1, ' ', false, json::error_handler_t::replace)};
-}
-
-http_response json_response(const json& document) {
-    return {200, document.dump(-1, ' ', false, json::error_handler_t::replace)};
-}
-
-// The body as a JSON object, or the 400 response saying why it is not one.
-std::variant<json, http_response> parse_object(const std::string& body) {
-    try {
-        auto document = json::parse(body);
-        if (document.is_object()) return document;
-        return error_response(400, error_type::bad_request,
-                              "the request body is not a JSON object");
-    } catch (const json::parse_error& e) {
-        return error_response(400, error_type::bad_request,
-                              std::string("the request body is not JSON: ") + e.what());
-    }
-}
-
-// The answer for a call the gate did not approve; nullopt when it did.
-std::optional<http_response> refusal(const approval::tool_call& call,
-                                     const approval::decision& decision) {
-    const auto suffix = decision.reason.empty() ? std::string() : ": " + decision.reason;
-    const auto subject = "Approval request for " + call.server_name + "." + call.tool_name;
-    switch (decision.outcome) {
-        case approval::verdict::approved:
-            return std::nullopt;
-        case approval::verdict::rejected:
-            return error_response(200, error_type::rejected, subject + " rejected" + suffix);
-        case approval::verdict::timed_out:
-            return error_response(200, error_type::timeout, subject + " expired" + suffix);
-    }
-    return std::nullopt;
-}
 
 http_response handle_shell(const http_request& request, const route_context& context) {
     if (!context.shell_gate) {
@@ -102,11 +69,12 @@ http_response handle_request(const http_request& request, const route_context& c
         if (request.method != "GET") return error_response(405, error_type::bad_request, "use GET");
         return {200, R"({"status":"ok"})"};
     }
-    if (request.target != "/run" && request.target != "/shell") {
+    if (request.target != "/run" && request.target != "/shell" && request.target != "/gentools") {
         return error_response(404, error_type::bad_request, "no such endpoint: " + request.target);
     }
     if (request.method != "POST") return error_response(405, error_type::bad_request, "use POST");
     if (request.target == "/shell") return handle_shell(request, context);
+    if (request.target == "/gentools") return handle_gentools(request, context);
 
     auto parsed = parse_object(request.body);
     if (auto* response = std::get_if<http_response>(&parsed)) return *response;

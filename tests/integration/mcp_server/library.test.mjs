@@ -8,7 +8,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import {
-  NODE_MODULES, callTool, everythingParams, makeTempDir, removeDir, runOk, startServer, textOf,
+  NODE_MODULES, REPO, callTool, everythingParams, makeTempDir, removeDir, runOk, startServer, textOf,
 } from "./support.mjs";
 
 const root = makeTempDir("mcp-library");
@@ -20,22 +20,7 @@ const SRT = path.join(NODE_MODULES, ".bin", "srt");
 const servers = [];
 
 // An MCP server whose only tool is `echo` with a changed schema (`text`, not `message`).
-const CHANGED_ECHO = `
-import readline from "node:readline";
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  const m = JSON.parse(line);
-  if (m.method === "initialize") send({ jsonrpc: "2.0", id: m.id, result: {
-    protocolVersion: m.params.protocolVersion, capabilities: { tools: {} },
-    serverInfo: { name: "changed-echo", version: "1.0.0" } } });
-  else if (m.method === "tools/list") send({ jsonrpc: "2.0", id: m.id, result: { tools: [{
-    name: "echo", description: "Echoes back the input",
-    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }] } });
-  else if (m.method === "tools/call") send({ jsonrpc: "2.0", id: m.id, result: {
-    content: [{ type: "text", text: "Echo: " + m.params.arguments.text }] } });
-  else if (m.id !== undefined) send({ jsonrpc: "2.0", id: m.id, result: {} });
-});
-`;
+const CHANGED_ECHO = path.join(REPO, "tests", "support", "changed_echo_server.mjs");
 
 const start = async (workspace, extraArgs = [], env = {}) => {
   const server = await startServer({
@@ -48,7 +33,6 @@ const start = async (workspace, extraArgs = [], env = {}) => {
 
 before(() => {
   for (const dir of [project1, project2]) fs.mkdirSync(dir);
-  fs.writeFileSync(path.join(root, "changed_echo.mjs"), CHANGED_ECHO);
 });
 
 after(async () => {
@@ -122,7 +106,7 @@ test("an action saved to the user library is found, marked user, and runs in pro
 test("re-registering a server whose echo schema changed names the action that calls it", async () => {
   const server = servers[0];
   const changed = await callTool(server.client, "register_mcp_server", {
-    server_name: "everything", server_params: { command: "node", args: [path.join(root, "changed_echo.mjs")] },
+    server_name: "everything", server_params: { command: "node", args: [CHANGED_ECHO] },
   });
   assert.ok(!changed.isError, textOf(changed));
   assert.match(textOf(changed), /schema changed since they were saved:\n {2}gentools\.text\.shout \(calls everything\.echo\)/);
@@ -134,7 +118,7 @@ test("re-registering a server whose echo schema changed names the action that ca
 
   // Registering again, unchanged, still names it: the pin is what it was written against.
   const again = await callTool(server.client, "register_mcp_server", {
-    server_name: "everything", server_params: { command: "node", args: [path.join(root, "changed_echo.mjs")] },
+    server_name: "everything", server_params: { command: "node", args: [CHANGED_ECHO] },
   });
   assert.match(textOf(again), /gentools\.text\.shout \(calls everything\.echo\)/);
 
@@ -146,7 +130,7 @@ test("re-registering a server whose echo schema changed names the action that ca
   assert.doesNotMatch(textOf(await callTool(server.client, "search_tools", { query: "shout" })),
     /schema changed/);
   const unchanged = await callTool(server.client, "register_mcp_server", {
-    server_name: "everything", server_params: { command: "node", args: [path.join(root, "changed_echo.mjs")] },
+    server_name: "everything", server_params: { command: "node", args: [CHANGED_ECHO] },
   });
   assert.doesNotMatch(textOf(unchanged), /schema changed/);
 });
@@ -167,21 +151,108 @@ test("project 2 finds the user action with search_tools and runs it; a project a
   assert.match(catalog, /clash: gentools\.text\.shout is in several roots; project \(.*\) wins over user/);
 });
 
-test("under --sandbox the user library is readable but not writable by the kernel", async () => {
+let sandboxedServer;  // project3's, started by the first --sandbox test
+
+test("under --sandbox the kernel cannot write the user library itself (the control)", async () => {
   assert.ok(fs.existsSync(SRT), "install the npm test peers: npm install --prefix tests/node");
   const sandboxed = path.join(root, "project3");
   fs.mkdirSync(sandboxed);
-  const server = await start(sandboxed, ["--sandbox"], { IPYBOX_SRT: SRT });
+  const server = sandboxedServer = await start(sandboxed, ["--sandbox"], { IPYBOX_SRT: SRT });
+  const direct = path.join(userLibrary, "text", "direct.py");
+  const planted = path.join(userLibrary, "planted");
   const text = await runOk(server.client, [
     "from gentools.text.shout import api",
     "print(api.__doc__.splitlines()[0])",
+    "import os",
+    `for action in [lambda: open(${JSON.stringify(direct)}, "w").write("x"),`,
+    `               lambda: os.mkdir(${JSON.stringify(planted)})]:`,
+    "    try:",
+    "        action()",
+    "        print('written')",
+    "    except OSError as error:",
+    "        print('refused', type(error).__name__)",
     "from ipybox_runtime.gentools import new_gentool",
-    "try:",
-    "    new_gentool('text', 'whisper', scope='user')",
-    "except PermissionError as error:",
-    "    print('refused:', 'scope=' in str(error))",
-    "print(new_gentool('text', 'whisper').parent.parent.parent.name)",
+    "print(new_gentool('text', 'hush').parent.parent.parent.name)",
   ].join("\n"));
-  assert.equal(text, "Shouts a message back through the echo tool.\nrefused: True\nproject3");
-  assert.equal(fs.existsSync(path.join(userLibrary, "text", "whisper")), false);
+  assert.match(text, /^Shouts a message back through the echo tool.\nrefused \w+Error\nrefused \w+Error\nproject3$/);
+  assert.equal(fs.existsSync(direct), false);
+  assert.equal(fs.existsSync(planted), false);
+});
+
+// A finished action handed to ipybox by a sandboxed kernel.
+const SAVE_WHISPER = (extra = "", name = "whisper") => `
+from ipybox_runtime.gentools import new_gentool
+api = '''"""Whispers a message back through the echo tool."""
+
+__all__ = ["run"]
+
+
+def run(message: str) -> str:
+    from . import impl
+
+    return impl.run(message)
+'''
+impl = '''from mcptools.everything import echo
+
+
+def run(message: str) -> str:
+    return str(echo.run(echo.Params(message=message.lower())))
+'''
+print(new_gentool("text", "${name}", scope="user", files={"api.py": api, "impl.py": impl}${extra}))`;
+
+test("under --sandbox new_gentool(scope='user') is saved by ipybox and runs at once", async () => {
+  const server = sandboxedServer;
+  await callTool(server.client, "register_mcp_server",
+    { server_name: "everything", server_params: everythingParams() });
+  const saved = await runOk(server.client, SAVE_WHISPER());
+  assert.equal(saved, path.join(userLibrary, "text", "whisper"));
+  assert.match(fs.readFileSync(path.join(saved, "impl.py"), "utf8"), /message\.lower\(\)/);
+  assert.equal(await runOk(server.client, "from gentools.text.whisper import run\nprint(run('HI'))"),
+    "Echo: hi");
+  const found = await callTool(server.client, "search_tools", { query: "whisper a message" });
+  assert.match(textOf(found), /^1\. gentools\.text\.whisper {2}\[gentool, user\]/);
+
+  // Saving it again is refused unless overwrite=True is asked for.
+  const again = await callTool(server.client, "execute_ipython_cell", { code: SAVE_WHISPER() });
+  assert.equal(again.isError, true);
+  assert.match(textOf(again), /FileExistsError: .*whisper\/(__init__|api|impl)\.py already exists/);
+  assert.equal(await runOk(server.client, SAVE_WHISPER(", overwrite=True")), saved);
+});
+
+test("under --sandbox an approval policy that denies ipybox.save_gentool stops the save", async () => {
+  const policy = path.join(root, "deny-save.json");
+  fs.writeFileSync(policy, JSON.stringify({ rules: [{ match: "ipybox.save_gentool", action: "deny" }] }));
+  const workspace = path.join(root, "project4");
+  fs.mkdirSync(workspace);
+  const server = await start(workspace, ["--sandbox", "--approval-policy", policy], { IPYBOX_SRT: SRT });
+  const refused = await callTool(server.client, "execute_ipython_cell",
+    { code: SAVE_WHISPER("", "murmur") });
+  assert.equal(refused.isError, true);
+  assert.match(textOf(refused), /ApprovalRejectedError: .*ipybox\.save_gentool.*denied by the approval policy/);
+  assert.equal(fs.existsSync(path.join(userLibrary, "text", "murmur")), false);
+});
+
+test("under --sandbox hostile names and links planted in the user library are refused", async () => {
+  const server = sandboxedServer;
+  const outside = path.join(root, "outside");
+  fs.mkdirSync(outside);
+  // Planted host-side (as another tool or an unsandboxed session could): a link out of the library.
+  fs.symlinkSync(outside, path.join(userLibrary, "planted"));
+  const text = await runOk(server.client, [
+    "from ipybox_runtime import tool_client",
+    "files = {'__init__.py': '', 'api.py': 'A', 'impl.py': 'I'}",
+    "for category, name in [('planted', 'x'), ('..', 'x'), ('text', '../../../outside'),",
+    "                       ('import', 'x'), ('text', '_hidden'), ('a/b', 'c')]:",
+    "    try:",
+    "        print('saved', tool_client.save_gentool(category, name, files))",
+    "    except Exception as error:",
+    "        print(type(error).__name__)",
+    "try:",
+    "    tool_client.save_gentool('text', 'y', dict(files, **{'../x.py': 'x'}))",
+    "except Exception as error:",
+    "    print(type(error).__name__)",
+  ].join("\n"));
+  assert.equal(text, ["PermissionError", ...Array(6).fill("ToolRunnerError")].join("\n"));
+  assert.deepEqual(fs.readdirSync(outside), []);
+  assert.equal(fs.existsSync(path.join(userLibrary, "text", "y")), false);
 });

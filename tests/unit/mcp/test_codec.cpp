@@ -170,6 +170,8 @@ TEST_SUITE("mcp.jsonrpc.codec") {
             const auto text = encode(msg);
             CHECK(text.find('\n') == std::string::npos);
             CHECK(decoded(text) == msg);
+            // encode splices the payload into its envelope; the bytes are the plain dump's.
+            CHECK(text == to_json(msg).dump(-1, ' ', false, json::error_handler_t::replace));
         }
     }
 

@@ -6,6 +6,7 @@ using namespace std::chrono_literals;
 using ipybox::mcp::jsonrpc::incoming_request;
 using ipybox::mcp::jsonrpc::request_timeout;
 using ipybox::mcp::jsonrpc::responder;
+using ipybox::mcp::session::capability_not_declared;
 using ipybox::mcp::session::client_options;
 using ipybox::mcp::session::client_session;
 using ipybox::mcp::session::protocol_error;
@@ -194,6 +195,40 @@ TEST_SUITE("mcp.session.client_protocol") {
         f.client->list_tools(result.handler());
         REQUIRE(run_until(f.io, [&] { return result.done(); }));
         CHECK(result.failed_with<protocol_error>());
+    }
+
+    TEST_CASE("a server that declares no tools capability is not sent tools requests") {
+        raw_server_fixture f("");
+        recorder<std::string> received;
+        f.server->dispatcher->on_request("initialize", [](const incoming_request&, responder r) {
+            r.reply({{"protocolVersion", "2025-11-25"},
+                     {"capabilities", {{"prompts", json::object()}}},
+                     {"serverInfo", {{"name", "no-tools"}, {"version", "1"}}}});
+        });
+        for (const std::string method : {"tools/list", "tools/call", "resources/list"}) {
+            f.server->dispatcher->on_request(method, [=](const incoming_request&, responder r) {
+                received.add(method);
+                r.reply({{"tools", json::array()}, {"content", json::array()}});
+            });
+        }
+        REQUIRE_FALSE(f.initialize().error());
+        outcome<std::vector<tool_descriptor>> listed;
+        f.client->list_tools(listed.handler());
+        outcome<call_tool_result> called;
+        f.client->call_tool("t", json::object(), {}, called.handler());
+        outcome<json> resources;
+        f.client->request("resources/list", json::object(), {}, resources.handler());
+        outcome<json> prompts;  // declared: sent, and answered with method-not-found
+        f.client->request("prompts/list", json::object(), {}, prompts.handler());
+        REQUIRE(run_until(f.io, [&] {
+            return listed.done() && called.done() && resources.done() && prompts.done();
+        }));
+        CHECK(listed.failed_with<capability_not_declared>());
+        CHECK(called.failed_with<capability_not_declared>());
+        CHECK(resources.failed_with<capability_not_declared>());
+        CHECK(listed.error_message().find("\"tools\"") != std::string::npos);
+        CHECK_FALSE(prompts.failed_with<capability_not_declared>());
+        CHECK(received.items().empty());
     }
 
     TEST_CASE("a malformed tools/call result is a protocol error") {

@@ -8,6 +8,7 @@ using ipybox::mcp::jsonrpc::remote_error;
 using ipybox::mcp::jsonrpc::request_cancelled;
 using ipybox::mcp::jsonrpc::request_timeout;
 using ipybox::mcp::session::call_options;
+using ipybox::mcp::session::capability_not_declared;
 using ipybox::mcp::session::client_options;
 using ipybox::mcp::session::server_options;
 namespace asio = boost::asio;
@@ -223,7 +224,9 @@ TEST_SUITE("mcp.session") {
     }
 
     TEST_CASE("a server-to-client request reaches the client's handler") {
-        linked_sessions s;
+        client_options declares_elicitation;
+        declares_elicitation.capabilities = {{"elicitation", json::object()}};
+        linked_sessions s({}, declares_elicitation);
         s.client->on_request("elicitation/create", [](const auto& request, auto responder) {
             CHECK(request.params["message"] == "Allow tool x?");
             responder.reply({{"action", "accept"}, {"content", {{"approved", true}}}});
@@ -234,6 +237,25 @@ TEST_SUITE("mcp.session") {
         });
         REQUIRE_FALSE(result.error());
         CHECK(result.value()["action"] == "accept");
+    }
+
+    TEST_CASE("a server request the client did not declare a capability for is not sent") {
+        linked_sessions s;
+        recorder<std::string> asked;
+        s.client->on_request("elicitation/create", [&](const auto&, auto responder) {
+            asked.add("elicitation/create");
+            responder.reply({{"action", "decline"}});
+        });
+        s.connect();
+        const auto result = s.await<json>([&](auto handler) {
+            s.server->request("elicitation/create", {{"message", "Allow?"}}, {}, handler);
+        });
+        CHECK(result.failed_with<capability_not_declared>());
+        CHECK(result.error_message().find("\"elicitation\"") != std::string::npos);
+        const auto pinged = s.await<std::chrono::microseconds>(
+            [&](auto handler) { s.client->ping(handler); });  // a round trip: nothing in flight
+        REQUIRE_FALSE(pinged.error());
+        CHECK(asked.items().empty());
     }
 
     TEST_CASE("adding a tool after initialize tells the client the list changed") {

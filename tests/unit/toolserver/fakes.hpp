@@ -1,10 +1,15 @@
 #pragma once
 // Fakes at the tool server's seams: an invoker that records calls, a gate with a fixed answer.
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
+#include "ipybox/toolserver/library_writer.hpp"
+#include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
 namespace ipybox::testing {
@@ -20,6 +25,9 @@ class recording_invoker : public toolserver::tool_invoker {
         std::lock_guard lock(mutex);
         calls.push_back(call);
         if (call.tool_name == "explode") throw std::runtime_error("the MCP server died");
+        if (call.tool_name == "huge") {  // an answer far larger than a socket's buffers
+            return toolserver::tool_outcome::success({{"text", std::string(8 << 20, 'x')}});
+        }
         if (call.tool_name == "fail") {
             return toolserver::tool_outcome::failure(toolserver::error_type::tool_error,
                                                      "bad input");
@@ -28,6 +36,20 @@ class recording_invoker : public toolserver::tool_invoker {
                                                   {"structured", nullptr},
                                                   {"images", nlohmann::json::array()},
                                                   {"is_error", false}});
+    }
+};
+
+// The loop the tool server runs on, as the application's runtime provides it: one thread.
+struct running_loop {
+    boost::asio::io_context io;
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
+        io.get_executor()};
+    std::thread thread{[this] { io.run(); }};
+
+    ~running_loop() {
+        work.reset();
+        io.stop();
+        thread.join();
     }
 };
 
@@ -48,6 +70,23 @@ class fixed_gate : public approval::gate {
   private:
     approval::verdict verdict_;
     std::mutex mutex_;
+};
+
+// The "error" object of a tool server response.
+inline nlohmann::json error_of(const toolserver::http_response& response) {
+    return nlohmann::json::parse(response.body)["error"];
+}
+
+// A library writer that records what it was asked to save and answers with a fixed outcome.
+class recording_library : public toolserver::library_writer {
+  public:
+    std::vector<toolserver::gentool_save> saves;
+    toolserver::gentool_save_outcome answer =
+        toolserver::gentool_save_outcome::saved("/library/c/n");
+    toolserver::gentool_save_outcome save(const toolserver::gentool_save& request) override {
+        saves.push_back(request);
+        return answer;
+    }
 };
 
 }  // namespace ipybox::testing

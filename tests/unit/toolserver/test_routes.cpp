@@ -7,6 +7,7 @@
 
 using namespace ipybox::toolserver;
 using ipybox::approval::verdict;
+using ipybox::testing::error_of;
 using ipybox::testing::fixed_gate;
 using ipybox::testing::recording_invoker;
 using nlohmann::json;
@@ -15,10 +16,6 @@ namespace {
 
 http_request run_request(const std::string& body, const std::string& token = "secret") {
     return {"POST", "/run", "Bearer " + token, body};
-}
-
-json error_of(const http_response& response) {
-    return json::parse(response.body)["error"];
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <functional>
 #include <future>
 #include <thread>
 
@@ -36,14 +37,58 @@ http::response<http::string_body> post(const std::filesystem::path& socket_path,
     return response;
 }
 
+std::size_t thread_count() {
+    std::size_t count = 0;
+    for ([[maybe_unused]] const auto& entry :
+         std::filesystem::directory_iterator("/proc/self/task"))
+        ++count;
+    return count;
+}
+
+std::string request_text(const std::string& token, const std::string& body) {
+    return "POST /run HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + token +
+           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+           "\r\n\r\n" + body;
+}
+
+// Reads until the server closes the connection (or `limit` bytes); the bytes read.
+std::size_t read_until_closed(local::socket& socket, std::size_t limit) {
+    std::size_t total = 0;
+    std::vector<char> chunk(1 << 16);
+    boost::system::error_code ec;
+    while (total < limit) {
+        const auto got = socket.read_some(asio::buffer(chunk), ec);
+        if (ec) break;
+        total += got;
+    }
+    return total;
+}
+
+// A running server with the fakes, its options adjusted by the test.
+struct served {
+    testing::running_loop loop;
+    core::private_directory dir{"ipybox-ts-"};
+    testing::recording_invoker invoker;
+    testing::fixed_gate gate{approval::verdict::approved};
+    std::unique_ptr<toolserver::tool_server> server;
+
+    explicit served(const std::function<void(toolserver::tool_server_options&)>& adjust = {}) {
+        toolserver::tool_server_options options{dir.path() / "tools.sock", "tok"};
+        if (adjust) adjust(options);
+        server = std::make_unique<toolserver::tool_server>(loop.io, options, gate, invoker);
+    }
+    const std::filesystem::path& socket_path() const { return server->socket_path(); }
+};
+
 }  // namespace
 
 TEST_SUITE("toolserver.server") {
     TEST_CASE("serves authenticated calls on a socket only its owner can open") {
+        testing::running_loop loop;
         core::private_directory dir("ipybox-ts-");
         testing::recording_invoker invoker;
         testing::fixed_gate gate(approval::verdict::approved);
-        toolserver::tool_server server({dir.path() / "tools.sock", "tok"}, gate, invoker);
+        toolserver::tool_server server(loop.io, {dir.path() / "tools.sock", "tok"}, gate, invoker);
 
         struct stat info {};
         REQUIRE(::stat(server.socket_path().c_str(), &info) == 0);
@@ -61,10 +106,11 @@ TEST_SUITE("toolserver.server") {
     }
 
     TEST_CASE("handles concurrent calls") {
+        testing::running_loop loop;
         core::private_directory dir("ipybox-ts-");
         testing::recording_invoker invoker;
         testing::fixed_gate gate(approval::verdict::approved);
-        toolserver::tool_server server({dir.path() / "tools.sock", "tok"}, gate, invoker);
+        toolserver::tool_server server(loop.io, {dir.path() / "tools.sock", "tok"}, gate, invoker);
         std::vector<std::future<unsigned>> calls;
         for (int i = 0; i < 8; ++i) {
             calls.push_back(std::async(std::launch::async, [&, i] {
@@ -79,23 +125,26 @@ TEST_SUITE("toolserver.server") {
     }
 
     TEST_CASE("refuses an oversized body without reading it all") {
+        testing::running_loop loop;
         core::private_directory dir("ipybox-ts-");
         testing::recording_invoker invoker;
         testing::fixed_gate gate(approval::verdict::approved);
         toolserver::tool_server_options options{dir.path() / "tools.sock", "tok"};
         options.max_body_bytes = 1024;
-        toolserver::tool_server server(options, gate, invoker);
+        toolserver::tool_server server(loop.io, options, gate, invoker);
         const auto response = post(server.socket_path(), "tok", std::string(4096, 'x'));
         CHECK(response.result_int() == 413);
         CHECK(invoker.calls.empty());
     }
 
     TEST_CASE("stop closes idle connections and removes the socket") {
+        testing::running_loop loop;
         core::private_directory dir("ipybox-ts-");
         testing::recording_invoker invoker;
         testing::fixed_gate gate(approval::verdict::approved);
         auto server = std::make_unique<toolserver::tool_server>(
-            toolserver::tool_server_options{dir.path() / "tools.sock", "tok"}, gate, invoker);
+            loop.io, toolserver::tool_server_options{dir.path() / "tools.sock", "tok"}, gate,
+            invoker);
         asio::io_context io;
         local::socket idle(io);
         idle.connect(local::endpoint(server->socket_path().string()));
@@ -103,5 +152,73 @@ TEST_SUITE("toolserver.server") {
         server->stop();
         CHECK_FALSE(std::filesystem::exists(path));
         server.reset();
+    }
+
+    TEST_CASE("idle and stalled connections hold no thread of ipybox") {
+        served server;
+        CHECK(post(server.socket_path(), "tok", R"({"server_name":"everything","tool_name":"a"})")
+                  .result_int() == 200);
+        const auto before = thread_count();
+        asio::io_context io;
+        std::vector<std::unique_ptr<local::socket>> held;
+        for (int i = 0; i < 40; ++i) {
+            held.push_back(std::make_unique<local::socket>(io));
+            held.back()->connect(local::endpoint(server.socket_path().string()));
+            // Half of them stall in the middle of their headers.
+            if (i % 2 == 0) asio::write(*held.back(), asio::buffer(std::string("POST /run HT")));
+        }
+        // Accepted in order: once a later connection is answered, the 40 are open on the server.
+        CHECK(post(server.socket_path(), "tok", R"({"server_name":"everything","tool_name":"b"})")
+                  .result_int() == 200);
+        // The control is the design this replaced: a thread per connection, 40 more here.
+        CHECK(thread_count() <= before + 1);
+    }
+
+    TEST_CASE("a client that stops sending is disconnected after idle_timeout") {
+        served server([](auto& options) { options.idle_timeout = std::chrono::seconds(1); });
+        asio::io_context io;
+        local::socket stalled(io);
+        stalled.connect(local::endpoint(server.socket_path().string()));
+        asio::write(stalled, asio::buffer(std::string("POST /run HTTP/1.1\r\nHost: x\r\n")));
+        CHECK(read_until_closed(stalled, 1) == 0);  // closed by the server, nothing answered
+        CHECK(server.invoker.calls.empty());
+    }
+
+    TEST_CASE("a client that never takes its answer is disconnected after write_timeout") {
+        served server([](auto& options) { options.write_timeout = std::chrono::seconds(1); });
+        asio::io_context io;
+        local::socket greedy(io);
+        greedy.connect(local::endpoint(server.socket_path().string()));
+        asio::write(greedy, asio::buffer(request_text(
+                                "tok", R"({"server_name":"everything","tool_name":"huge"})")));
+        // Others are served meanwhile.
+        CHECK(post(server.socket_path(), "tok", R"({"server_name":"everything","tool_name":"a"})")
+                  .result_int() == 200);
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        // The answer is over 8 MiB; what the buffers held before the deadline is far less.
+        CHECK(read_until_closed(greedy, 16 << 20) < (8u << 20));
+    }
+
+    TEST_CASE("connections beyond max_connections are refused, and served once one closes") {
+        served server([](auto& options) { options.max_connections = 2; });
+        asio::io_context io;
+        auto first = std::make_unique<local::socket>(io);
+        first->connect(local::endpoint(server.socket_path().string()));
+        local::socket second(io);
+        second.connect(local::endpoint(server.socket_path().string()));
+        local::socket third(io);
+        third.connect(local::endpoint(server.socket_path().string()));
+        CHECK(read_until_closed(third, 1) == 0);  // refused: closed at once
+        first.reset();
+        const auto body = R"({"server_name":"everything","tool_name":"after"})";
+        bool answered = false;
+        for (int attempt = 0; attempt < 50 && !answered; ++attempt) {
+            try {  // the server notices the closed connection on its loop, soon
+                answered = post(server.socket_path(), "tok", body).result_int() == 200;
+            } catch (const boost::system::system_error&) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        }
+        CHECK(answered);
     }
 }

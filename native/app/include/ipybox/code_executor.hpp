@@ -69,7 +69,9 @@ struct code_executor_options {
     // Saved code actions beyond the project's <workspace>/gentools, in precedence order; the
     // first is the user's library (new_gentool(scope="user") writes there). All import in the
     // kernel as gentools.<category>.<name>, an earlier root winning. A sandboxed kernel may
-    // read them but not write them (unless the sandbox settings allow it).
+    // read them but not write them (unless the sandbox settings allow it); its
+    // new_gentool(scope="user") asks ipybox, which writes the action into the first root after
+    // approving "ipybox.save_gentool" like a tool call (see toolserver/routes.hpp).
     std::vector<std::filesystem::path> library_roots;
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless

@@ -174,7 +174,34 @@ json to_json(const message& msg) {
 }
 
 std::string encode(const message& msg) {
-    return to_json(msg).dump(-1, ' ', false, json::error_handler_t::replace);
+    constexpr auto dump = [](const json& value) {
+        return value.dump(-1, ' ', false, json::error_handler_t::replace);
+    };
+    // The payload's key ("params", "result") sorts after every other key of its envelope, so
+    // it is appended last, where nlohmann's sorted objects would put it.
+    // A response's result is there even when null; absent params are left out.
+    const auto splice = [&](json envelope, const char* key, const json& payload) {
+        std::string text = dump(envelope);
+        if (payload.is_null() && std::string_view(key) == "params") return text;
+        text.pop_back();
+        text += ",\"";
+        text += key;
+        text += "\":";
+        text += dump(payload);
+        text += '}';
+        return text;
+    };
+    if (const auto* m = std::get_if<response>(&msg)) {
+        return splice({{"jsonrpc", "2.0"}, {"id", to_json(m->id)}}, "result", m->result);
+    }
+    if (const auto* m = std::get_if<request>(&msg)) {
+        return splice({{"jsonrpc", "2.0"}, {"id", to_json(m->id)}, {"method", m->method}}, "params",
+                      m->params);
+    }
+    if (const auto* m = std::get_if<notification>(&msg)) {
+        return splice({{"jsonrpc", "2.0"}, {"method", m->method}}, "params", m->params);
+    }
+    return dump(to_json(msg));
 }
 
 }  // namespace ipybox::mcp::jsonrpc

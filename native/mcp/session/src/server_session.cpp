@@ -10,6 +10,7 @@
 #include "ipybox/core/version.hpp"
 #include "ipybox/mcp/jsonrpc/errors.hpp"
 #include "ipybox/mcp/session/protocol_version.hpp"
+#include "protocol_core.hpp"
 
 namespace ipybox::mcp::session {
 namespace {
@@ -29,7 +30,7 @@ struct registered_tool {
 void finish_tool_call(const jsonrpc::responder& responder, const std::string& tool,
                       std::exception_ptr error, call_tool_result result) {
     if (!error) {
-        responder.reply(result.to_json());
+        responder.reply(std::move(result).to_json());
         return;
     }
     try {
@@ -63,32 +64,30 @@ bool request_context::wants_progress() const {
 }
 
 struct server_session::state {
-    std::shared_ptr<transport::transport> channel;
-    std::shared_ptr<jsonrpc::dispatcher> dispatcher;
+    std::shared_ptr<detail::protocol_core> protocol;
     server_options options;
-    std::shared_ptr<spdlog::logger> log;
 
     mutable std::mutex mutex;
-    bool initialized = false;           // initialize answered
     bool initialized_notified = false;  // notifications/initialized received
     bool early_request_logged = false;
-    std::string protocol_version;
     implementation_info client_info;
-    json client_capabilities = json::object();
     std::string log_level = "info";
     std::vector<registered_tool> tools;  // registration order: stable pagination
 
+    bool initialized() const { return protocol->current() == detail::phase::ready; }
+
     void require_initialized(const std::string& method) {
-        std::lock_guard lock(mutex);
-        if (!initialized) {
+        if (!initialized()) {
             throw jsonrpc::jsonrpc_error(
                 invalid_request,
                 "the session is not initialized: send initialize before '" + method + "'");
         }
+        std::lock_guard lock(mutex);
         if (!initialized_notified && !early_request_logged) {
             early_request_logged = true;
-            log->info("{}: the client sent '{}' before notifications/initialized; serving it",
-                      options.name, method);
+            protocol->log().info(
+                "{}: the client sent '{}' before notifications/initialized; serving it",
+                options.name, method);
         }
     }
 };
@@ -108,28 +107,24 @@ server_session::server_session(boost::asio::io_context& io,
     : io_(io), state_(std::make_unique<state>()) {
     if (!channel) throw std::invalid_argument("server_session needs a transport");
     if (options.server_info.version.empty()) options.server_info.version = core::version;
-    state_->channel = std::move(channel);
     state_->options = std::move(options);
-    state_->log = core::logger("mcp");
-    jsonrpc::dispatcher_options dispatch;
-    dispatch.default_timeout = state_->options.request_timeout;
-    dispatch.name = state_->options.name;
-    state_->dispatcher = jsonrpc::dispatcher::create(
-        io, [channel = state_->channel](jsonrpc::message msg) { channel->send(std::move(msg)); },
-        std::move(dispatch));
+    detail::protocol_options protocol;
+    protocol.role = detail::sender::server;
+    protocol.name = state_->options.name;
+    protocol.request_timeout = state_->options.request_timeout;
+    protocol.close_log_level = spdlog::level::info;
+    protocol.on_closed = state_->options.on_closed;
+    state_->protocol = detail::protocol_core::create(io, std::move(channel), std::move(protocol));
 }
 
-server_session::~server_session() {
-    state_->dispatcher->close("the server session was closed");
-    state_->channel->close();
-}
+server_session::~server_session() = default;
 
 void server_session::register_handlers() {
     std::weak_ptr<server_session> weak = shared_from_this();
     using answer_function = std::function<json(server_session&, const json&)>;
     auto answer = [this, weak](const std::string& method, bool before_initialize,
                                answer_function compute) {
-        state_->dispatcher->on_request(
+        state_->protocol->on_request(
             method, [weak, method, before_initialize, compute](
                         const jsonrpc::incoming_request& request, jsonrpc::responder responder) {
                 auto self = weak.lock();
@@ -153,20 +148,20 @@ void server_session::register_handlers() {
         self.state_->log_level = level;
         return json::object();
     });
-    state_->dispatcher->on_request("tools/call", [weak](const jsonrpc::incoming_request& request,
-                                                        jsonrpc::responder responder) {
+    state_->protocol->on_request("tools/call", [weak](const jsonrpc::incoming_request& request,
+                                                      jsonrpc::responder responder) {
         auto self = weak.lock();
         if (!self) throw std::runtime_error("the server session is gone");
         self->state_->require_initialized("tools/call");
         self->serve_tools_call(request, responder);
     });
-    state_->dispatcher->on_notification("notifications/initialized",
-                                        [weak](const jsonrpc::notification&) {
-                                            if (auto self = weak.lock()) {
-                                                std::lock_guard lock(self->state_->mutex);
-                                                self->state_->initialized_notified = true;
-                                            }
-                                        });
+    state_->protocol->on_notification("notifications/initialized",
+                                      [weak](const jsonrpc::notification&) {
+                                          if (auto self = weak.lock()) {
+                                              std::lock_guard lock(self->state_->mutex);
+                                              self->state_->initialized_notified = true;
+                                          }
+                                      });
 }
 
 json server_session::answer_initialize(const json& params) {
@@ -177,22 +172,20 @@ json server_session::answer_initialize(const json& params) {
     }
     const auto version = negotiate_protocol_version(requested->get<std::string>());
     auto client = implementation_info::from_json(params.value("clientInfo", json()));
+    auto& protocol = *state_->protocol;
+    // Capabilities and version are settled before the phase says ready, so that a request sent
+    // as soon as the session is ready is checked against them.
+    if (!protocol.advance(detail::phase::created, detail::phase::initializing)) {
+        throw jsonrpc::jsonrpc_error(invalid_request, "initialize was already answered");
+    }
+    protocol.negotiated(version, params.value("capabilities", json::object()));
+    protocol.advance(detail::phase::initializing, detail::phase::ready);
     {
         std::lock_guard lock(state_->mutex);
-        if (state_->initialized) {
-            throw jsonrpc::jsonrpc_error(invalid_request, "initialize was already answered");
-        }
-        state_->initialized = true;
-        state_->protocol_version = version;
         state_->client_info = client;
-        const auto capabilities = params.find("capabilities");
-        if (capabilities != params.end() && capabilities->is_object()) {
-            state_->client_capabilities = *capabilities;
-        }
     }
-    state_->channel->set_protocol_version(version);
-    state_->log->info("{}: client {} {} initialized (MCP {}, requested {})", state_->options.name,
-                      client.name, client.version, version, requested->get<std::string>());
+    protocol.log().info("{}: client {} {} initialized (MCP {}, requested {})", state_->options.name,
+                        client.name, client.version, version, requested->get<std::string>());
     json result = {
         {"protocolVersion", version},
         {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object()}}},
@@ -266,7 +259,6 @@ void server_session::add_tool(tool_descriptor descriptor, tool_handler handler) 
     if (descriptor.name.empty() || !handler) {
         throw std::invalid_argument("add_tool needs a name and a handler");
     }
-    bool announce = false;
     {
         std::lock_guard lock(state_->mutex);
         auto& tools = state_->tools;
@@ -278,14 +270,12 @@ void server_session::add_tool(tool_descriptor descriptor, tool_handler handler) 
         } else {
             tools.push_back({std::move(descriptor), std::move(handler)});
         }
-        announce = state_->initialized;
     }
-    if (announce) notify("notifications/tools/list_changed");
+    if (state_->initialized()) notify("notifications/tools/list_changed");
 }
 
 bool server_session::remove_tool(const std::string& name) {
     bool removed = false;
-    bool announce = false;
     {
         std::lock_guard lock(state_->mutex);
         auto& tools = state_->tools;
@@ -294,60 +284,35 @@ bool server_session::remove_tool(const std::string& name) {
                                    [&](const auto& tool) { return tool.descriptor.name == name; }),
                     tools.end());
         removed = tools.size() != before;
-        announce = removed && state_->initialized;
     }
-    if (announce) notify("notifications/tools/list_changed");
+    if (removed && state_->initialized()) notify("notifications/tools/list_changed");
     return removed;
 }
 
 void server_session::start() {
-    std::weak_ptr<jsonrpc::dispatcher> weak_dispatcher = state_->dispatcher;
-    std::weak_ptr<server_session> weak_self = shared_from_this();
-    state_->channel->start(
-        [weak_dispatcher](jsonrpc::decode_result frame) {
-            if (auto dispatcher = weak_dispatcher.lock()) dispatcher->receive(std::move(frame));
-        },
-        [weak_self](const transport::close_info& info) {
-            if (auto self = weak_self.lock()) self->on_transport_closed(info);
-        });
+    state_->protocol->start();
 }
 
 void server_session::close() {
-    state_->dispatcher->close("the server closed the session");
-    state_->channel->close();
-}
-
-void server_session::on_transport_closed(const transport::close_info& info) {
-    state_->dispatcher->close(info.reason);
-    state_->log->info("{}: connection closed: {}", state_->options.name, info.reason);
-    if (!state_->options.on_closed) return;
-    try {
-        state_->options.on_closed(info);
-    } catch (const std::exception& error) {
-        state_->log->error("{}: the on_closed callback threw: {}", state_->options.name,
-                           error.what());
-    }
+    state_->protocol->close("the server closed the session");
 }
 
 void server_session::start_request(const std::string& method, json params,
                                    jsonrpc::request_options options,
                                    jsonrpc::completion<json> done) {
-    state_->dispatcher->send_request(method, std::move(params), std::move(options),
-                                     std::move(done));
+    state_->protocol->send_request(method, std::move(params), std::move(options), std::move(done));
 }
 
 void server_session::notify(const std::string& method, json params) {
-    state_->dispatcher->send_notification(method, std::move(params));
+    state_->protocol->notify(method, std::move(params));
 }
 
 bool server_session::is_initialized() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->initialized;
+    return state_->initialized();
 }
 
 std::string server_session::protocol_version() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->protocol_version;
+    return state_->protocol->protocol_version();
 }
 
 implementation_info server_session::client_info() const {
@@ -356,13 +321,11 @@ implementation_info server_session::client_info() const {
 }
 
 json server_session::client_capabilities() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->client_capabilities;
+    return state_->protocol->peer_capabilities();
 }
 
 bool server_session::client_supports(const std::string& capability) const {
-    std::lock_guard lock(state_->mutex);
-    return state_->client_capabilities.contains(capability);
+    return state_->protocol->peer_supports(capability);
 }
 
 std::string server_session::log_level() const {

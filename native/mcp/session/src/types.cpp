@@ -63,9 +63,14 @@ tool_descriptor tool_descriptor::from_json(const json& value) {
     return tool;
 }
 
-json call_tool_result::to_json() const {
-    json out = {{"content", content}};
-    if (!structured.is_null()) out["structuredContent"] = structured;
+json call_tool_result::to_json() const& {
+    return call_tool_result(*this).to_json();
+}
+
+json call_tool_result::to_json() && {
+    json out = json::object();
+    out["content"] = std::move(content);
+    if (!structured.is_null()) out["structuredContent"] = std::move(structured);
     if (is_error) out["isError"] = true;
     return out;
 }
@@ -98,6 +103,12 @@ call_tool_result call_tool_result::text(std::string text, bool is_error) {
 protocol_error::protocol_error(const std::string& method, const std::string& what)
     : jsonrpc::request_failed(method, "'" + method + "': protocol violation by the peer: " + what) {
 }
+
+capability_not_declared::capability_not_declared(const std::string& method,
+                                                 const std::string& capability)
+    : jsonrpc::request_failed(method, "'" + method + "' needs the \"" + capability +
+                                          "\" capability, which the peer did not declare in "
+                                          "initialize; the request was not sent") {}
 
 namespace {
 std::string supported_list() {

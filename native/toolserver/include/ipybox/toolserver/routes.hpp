@@ -8,6 +8,15 @@
 //     -> 200 {"approved": true}  or  {"error": {"type", "message"}}   (404 when this session does
 //        not approve shell commands). Asks the shell gate about server "ipybox", nothing runs here:
 //        the kernel runs the command itself once approved.
+//   POST /gentools {"category", "name", "files": {"__init__.py", "api.py", "impl.py": str},
+//                   "category_init"?: str, "overwrite"?: bool}
+//     -> 200 {"package": "<user library>/<category>/<name>"}  or  {"error": {"type", "message"}}
+//        (404 when this session has no library writer, 400 for a bad name, file set or size).
+//        Saves a code action into the user's library for a kernel that may not write it (under
+//        --sandbox). Asks the tool-call gate about "ipybox.save_gentool" with every file's text
+//        in the arguments, then the library_writer writes (library_writer.hpp). Error types
+//        "exists" (a file of the action exists and overwrite is false) and "unsafe_path" (a link
+//        or a foreign file on the way) come from the writer.
 //   GET /status -> 200 {"status": "ok"}  (also token-checked)
 //
 // Order of checks: token, then body shape, then "is the server registered", then the approval
@@ -16,6 +25,7 @@
 #include <string>
 
 #include "ipybox/approval/gate.hpp"
+#include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
 namespace ipybox::toolserver {
@@ -37,10 +47,13 @@ struct route_context {
     approval::gate& gate;
     tool_invoker& invoker;
     approval::gate* shell_gate = nullptr;  // null: shell-command approval is off
+    library_writer* library = nullptr;     // null: POST /gentools is off
 };
 
 // The server name of shell-command approval requests; no MCP server may be registered under it.
 inline constexpr const char* shell_server_name = "ipybox";
+// The tool name of approval requests for saves into the user library (server "ipybox").
+inline constexpr const char* save_gentool_tool_name = "save_gentool";
 
 http_response handle_request(const http_request& request, const route_context& context);
 

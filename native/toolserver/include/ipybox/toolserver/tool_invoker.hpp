@@ -18,6 +18,8 @@ inline constexpr const char* unknown_server = "unknown_server";
 inline constexpr const char* unauthorized = "unauthorized";
 inline constexpr const char* bad_request = "bad_request";
 inline constexpr const char* server_error = "server_error";  // the MCP server failed or died
+inline constexpr const char* exists = "exists";              // a save would replace files
+inline constexpr const char* unsafe_path = "unsafe_path";    // a link or foreign file on the way
 }  // namespace error_type
 
 struct tool_outcome {

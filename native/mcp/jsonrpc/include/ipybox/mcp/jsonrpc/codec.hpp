@@ -43,6 +43,8 @@ decode_result decode(std::string_view text, std::size_t max_depth = default_max_
 decode_result decode_json(const json& value);
 
 json to_json(const message& msg);
+// The same text as to_json(msg).dump(), without copying the message's params or result into an
+// envelope first (a result with inlined images can be megabytes).
 std::string encode(const message& msg);
 
 // Deepest nesting of arrays/objects in `text`, scanning at most until it exceeds `limit`. Pure

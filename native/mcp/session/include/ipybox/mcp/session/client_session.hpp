@@ -14,6 +14,8 @@
 //   connection_closed   the transport closed or could not be started; reason says why, e.g.
 //                       "MCP server 'x' (pid 7) exited with status 3; last stderr lines: ..."
 //   protocol_error, unsupported_protocol_version   the server broke the protocol
+//   capability_not_declared   not sent: the server did not declare the capability the method
+//                       needs ("tools" for list_tools and call_tool; see capability_rules.hpp)
 // A tool that ran and failed is not a failure here: call_tool yields is_error = true.
 //
 // Threading: thread-safe; every member may be called from any thread. Completion handlers run on
@@ -153,7 +155,6 @@ class client_session : public std::enable_shared_from_this<client_session> {
     void start_request(const std::string& method, json params, jsonrpc::request_options options,
                        jsonrpc::completion<json> done);
     void require_initialized(const std::string& method) const;
-    void on_transport_closed(const transport::close_info& info);
 
     struct state;
     boost::asio::io_context& io_;

@@ -96,7 +96,8 @@ class server_session : public std::enable_shared_from_this<server_session> {
     std::string log_level() const;  // from logging/setLevel; "info" until set
 
     // Server-to-client request (e.g. elicitation/create); completes with the raw result or a
-    // jsonrpc::request_failed, like client_session operations.
+    // jsonrpc::request_failed, like client_session operations (capability_not_declared when the
+    // client did not declare what the method needs, e.g. "elicitation").
     template <class Token>
     auto request(std::string method, json params, jsonrpc::request_options options, Token&& token) {
         return jsonrpc::initiate<json>(
@@ -119,7 +120,6 @@ class server_session : public std::enable_shared_from_this<server_session> {
     json answer_tools_list(const json& params) const;
     void serve_tools_call(const jsonrpc::incoming_request& request,
                           const jsonrpc::responder& responder);
-    void on_transport_closed(const transport::close_info& info);
 
     struct state;
     boost::asio::io_context& io_;

@@ -44,7 +44,9 @@ struct call_tool_result {
     json structured;               // `structuredContent`; null when absent
     bool is_error = false;
 
-    json to_json() const;
+    json to_json() const&;
+    // Moves the content out: a result with inlined images can be megabytes.
+    json to_json() &&;
     // Throws protocol_error when `content` is present but not an array.
     static call_tool_result from_json(const json& value);
 
@@ -57,6 +59,13 @@ struct call_tool_result {
 class protocol_error : public jsonrpc::request_failed {
   public:
     protocol_error(const std::string& method, const std::string& what);
+};
+
+// The request was not sent: the peer did not declare, in initialize, the capability the method
+// needs (e.g. "tools" for tools/call, "elicitation" for elicitation/create).
+class capability_not_declared : public jsonrpc::request_failed {
+  public:
+    capability_not_declared(const std::string& method, const std::string& capability);
 };
 
 // initialize succeeded at the JSON-RPC level, but the server chose a revision we do not speak.

@@ -1,0 +1,52 @@
+#pragma once
+// One kernel connection to the tool server: HTTP/1.1 with keep-alive over the Unix socket.
+//
+// Reading and writing are asynchronous, on the server's io_context, and each has a deadline
+// (options.idle_timeout to receive a whole request, options.write_timeout to deliver the
+// answer): a client that stalls or never reads its answer loses its connection and holds no
+// thread. Handling a request is the one blocking step (an approval may wait for a person, a tool
+// call for a slow MCP server, behind the synchronous gate and invoker interfaces), so it runs on
+// a worker thread of its own, counted in server_state so that stopping can wait for it; there
+// are at most options.max_connections of them, one per connection.
+//
+// Threads: every member runs on the io_context's thread, except the worker's body.
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <memory>
+#include <optional>
+
+#include "server_state.hpp"
+
+namespace ipybox::toolserver::detail {
+
+class connection : public std::enable_shared_from_this<connection> {
+  public:
+    connection(std::shared_ptr<server_state> state,
+               boost::asio::local::stream_protocol::socket socket);
+
+    void start();
+    // Ends the connection now; a request being handled finishes, its answer is dropped.
+    void close();
+
+  private:
+    using request_parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+
+    void read_request();
+    void on_read(boost::system::error_code ec);
+    void handle_on_worker(http_request request, bool keep_alive);
+    void write_response(const http_response& response, bool keep_alive);
+    // Arms the deadline of the operation about to start: when it passes, the socket is closed,
+    // which completes that operation with an error.
+    void arm_deadline(std::chrono::seconds limit);
+
+    std::shared_ptr<server_state> state_;
+    boost::asio::local::stream_protocol::socket socket_;
+    boost::asio::steady_timer deadline_;
+    boost::beast::flat_buffer buffer_;
+    std::optional<request_parser> parser_;
+    boost::beast::http::response<boost::beast::http::string_body> response_;
+    bool closed_ = false;
+};
+
+}  // namespace ipybox::toolserver::detail
