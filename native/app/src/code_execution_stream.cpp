@@ -1,6 +1,5 @@
-#include "approval_bridge.hpp"
+#include "code_execution_stream_state.hpp"
 #include "execution_errors.hpp"
-#include "ipybox/code_executor.hpp"
 
 namespace ipybox {
 namespace {
@@ -13,58 +12,48 @@ code_execution_result to_api(kernel::execution_result&& result) {
 
 }  // namespace
 
-code_execution_stream::code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
-                                             app::approval_bridge& approvals,
-                                             core::ticket_lock& slot,
-                                             std::function<void()> cancel_tool_calls)
-    : stream_(std::move(stream)),
-      approvals_(&approvals),
-      cancel_tool_calls_(std::move(cancel_tool_calls)),
-      slot_(&slot) {}
+code_execution_stream::code_execution_stream(std::unique_ptr<state> held)
+    : state_(std::move(held)) {}
 
-code_execution_stream::code_execution_stream(code_execution_stream&& other) noexcept
-    : stream_(std::move(other.stream_)),
-      approvals_(std::exchange(other.approvals_, nullptr)),
-      cancel_tool_calls_(std::move(other.cancel_tool_calls_)),
-      slot_(std::exchange(other.slot_, nullptr)),
-      done_(other.done_) {}
+code_execution_stream::code_execution_stream(code_execution_stream&& other) noexcept = default;
 
 code_execution_stream::~code_execution_stream() {
-    if (!slot_) return;  // moved from
+    if (!state_ || !state_->turn.held()) return;  // moved from, or finished
+    auto& s = *state_;
     // Reject waiting approvals first: a kernel blocked on one could not be interrupted.
-    approvals_->detach();
-    stream_.reset();  // an unfinished execution is cancelled and drained here
-    if (!done_ && cancel_tool_calls_) cancel_tool_calls_();
+    s.approvals.detach();
+    s.stream.reset();  // an unfinished execution is cancelled and drained here
+    if (!s.done && s.cancel_tool_calls) s.cancel_tool_calls();
     finish_approvals();
 }
 
 void code_execution_stream::finish_approvals() {
-    if (!slot_) return;
-    approvals_->detach();
-    slot_->release();
-    slot_ = nullptr;
+    if (!state_->turn.held()) return;
+    state_->approvals.detach();
+    state_->turn.release();
 }
 
 std::optional<code_execution_event> code_execution_stream::next() {
-    if (done_) return std::nullopt;
+    auto& s = *state_;
+    if (s.done) return std::nullopt;
     while (true) {
-        if (auto request = approvals_->pop()) return code_execution_event(std::move(*request));
-        if (stream_->finished()) break;
-        if (auto chunk = stream_->next()) {
+        if (auto request = s.approvals.pop()) return code_execution_event(std::move(*request));
+        if (s.stream->finished()) break;
+        if (auto chunk = s.stream->next()) {
             return code_execution_chunk{std::move(chunk->stream), std::move(chunk->text),
                                         std::move(chunk->image)};
         }
     }
-    done_ = true;
+    s.done = true;
     finish_approvals();
     try {
-        auto result = app::translate_errors([&] { return to_api(stream_->finish()); });
-        if (result.cancelled && cancel_tool_calls_) cancel_tool_calls_();
+        auto result = app::translate_errors([&] { return to_api(s.stream->finish()); });
+        if (result.cancelled && s.cancel_tool_calls) s.cancel_tool_calls();
         return code_execution_event(std::move(result));
     } catch (const code_execution_error& e) {
         // A timeout or a dead kernel: the code that made the calls is gone.
-        if (e.error_kind() != code_execution_error::kind::exception && cancel_tool_calls_) {
-            cancel_tool_calls_();
+        if (e.error_kind() != code_execution_error::kind::exception && s.cancel_tool_calls) {
+            s.cancel_tool_calls();
         }
         throw;
     }

@@ -7,6 +7,9 @@
 
 namespace ipybox::app {
 
+// Runs `body` and returns what it returns (nothing, for a body that returns void), turning the
+// kernel's, the interpreter search's and the sandbox's failures into code_execution_error. Other
+// exceptions pass unchanged.
 template <typename Body>
 auto translate_errors(Body&& body) -> decltype(body()) {
     using kind = code_execution_error::kind;

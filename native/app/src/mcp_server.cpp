@@ -167,12 +167,8 @@ int run_mcp_server(const mcp_server_options& options) {
         // line is taken here, on the I/O thread, and awaited on the worker.
         core::ticket_lock arrival_order;
         const auto in_order = [&arrival_order](auto work) {
-            return [&arrival_order, turn = arrival_order.take_ticket(), work = std::move(work)] {
-                arrival_order.wait_turn(turn);
-                struct pass_on {
-                    core::ticket_lock& lock;
-                    ~pass_on() { lock.release(); }
-                } release_when_done{arrival_order};
+            return [&arrival_order, ticket = arrival_order.take_ticket(), work = std::move(work)] {
+                core::ticket_turn turn(arrival_order, ticket);  // passed on when the work ends
                 return work();
             };
         };

@@ -28,11 +28,13 @@ std::string join_traceback(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-execution_stream::execution_stream(kernel_session& session, std::shared_ptr<kernel_instance> kernel,
+execution_stream::execution_stream(kernel_session& session, core::ticket_turn turn,
+                                   std::shared_ptr<kernel_instance> kernel,
                                    std::shared_ptr<pending_execution> pending,
                                    std::optional<std::chrono::milliseconds> timeout,
                                    std::vector<std::string> notices)
     : session_(session),
+      turn_(std::move(turn)),
       kernel_(std::move(kernel)),
       pending_(std::move(pending)),
       timeout_(timeout),

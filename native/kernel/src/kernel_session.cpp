@@ -102,29 +102,24 @@ std::unique_ptr<execution_stream> kernel_session::execute(
                                   "kernel and its state are unchanged.",
                               "", "");
     }
-    execution_slot_.acquire();
-    try {
-        std::vector<std::string> notices;
-        auto kernel = ensure_kernel(notices);
-        auto pending = kernel->execute(code);
-        std::unique_ptr<execution_stream> stream(
-            new execution_stream(*this, kernel, std::move(pending), timeout, std::move(notices)));
-        std::lock_guard lock(state_mutex_);
-        running_ = stream.get();
-        return stream;
-    } catch (...) {
-        execution_slot_.release();
-        throw;
-    }
+    // The turn travels with the stream, which passes it on when its execution ends.
+    core::ticket_turn turn(execution_slot_);
+    std::vector<std::string> notices;
+    auto kernel = ensure_kernel(notices);
+    auto pending = kernel->execute(code);
+    std::unique_ptr<execution_stream> stream(new execution_stream(
+        *this, std::move(turn), kernel, std::move(pending), timeout, std::move(notices)));
+    std::lock_guard lock(state_mutex_);
+    running_ = stream.get();
+    return stream;
 }
 
 void kernel_session::release(execution_stream* stream) {
     {
         std::lock_guard lock(state_mutex_);
-        if (running_ != stream) return;
-        running_ = nullptr;
+        if (running_ == stream) running_ = nullptr;
     }
-    execution_slot_.release();
+    stream->turn_.release();
 }
 
 execution_result kernel_session::run(const std::string& code,
@@ -140,20 +135,14 @@ void kernel_session::cancel() {
 }
 
 void kernel_session::reset() {
-    execution_slot_.acquire();
-    try {
-        std::lock_guard lock(state_mutex_);
-        if (current_) {
-            replace_kernel();
-        } else if (!stopped_) {
-            current_ = start_kernel();
-            if (options_.keep_spare) start_spare();
-        }
-    } catch (...) {
-        execution_slot_.release();
-        throw;
+    core::ticket_turn turn(execution_slot_);
+    std::lock_guard lock(state_mutex_);
+    if (current_) {
+        replace_kernel();
+    } else if (!stopped_) {
+        current_ = start_kernel();
+        if (options_.keep_spare) start_spare();
     }
-    execution_slot_.release();
 }
 
 void kernel_session::stop() {

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <condition_variable>
 #include <csignal>
+#include <mutex>
 #include <thread>
+#include <variant>
 
 #include "executor_fixture.hpp"
 
@@ -72,13 +75,43 @@ TEST_SUITE("kernel.lifecycle") {
 
     TEST_CASE("executions from two threads are queued, not lost") {
         code_executor executor(executor_options_for("queue"));
+        // The second execution is asked for only once the first has printed, so the first holds
+        // the kernel; queued behind it, the second runs after it ends. Both sides keep a log:
+        // ours of what each thread saw, the kernel's of what ran when.
+        std::mutex mutex;
+        std::condition_variable changed;
+        std::vector<std::string> events;
+        const auto record = [&](const std::string& event) {
+            std::lock_guard lock(mutex);
+            events.push_back(event);
+            changed.notify_all();
+        };
         std::string first;
-        std::thread other(
-            [&] { first = executor.execute("import time; time.sleep(0.3); 'a'").text; });
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        const auto second = executor.execute("'b'").text;
+        std::thread other([&] {
+            auto stream = executor.stream(
+                "import time\nran = ['a started']\nprint('a started', flush=True)\n"
+                "time.sleep(0.3)\nran.append('a finished')\n'a'");
+            while (auto event = stream.next()) {
+                if (auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
+                    record("a printed " + chunk->text);
+                } else if (auto* result = std::get_if<code_execution_result>(&*event)) {
+                    first = result->text;
+                }
+            }
+        });
+        {
+            std::unique_lock lock(mutex);
+            CHECK(
+                changed.wait_for(lock, std::chrono::seconds(30), [&] { return !events.empty(); }));
+        }
+        record("b returned " + executor.execute("ran.append('b'); print(ran)").text);
         other.join();
-        CHECK(first == "'a'");
-        CHECK(second == "'b'");
+        CHECK(first == "a started\n'a'");
+        std::string log;
+        for (const auto& event : events) log += (log.empty() ? "" : " | ") + event;
+        // The first's chunks all arrive before it ends, and so before the second can start.
+        CHECK(log ==
+              "a printed a started\n | a printed 'a'\n | "
+              "b returned ['a started', 'a finished', 'b']");
     }
 }

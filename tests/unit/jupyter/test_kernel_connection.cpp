@@ -1,19 +1,20 @@
-// kernel_connection against a fake kernel made of raw ZeroMQ sockets speaking our wire module.
+// kernel_connection against the fake kernel: raw ZeroMQ sockets speaking our wire module.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
-#include <zmq.hpp>
-#include <zmq_addon.hpp>
 
+#include "fake_kernel_sockets.hpp"
 #include "ipybox/core/private_directory.hpp"
 #include "ipybox/jupyter/kernel_connection.hpp"
 #include "ipybox/jupyter/wire.hpp"
 
 using namespace ipybox::jupyter;
 using namespace std::chrono_literals;
+using ipybox::testing::fake_kernel_sockets;
+using ipybox::testing::send_frames;
 
 namespace {
 
@@ -29,30 +30,14 @@ struct received {
     }
 };
 
-void send_frames(zmq::socket_t& socket, const std::vector<std::string>& frames) {
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-        socket.send(zmq::buffer(frames[i]),
-                    i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
-    }
-}
-
+// The shared fake kernel with only shell and IOPub bound (no heartbeat answers).
 struct fake_kernel {
     ipybox::core::private_directory dir{"ipybox-fake-"};
-    connection_info info = connection_info::make_ipc(dir.path() / "k");
-    zmq::context_t context{1};
-    zmq::socket_t shell{context, zmq::socket_type::router};
-    zmq::socket_t iopub{context, zmq::socket_type::pub};
+    fake_kernel_sockets sockets{connection_info::make_ipc(dir.path() / "k"),
+                                {channel::shell, channel::iopub}};
+    connection_info& info = sockets.info;
 
-    fake_kernel() {
-        shell.set(zmq::sockopt::linger, 0);
-        iopub.set(zmq::sockopt::linger, 0);
-        shell.bind(info.endpoint(channel::shell));
-        iopub.bind(info.endpoint(channel::iopub));
-    }
-
-    void publish(const message& msg, const std::string& key) {
-        send_frames(iopub, encode(msg, signer(key)));
-    }
+    void publish(const message& msg, const std::string& key) { sockets.publish(msg, key); }
 };
 
 message stream_message(const std::string& text) {
@@ -97,8 +82,8 @@ TEST_SUITE("jupyter.kernel_connection") {
         kernel.publish(stream_message("forged"), "another-key");
         auto frames = encode(stream_message("short"), signer(kernel.info.key));
         frames[1] = frames[1].substr(0, 10);
-        send_frames(kernel.iopub, frames);
-        send_frames(kernel.iopub, {"no delimiter at all"});
+        send_frames(kernel.sockets.iopub, frames);
+        send_frames(kernel.sockets.iopub, {"no delimiter at all"});
         kernel.publish(stream_message("genuine"), kernel.info.key);
 
         REQUIRE(got.wait_for(before + 1, 5s));
@@ -117,8 +102,8 @@ TEST_SUITE("jupyter.kernel_connection") {
             channel::shell, make_request("kernel_info_request", nlohmann::json::object(), "x"));
 
         std::vector<zmq::message_t> parts;
-        kernel.shell.set(zmq::sockopt::rcvtimeo, 5000);
-        REQUIRE(zmq::recv_multipart(kernel.shell, std::back_inserter(parts)));
+        kernel.sockets.shell.set(zmq::sockopt::rcvtimeo, 5000);
+        REQUIRE(zmq::recv_multipart(kernel.sockets.shell, std::back_inserter(parts)));
         std::vector<std::string> frames;
         for (auto& part : parts) frames.push_back(part.to_string());
         auto request = decode(frames, signer(kernel.info.key));
@@ -129,7 +114,7 @@ TEST_SUITE("jupyter.kernel_connection") {
         message reply = make_request("kernel_info_reply", {{"status", "ok"}}, "fake");
         reply.parent_header = request.msg->header;
         reply.identities = request.msg->identities;
-        send_frames(kernel.shell, encode(reply, signer(kernel.info.key)));
+        send_frames(kernel.sockets.shell, encode(reply, signer(kernel.info.key)));
         std::unique_lock lock(got.mutex);
         REQUIRE(got.changed.wait_for(lock, 5s, [&] { return !got.shell.empty(); }));
         CHECK(got.shell[0].parent_msg_id() == id);

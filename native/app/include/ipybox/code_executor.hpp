@@ -12,46 +12,23 @@
 // call order. cancel() interrupts the running execution from another thread. The executor owns
 // its kernels; the destructor stops them. Streams must not outlive their executor.
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "ipybox/approval_request.hpp"
-#include "ipybox/core/ticket_lock.hpp"
-#include "ipybox/kernel/execution.hpp"
 #include "ipybox/process/containment.hpp"
 #include "ipybox/process/environment.hpp"
 
 namespace ipybox {
-
-namespace kernel {
-struct kernel_launch;
-class kernel_session;
-class execution_stream;
-}  // namespace kernel
-namespace app {
-class approval_bridge;
-class mcp_runtime;
-class mcp_client_pool;
-class pool_tool_invoker;
-class tool_name_index;
-class python_naming_gate;
-class user_library_writer;
-}  // namespace app
-namespace toolserver {
-class tool_server;
-}  // namespace toolserver
-namespace core {
-class private_directory;
-}  // namespace core
 
 // Runs every kernel under srt (Anthropic's sandbox-runtime: bubblewrap on Linux, Seatbelt on
 // macOS). Without network rules the kernel has no network at all; it can write only to the
@@ -176,16 +153,11 @@ class code_execution_stream {
 
   private:
     friend class code_executor;
-    code_execution_stream(std::unique_ptr<kernel::execution_stream> stream,
-                          app::approval_bridge& approvals, core::ticket_lock& slot,
-                          std::function<void()> cancel_tool_calls);
-    void finish_approvals();
+    struct state;  // code_execution_stream_state.hpp
+    explicit code_execution_stream(std::unique_ptr<state> held);
+    void finish_approvals();  // passes the executor's stream slot on, approvals detached first
 
-    std::unique_ptr<kernel::execution_stream> stream_;
-    app::approval_bridge* approvals_;
-    std::function<void()> cancel_tool_calls_;
-    core::ticket_lock* slot_;
-    bool done_ = false;
+    std::unique_ptr<state> state_;  // null once moved from
 };
 
 // One tool of a registered MCP server under both names approval rules accept.
@@ -245,28 +217,8 @@ class code_executor {
     int kernel_pid() const;
 
   private:
-    kernel::kernel_session& session();
-    void start_tool_services();                                 // mutex_ held
-    void sandbox_kernel_launch(kernel::kernel_launch& launch);  // mutex_ held
-
-    code_executor_options options_;
-    std::filesystem::path python_;
-    core::ticket_lock stream_slot_;  // one stream (or reset) at a time, in call order
-    // Declared in dependency order: destroyed from the kernel back to the runtime.
-    std::unique_ptr<core::private_directory> private_dir_;
-    std::unique_ptr<core::private_directory> sandbox_dir_;  // srt settings, out of kernels' reach
-    std::unique_ptr<app::mcp_runtime> runtime_;
-    std::unique_ptr<app::mcp_client_pool> pool_;
-    std::unique_ptr<app::approval_bridge> approvals_;
-    std::unique_ptr<app::tool_name_index> tool_names_;
-    std::unique_ptr<app::python_naming_gate> naming_gate_;
-    std::unique_ptr<app::pool_tool_invoker> invoker_;
-    std::unique_ptr<app::user_library_writer> library_writer_;  // under --sandbox only
-    std::unique_ptr<toolserver::tool_server> tool_server_;
-    std::string tool_token_;
-    std::shared_ptr<process::containment_host> containment_;
-    std::unique_ptr<kernel::kernel_session> session_;
-    mutable std::mutex mutex_;
+    struct impl;  // code_executor_impl.hpp
+    std::unique_ptr<impl> impl_;
 };
 
 // The names of the reference SDK.

@@ -68,7 +68,8 @@ class execution_stream {
     enum class phase { running, interrupting, done };
     enum class stop_reason { none, timeout, cancel };
 
-    execution_stream(kernel_session& session, std::shared_ptr<kernel_instance> kernel,
+    execution_stream(kernel_session& session, core::ticket_turn turn,
+                     std::shared_ptr<kernel_instance> kernel,
                      std::shared_ptr<pending_execution> pending,
                      std::optional<std::chrono::milliseconds> timeout,
                      std::vector<std::string> notices);
@@ -79,6 +80,7 @@ class execution_stream {
     std::optional<output_chunk> handle(kernel_event& event);
 
     kernel_session& session_;
+    core::ticket_turn turn_;  // the session's execution slot, passed on when this one ends
     std::shared_ptr<kernel_instance> kernel_;
     std::shared_ptr<pending_execution> pending_;
     std::optional<std::chrono::milliseconds> timeout_;
@@ -142,7 +144,7 @@ class kernel_session {
     void replace_kernel();                                 // state_mutex_ held by caller
     void start_spare();                                    // state_mutex_ held by caller
     void retire(std::shared_ptr<kernel_instance> kernel);  // state_mutex_ held by caller
-    void release(execution_stream* stream);
+    void release(execution_stream* stream);                // passes the stream's turn on
 
     session_options options_;
     core::ticket_lock execution_slot_;  // executions and resets, in call order

@@ -1,0 +1,66 @@
+#pragma once
+// What a code_executor owns (private to app). The executor builds its parts on first use, in
+// dependency order (code_executor_setup.cpp), and tears them down in reverse (stop()).
+//
+// Locking: `mutex` guards the parts and `session`; `stream_slot` lets one stream (or reset) run
+// at a time, in call order. Never wait for `stream_slot` while holding `mutex`.
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/core/ticket_lock.hpp"
+#include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/toolserver/tool_server.hpp"
+
+namespace ipybox {
+namespace app {
+class approval_bridge;
+class mcp_runtime;
+class mcp_client_pool;
+class pool_tool_invoker;
+class tool_name_index;
+class python_naming_gate;
+class user_library_writer;
+}  // namespace app
+
+struct code_executor::impl {
+    // Validates and completes the options (absolute workspace, default images directory).
+    // Throws std::invalid_argument for a bad server name or sandbox settings.
+    explicit impl(code_executor_options given);
+    ~impl();  // stop()
+
+    // A name kernel code can import as mcptools.<name>, and not the one shell approvals use.
+    // Throws std::invalid_argument.
+    static void validate_registrable_name(const std::string& name);
+
+    // The kernel session, created (not started) on first call: finds the interpreter and
+    // starts the tool services first. Throws code_execution_error(start_failed).
+    kernel::kernel_session& session();
+    void start_tool_services();                                 // mutex held
+    void sandbox_kernel_launch(kernel::kernel_launch& launch);  // mutex held
+    // Ends the kernels, then the tool services; a later session() builds them afresh.
+    void stop();
+
+    code_executor_options options;
+    std::filesystem::path python;
+    core::ticket_lock stream_slot;  // one stream (or reset) at a time, in call order
+    // Declared in dependency order: destroyed from the kernel back to the runtime.
+    std::unique_ptr<core::private_directory> private_dir;
+    std::unique_ptr<core::private_directory> sandbox_dir;  // srt settings, out of kernels' reach
+    std::unique_ptr<app::mcp_runtime> runtime;
+    std::unique_ptr<app::mcp_client_pool> pool;
+    std::unique_ptr<app::approval_bridge> approvals;
+    std::unique_ptr<app::tool_name_index> tool_names;
+    std::unique_ptr<app::python_naming_gate> naming_gate;
+    std::unique_ptr<app::pool_tool_invoker> invoker;
+    std::unique_ptr<app::user_library_writer> library_writer;  // under --sandbox only
+    std::unique_ptr<toolserver::tool_server> tool_server;
+    std::string tool_token;
+    std::shared_ptr<process::containment_host> containment;
+    std::unique_ptr<kernel::kernel_session> kernel_session;
+    mutable std::mutex mutex;
+};
+
+}  // namespace ipybox

@@ -1,0 +1,209 @@
+// Building a code_executor's parts on first use: the tool services (the MCP client pool, the
+// approval gates, the tool server) and the kernel session with its launch (interpreter,
+// environment, sandbox, containment).
+#include "approval_bridge.hpp"
+#include "code_executor_impl.hpp"
+#include "execution_errors.hpp"
+#include "ipybox/codegen/naming.hpp"
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/random.hpp"
+#include "ipybox/kernel/interpreter.hpp"
+#include "ipybox/mcp_sources.hpp"
+#include "ipybox/process/environment.hpp"
+#include "ipybox/sandbox/srt_launcher.hpp"
+#include "ipybox/sandbox/srt_settings.hpp"
+#include "ipybox/toolserver/routes.hpp"
+#include "kernel_sandboxing.hpp"
+#include "mcp_client_pool.hpp"
+#include "mcp_runtime.hpp"
+#include "pool_tool_invoker.hpp"
+#include "tool_name_index.hpp"
+#include "user_library_writer.hpp"
+
+namespace ipybox {
+
+void code_executor::impl::validate_registrable_name(const std::string& name) {
+    codegen::validate_server_name(name);
+    if (name == toolserver::shell_server_name) {
+        throw std::invalid_argument("the server name '" + name +
+                                    "' is reserved: approval requests for shell commands "
+                                    "use it; choose another name");
+    }
+}
+
+code_executor::impl::impl(code_executor_options given) : options(std::move(given)) {
+    for (const auto& [name, params] : options.mcp_servers) validate_registrable_name(name);
+    if (options.sandbox) sandbox::srt_settings(options.sandbox->settings, {});  // validates
+    if (options.workspace.empty()) options.workspace = std::filesystem::current_path();
+    options.workspace =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace));
+    for (auto& root : options.library_roots) {
+        root = std::filesystem::weakly_canonical(std::filesystem::absolute(root));
+    }
+    if (options.images_directory.empty()) options.images_directory = options.workspace / "images";
+}
+
+code_executor::impl::~impl() {
+    stop();
+}
+
+void code_executor::impl::start_tool_services() {
+    if (tool_server) return;
+    private_dir = std::make_unique<core::private_directory>("ipybox-");
+    runtime = std::make_unique<app::mcp_runtime>();
+    app::pool_options pool_options;
+    // ${VAR}: the host's environment wins over the workspace .env, which is re-read at every
+    // server start so that edits apply without restarting ipybox.
+    pool_options.variables = host_variables(options.host_environment, options.workspace / ".env");
+    pool_options.default_cwd = options.workspace;
+    pool_options.inherited_environment =
+        process::filter_environment(options.host_environment, process::default_allowlist());
+    pool_options.connect_timeout = options.mcp_connect_timeout;
+    pool_options.call_timeout = options.tool_call_timeout;
+    pool = std::make_unique<app::mcp_client_pool>(runtime->io(), pool_options);
+    for (const auto& [name, params] : options.mcp_servers) pool->register_server(name, params);
+    approvals = std::make_unique<app::approval_bridge>(options.approve_tool_calls,
+                                                       options.approval_timeout);
+    // Rules may name a tool by its Python name too; only a deciding gate needs to know it.
+    tool_names = std::make_unique<app::tool_name_index>(*pool);
+    naming_gate = std::make_unique<app::python_naming_gate>(*approvals, *tool_names);
+    invoker = std::make_unique<app::pool_tool_invoker>(*pool, options.workspace,
+                                                       options.images_directory);
+    // A sandboxed kernel reads the user library but may not write it: ipybox saves there on
+    // its behalf, after the same approval as a tool call (POST /gentools).
+    if (options.sandbox && !options.library_roots.empty()) {
+        library_writer = std::make_unique<app::user_library_writer>(options.library_roots[0]);
+    }
+    tool_token = core::random_hex(32);
+    // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
+    const auto tools_directory = private_dir->path() / "tools";
+    std::filesystem::create_directories(tools_directory);
+    tool_server = std::make_unique<toolserver::tool_server>(
+        runtime->io(), toolserver::tool_server_options{tools_directory / "tools.sock", tool_token},
+        options.approve_tool_calls ? static_cast<approval::gate&>(*naming_gate) : *approvals,
+        *invoker, options.approve_shell_commands ? &approvals->asking_gate() : nullptr,
+        library_writer.get());
+}
+
+kernel::kernel_session& code_executor::impl::session() {
+    std::lock_guard lock(mutex);
+    if (kernel_session) return *kernel_session;
+    // What the kernel (and the interpreter probe) inherit from the host: the allowlist only.
+    const auto inherited =
+        process::filter_environment(options.host_environment, process::default_allowlist());
+    app::translate_errors([&] {
+        kernel::interpreter_search search;
+        search.explicit_path = options.python;
+        search.env_override = options.python_override;
+        const auto path = options.host_environment.find("PATH");
+        search.path_variable = path != options.host_environment.end() ? path->second : "";
+        search.environment = inherited;
+        if (options.sandbox) {
+            search.untrusted_roots.push_back(
+                std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace)));
+        }
+        python = kernel::find_interpreter(search).chosen.path;
+    });
+    std::filesystem::create_directories(options.workspace);
+    start_tool_services();
+
+    kernel::session_options session_options;
+    auto& launch = session_options.launch;
+    launch.python = python;
+    launch.runtime_directory = options.runtime_directory;
+    launch.working_directory = options.workspace;
+    launch.transport = options.transport;
+    launch.environment = inherited;
+    if (!launch.environment.count("LANG")) launch.environment["LANG"] = "C.UTF-8";
+    for (const auto& [name, value] : options.kernel_env) launch.environment[name] = value;
+    // The kernel learns where the tool server is and the token it needs; nothing else of the
+    // host's MCP configuration reaches it.
+    launch.environment["IPYBOX_TOOL_SOCKET"] = tool_server->socket_path().string();
+    launch.environment["IPYBOX_TOOL_TOKEN"] = tool_token;
+    // Loads ipybox_runtime.shell_approval into the kernel (kernel_main.py).
+    if (options.approve_shell_commands) {
+        launch.environment["IPYBOX_SHELL_APPROVAL"] = "1";
+    } else {
+        launch.environment.erase("IPYBOX_SHELL_APPROVAL");
+    }
+    // The user-level gentools roots (ipybox_runtime.library).
+    std::string roots;
+    for (const auto& root : options.library_roots) {
+        roots += (roots.empty() ? "" : ":") + root.string();
+    }
+    launch.environment["IPYBOX_LIBRARY_ROOTS"] = roots;
+    // new_gentool(scope="user") asks the tool server to write (ipybox_runtime.gentools).
+    if (library_writer) {
+        launch.environment["IPYBOX_LIBRARY_SAVE"] = "host";
+    } else {
+        launch.environment.erase("IPYBOX_LIBRARY_SAVE");
+    }
+    if (options.sandbox) app::translate_errors([&] { sandbox_kernel_launch(launch); });
+    // Every kernel's process tree is contained (its own cgroup where ipybox can make one) and
+    // ends with the kernel; the keeper ends it should ipybox itself be killed.
+    app::translate_errors([&] {
+        try {
+            if (!containment) containment = std::make_shared<process::containment_host>();
+        } catch (const process::process_error& e) {
+            throw kernel::kernel_start_error(e.what());
+        }
+    });
+    launch.containment = containment;
+    launch.limits = options.limits;
+    session_options.images_directory = options.images_directory;
+    session_options.max_output_bytes = options.max_output_bytes;
+    session_options.start_timeout = options.start_timeout;
+    session_options.keep_spare = options.keep_spare_kernel;
+    kernel_session = std::make_unique<kernel::kernel_session>(std::move(session_options));
+    core::logger("app")->info("kernel interpreter {}, workspace {}", python.string(),
+                              options.workspace.string());
+    return *kernel_session;
+}
+
+void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
+    const auto srt = sandbox::find_srt(options.sandbox->srt, options.host_environment,
+                                       options.sandbox->srt_fallbacks);
+    // The settings files live where no kernel can write: a sandboxed kernel must not be able to
+    // loosen the sandbox of the kernel that replaces it.
+    sandbox_dir = std::make_unique<core::private_directory>("ipybox-sbx-");
+    launch.runtime_base = private_dir->path();
+    app::kernel_sandbox_context context;
+    context.srt = srt;
+    context.settings_directory = sandbox_dir->path();
+    context.workspace = options.workspace;
+    context.visible = {options.runtime_directory, tool_server->socket_path().parent_path(),
+                       python.parent_path().parent_path()};  // the interpreter's prefix
+    const auto variable = [&](const char* name) {
+        const auto it = options.host_environment.find(name);
+        return it == options.host_environment.end() ? std::string() : it->second;
+    };
+    if (!variable("HOME").empty()) context.home = variable("HOME");
+    // ipybox's state (the registry of servers, with the secrets given in their parameters),
+    // where this session keeps it and where sessions without XDG_STATE_HOME keep it. Made now if
+    // missing: srt hides only what exists when a kernel starts.
+    std::vector<std::filesystem::path> states;
+    if (!variable("XDG_STATE_HOME").empty()) states.emplace_back(variable("XDG_STATE_HOME"));
+    if (!context.home.empty()) states.push_back(context.home / ".local" / "state");
+    for (auto state : states) {
+        state /= "ipybox";
+        std::error_code ignored;
+        std::filesystem::create_directories(state, ignored);
+        std::filesystem::permissions(state, std::filesystem::perms::owner_all, ignored);
+        context.state_directories.push_back(state);
+    }
+    // Readable, and not writable: only the workspace and the kernel's own folder are. The
+    // user's library is made now if missing, so that what ipybox saves there for this kernel
+    // is visible to it (srt exposes only what exists when a kernel starts).
+    if (!options.library_roots.empty()) {
+        std::error_code ignored;
+        std::filesystem::create_directories(options.library_roots[0], ignored);
+    }
+    for (const auto& root : options.library_roots) {
+        if (std::filesystem::exists(root)) context.visible.push_back(root);
+    }
+    launch.wrap = app::srt_kernel_wrapper(*options.sandbox, context);
+    core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),
+                              sandbox_dir->path().string());
+}
+
+}  // namespace ipybox

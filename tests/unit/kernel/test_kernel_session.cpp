@@ -1,0 +1,247 @@
+// The execution state machine of kernel_session against the fake kernel process
+// (tests/support/fake_kernel/): readiness, interrupts, timeouts and their escalation to a restart,
+// a kernel dying mid-cell, reset with and without a spare. Short timeouts keep each test within
+// milliseconds; no test waits on a clock it could not control.
+#include <doctest/doctest.h>
+
+#include <condition_variable>
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+#include "ipybox/core/private_directory.hpp"
+#include "ipybox/kernel/kernel_session.hpp"
+
+using namespace ipybox::kernel;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The folders of the kernels the session started, in start order (the spare's on its thread).
+struct kernel_starts {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<std::filesystem::path> directories;
+
+    std::size_t count() {
+        std::lock_guard lock(mutex);
+        return directories.size();
+    }
+    bool wait_for_count(std::size_t n) {
+        std::unique_lock lock(mutex);
+        return changed.wait_for(lock, 10s, [&] { return directories.size() >= n; });
+    }
+    std::filesystem::path at(std::size_t i) {
+        std::lock_guard lock(mutex);
+        return directories.at(i);
+    }
+};
+
+struct fake_session_fixture {
+    ipybox::core::private_directory workspace{"ipybox-kt-"};
+    kernel_starts starts;
+
+    session_options options(bool keep_spare = false, const std::string& start_mode = "") {
+        session_options o;
+        o.launch.python = IPYBOX_FAKE_KERNEL;
+        o.launch.working_directory = workspace.path();
+        o.launch.runtime_directory = workspace.path();
+        if (!start_mode.empty()) o.launch.environment["IPYBOX_FAKE_KERNEL_START"] = start_mode;
+        o.launch.wrap = [this](const std::filesystem::path& directory) {
+            {
+                std::lock_guard lock(starts.mutex);
+                starts.directories.push_back(directory);
+            }
+            starts.changed.notify_all();
+            return kernel_wrapping{};
+        };
+        o.start_timeout = 5s;
+        o.interrupt_grace = 100ms;
+        o.keep_spare = keep_spare;
+        return o;
+    }
+};
+
+// The folder of the kernel that runs the session's next cell.
+std::filesystem::path running_kernel_directory(kernel_session& session) {
+    return std::filesystem::path(session.run("whoami").text).parent_path();
+}
+
+// Why start() failed, or "" if it did not.
+std::string start_failure(kernel_session& session) {
+    try {
+        session.start();
+    } catch (const kernel_start_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_SUITE("kernel.session") {
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "a started kernel is ready and loses no output of its first cell") {
+        kernel_session session(options());
+        session.start();
+        CHECK(session.kernel_pid() > 0);
+        const auto result = session.run("print first\nprint second");
+        CHECK(result.text == "first\nsecond");
+        CHECK(result.execution_count == 1);
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "a kernel is not ready until its kernel_info request echoes on IOPub") {
+        auto o = options(false, "mute");
+        o.start_timeout = 100ms;
+        kernel_session session(o);
+        CHECK(start_failure(session).find("did not become ready in time") != std::string::npos);
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "a kernel that exits during start-up fails the start, quoting its output") {
+        kernel_session session(options(false, "exit"));
+        const auto failure = start_failure(session);
+        CHECK(failure.find("exited during start-up") != std::string::npos);
+        CHECK(failure.find("the fake kernel was told not to start") != std::string::npos);
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "cancel interrupts the running cell, which ends as cancelled with the "
+                      "kernel's state kept") {
+        kernel_session session(options());
+        session.run("set 7");
+        const int pid = session.kernel_pid();
+        auto stream = session.execute("print started\nsleep 10000\nprint never", std::nullopt);
+        auto chunk = stream->next();
+        REQUIRE(chunk);
+        CHECK(chunk->text == "started\n");
+        session.cancel();
+        while (!stream->finished()) stream->next();
+        const auto result = stream->finish();
+        CHECK(result.cancelled);
+        CHECK(result.text == "started");
+        stream.reset();
+        CHECK(session.kernel_pid() == pid);
+        CHECK(session.run("get").text == "7");
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture, "a timeout interrupts the kernel and keeps its state") {
+        kernel_session session(options());
+        session.run("set 7");
+        const int pid = session.kernel_pid();
+        try {
+            session.run("print before\nsleep 10000", 50ms);
+            FAIL("the cell did not time out");
+        } catch (const execution_timeout& e) {
+            CHECK(e.state_kept());
+            CHECK(e.output() == "before");
+            CHECK(std::string(e.what()).find("timeout of 0.05 s") != std::string::npos);
+        }
+        CHECK(session.kernel_pid() == pid);
+        CHECK(session.run("get").text == "7");
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "a timed-out cell that ignores the interrupt gets the kernel restarted after "
+                      "the grace period") {
+        kernel_session session(options());
+        session.run("set 7");
+        const int pid = session.kernel_pid();
+        const auto began = std::chrono::steady_clock::now();
+        try {
+            session.run("stubborn 10000", 50ms);
+            FAIL("the cell did not time out");
+        } catch (const execution_timeout& e) {
+            CHECK_FALSE(e.state_kept());
+            CHECK(std::string(e.what()).find("did not stop when interrupted") != std::string::npos);
+        }
+        CHECK(std::chrono::steady_clock::now() - began < 5s);
+        CHECK(session.kernel_pid() != pid);
+        CHECK(session.run("get").text == "unset");
+    }
+
+    TEST_CASE_FIXTURE(
+        fake_session_fixture,
+        "a cancelled cell that ignores the interrupt ends cancelled, in a restarted kernel") {
+        kernel_session session(options());
+        session.start();
+        const int pid = session.kernel_pid();
+        auto stream = session.execute("print started\nstubborn 10000", std::nullopt);
+        REQUIRE(stream->next());
+        session.cancel();
+        while (!stream->finished()) stream->next();
+        const auto result = stream->finish();
+        CHECK(result.cancelled);
+        REQUIRE(result.notices.size() == 1);
+        CHECK(result.notices[0].find("the kernel was restarted") != std::string::npos);
+        stream.reset();
+        CHECK(session.kernel_pid() != pid);
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "a kernel that dies mid-cell fails the cell at once, and the next cell runs "
+                      "in a fresh kernel that says so") {
+        kernel_session session(options());
+        session.run("set 7");
+        const int pid = session.kernel_pid();
+        // Killed like the OOM killer would, once its output is in: what it printed is kept.
+        auto stream = session.execute("print partial\nsleep 10000", std::nullopt);
+        REQUIRE(stream->next());
+        REQUIRE(::kill(pid, SIGKILL) == 0);
+        while (!stream->finished()) stream->next();
+        try {
+            stream->finish();
+            FAIL("the cell survived its kernel");
+        } catch (const kernel_died_error& e) {
+            CHECK(e.output() == "partial");
+            CHECK(std::string(e.what()).find("SIGKILL") != std::string::npos);
+        }
+        stream.reset();
+        const auto result = session.run("get");
+        CHECK(result.text == "unset");
+        REQUIRE(result.notices.size() == 1);
+        CHECK(result.notices[0].find("The previous kernel died") != std::string::npos);
+        CHECK(session.kernel_pid() != pid);
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture, "an exception in a cell fails only that cell") {
+        kernel_session session(options());
+        try {
+            session.run("print before\nraise ValueError bad value\nprint never");
+            FAIL("no error");
+        } catch (const execution_error& e) {
+            CHECK(e.ename() == "ValueError");
+            CHECK(e.evalue() == "bad value");
+            CHECK(e.output() == "before");
+        }
+        CHECK(session.run("print after").text == "after");
+    }
+
+    TEST_CASE_FIXTURE(
+        fake_session_fixture,
+        "reset with a spare swaps in the kernel started beforehand and starts the next spare") {
+        kernel_session session(options(true));
+        session.run("set 7");
+        REQUIRE(starts.wait_for_count(2));  // the current kernel, then the spare
+        const auto spare = starts.at(1);
+        session.reset();
+        CHECK(running_kernel_directory(session) == spare);
+        CHECK(session.run("get").text == "unset");
+        session.stop();
+        CHECK(starts.count() == 3);
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "reset without a spare starts a fresh kernel then and only then") {
+        kernel_session session(options(false));
+        session.run("set 7");
+        CHECK(starts.count() == 1);
+        session.reset();
+        CHECK(starts.count() == 2);
+        CHECK(running_kernel_directory(session) == starts.at(1));
+        CHECK(session.run("get").text == "unset");
+        session.stop();
+        CHECK(starts.count() == 2);
+    }
+}
