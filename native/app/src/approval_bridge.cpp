@@ -101,7 +101,7 @@ void approval_bridge::open() {
     open_ = true;
 }
 
-void approval_bridge::attach(stream_hooks hooks) {
+void approval_bridge::attach(const stream_hooks& hooks) {
     bool pending = false;
     {
         std::lock_guard lock(mutex_);

@@ -52,7 +52,7 @@ class approval_bridge : public approval::gate {
     void open();
     // Routes requests to the execution's stream (also those queued since open()). Outside an
     // execution (before open(), after detach()) calls are rejected: nobody is there to ask.
-    void attach(stream_hooks hooks);
+    void attach(const stream_hooks& hooks);
     // Stops routing; requests still waiting are rejected ("the execution ended").
     void detach();
     // The next request for the attached stream, if any.

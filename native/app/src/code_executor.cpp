@@ -54,6 +54,7 @@ void code_executor::impl::stop() {
     approvals.reset();
     pool.reset();
     runtime.reset();
+    loop = nullptr;
     private_dir.reset();
     sandbox_dir.reset();
 }

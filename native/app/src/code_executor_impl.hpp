@@ -49,7 +49,8 @@ struct code_executor::impl {
     // Declared in dependency order: destroyed from the kernel back to the runtime.
     std::unique_ptr<core::private_directory> private_dir;
     std::unique_ptr<core::private_directory> sandbox_dir;  // srt settings, out of kernels' reach
-    std::unique_ptr<app::mcp_runtime> runtime;
+    std::unique_ptr<app::mcp_runtime> runtime;             // only when options.io_context is null
+    boost::asio::io_context* loop = nullptr;               // options.io_context, or the runtime's
     std::unique_ptr<app::mcp_client_pool> pool;
     std::unique_ptr<app::approval_bridge> approvals;
     std::unique_ptr<app::tool_name_index> tool_names;

@@ -50,7 +50,12 @@ code_executor::impl::~impl() {
 void code_executor::impl::start_tool_services() {
     if (tool_server) return;
     private_dir = std::make_unique<core::private_directory>("ipybox-");
-    runtime = std::make_unique<app::mcp_runtime>();
+    if (options.io_context) {
+        loop = options.io_context;
+    } else {
+        runtime = std::make_unique<app::mcp_runtime>();
+        loop = &runtime->io();
+    }
     app::pool_options pool_options;
     // ${VAR}: the host's environment wins over the workspace .env, which is re-read at every
     // server start so that edits apply without restarting ipybox.
@@ -60,7 +65,7 @@ void code_executor::impl::start_tool_services() {
         process::filter_environment(options.host_environment, process::default_allowlist());
     pool_options.connect_timeout = options.mcp_connect_timeout;
     pool_options.call_timeout = options.tool_call_timeout;
-    pool = std::make_unique<app::mcp_client_pool>(runtime->io(), pool_options);
+    pool = std::make_unique<app::mcp_client_pool>(*loop, pool_options);
     for (const auto& [name, params] : options.mcp_servers) pool->register_server(name, params);
     approvals = std::make_unique<app::approval_bridge>(options.approve_tool_calls,
                                                        options.approval_timeout);
@@ -79,7 +84,7 @@ void code_executor::impl::start_tool_services() {
     const auto tools_directory = private_dir->path() / "tools";
     std::filesystem::create_directories(tools_directory);
     tool_server = std::make_unique<toolserver::tool_server>(
-        runtime->io(), toolserver::tool_server_options{tools_directory / "tools.sock", tool_token},
+        *loop, toolserver::tool_server_options{tools_directory / "tools.sock", tool_token},
         options.approve_tool_calls ? static_cast<approval::gate&>(*naming_gate) : *approvals,
         *invoker, options.approve_shell_commands ? &approvals->asking_gate() : nullptr,
         library_writer.get());

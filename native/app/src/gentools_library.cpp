@@ -118,6 +118,7 @@ std::vector<saved_action> scan_actions(const std::vector<fs::path>& roots) {
         }
     }
     std::vector<saved_action> actions;
+    actions.reserve(winners.size());
     for (auto& [module, action] : winners) actions.push_back(std::move(action));
     return actions;
 }

@@ -14,7 +14,7 @@ nlohmann::json app::pin_actions(const std::vector<std::filesystem::path>& roots,
     for (const auto& [tool, hash] : previous) before[tool] = hash;
     // A tool of the regenerated server that is gone counts as changed.
     auto pins = registry.load_pins();
-    const auto flags = update_pins(pins, actions, before, current);
+    auto flags = update_pins(pins, actions, before, current);
     registry.save_pins(pins);
     return flags;
 }

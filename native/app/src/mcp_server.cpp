@@ -122,6 +122,10 @@ int run_mcp_server(const mcp_server_options& options) {
     // from the kernel's start.
     executor_options.kernel_env["IPYBOX_CHANGED_TOOLS"] =
         app::pin_saved_actions(options, registry).dump();
+    // One loop for the whole server: the MCP session with the client, the executor's
+    // connections to MCP servers and its tool server. It outlives the executor.
+    app::mcp_runtime runtime;
+    executor_options.io_context = &runtime.io();
     code_executor executor(std::move(executor_options));
     for (const auto& [name, params] : registry.load()) {
         try {
@@ -130,7 +134,7 @@ int run_mcp_server(const mcp_server_options& options) {
             log->warn("cannot restore MCP server '{}': {}", name, e.what());
         }
     }
-    app::server_tools tools(options, executor, registry, std::move(*policy));
+    app::server_tools tools(runtime.io(), options, executor, registry, std::move(*policy));
 
     // The kernel starts while the client initializes; the first execution waits for it.
     std::thread kernel_starter([&] {
@@ -147,7 +151,6 @@ int run_mcp_server(const mcp_server_options& options) {
     const auto finish = [&] { std::call_once(finish_once, [&] { finished.set_value(); }); };
     int exit_code = 0;
     {
-        app::mcp_runtime runtime;
         mcp::session::server_options server;
         server.server_info = {"ipybox", core::version, "ipybox"};
         server.instructions = app::server_instructions();

@@ -4,9 +4,7 @@
 #include <atomic>
 #include <boost/asio/use_future.hpp>
 #include <cmath>
-#include <condition_variable>
 #include <fstream>
-#include <thread>
 
 #include "cell_output.hpp"
 #include "gentools_library.hpp"
@@ -16,6 +14,7 @@
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "package_installer.hpp"
+#include "progress_ticker.hpp"
 #include "server_tool_support.hpp"
 
 namespace ipybox::app {
@@ -35,9 +34,14 @@ std::string unload_code(const std::string& server_name) {
 
 }  // namespace
 
-server_tools::server_tools(const mcp_server_options& options, code_executor& executor,
-                           server_registry& registry, approval::policy policy)
-    : options_(options), executor_(executor), registry_(registry), policy_(std::move(policy)) {}
+server_tools::server_tools(boost::asio::io_context& io, const mcp_server_options& options,
+                           code_executor& executor, server_registry& registry,
+                           approval::policy policy)
+    : io_(io),
+      options_(options),
+      executor_(executor),
+      registry_(registry),
+      policy_(std::move(policy)) {}
 
 call_tool_result server_tools::register_server(const json& arguments) {
     return guarded("register_mcp_server", [&] {
@@ -235,43 +239,17 @@ call_tool_result server_tools::execute_cell(const json& arguments,
             context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
         if (context.cancellation().cancelled()) executor_.cancel();  // cancelled while queued
 
-        std::mutex progress_mutex;
-        std::condition_variable progress_stop;
-        bool finished = false;
-        std::string last_line;
-        std::thread progress;
+        std::shared_ptr<progress_ticker> progress;
         if (context.wants_progress()) {
-            progress = std::thread([&] {
-                const auto start = std::chrono::steady_clock::now();
-                std::unique_lock lock(progress_mutex);
-                while (!progress_stop.wait_for(lock, std::chrono::seconds(1),
-                                               [&] { return finished; })) {
-                    const double elapsed =
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                            .count();
-                    context.report_progress(elapsed, std::nullopt,
-                                            "running; last output: " + last_line);
-                }
-            });
+            progress = progress_ticker::start(io_, context, std::chrono::seconds(1));
         }
         const auto stop_progress = [&] {
-            {
-                std::lock_guard lock(progress_mutex);
-                finished = true;
-            }
-            progress_stop.notify_all();
-            if (progress.joinable()) progress.join();
+            if (progress) progress->stop();
         };
         try {
             while (auto event = stream.next()) {
                 if (auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
-                    const auto end = chunk->text.find_last_not_of('\n');
-                    if (end != std::string::npos) {
-                        const auto start = chunk->text.find_last_of('\n', end);
-                        std::lock_guard lock(progress_mutex);
-                        last_line = chunk->text.substr(start == std::string::npos ? 0 : start + 1,
-                                                       std::min<std::size_t>(end + 1, 200));
-                    }
+                    if (progress) progress->note_output(chunk->text);
                 } else if (auto* request = std::get_if<approval_request>(&*event)) {
                     decide(*request);
                 } else {

@@ -25,11 +25,14 @@ nlohmann::json pin_saved_actions(const mcp_server_options& options, server_regis
 
 class server_tools {
   public:
-    server_tools(const mcp_server_options& options, code_executor& executor,
-                 server_registry& registry, approval::policy policy);
+    // `io` is the server's loop: progress notifications are timed there.
+    server_tools(boost::asio::io_context& io, const mcp_server_options& options,
+                 code_executor& executor, server_registry& registry, approval::policy policy);
 
     // The session is needed for elicitation; set it before serving.
-    void set_session(std::shared_ptr<mcp::session::server_session> session) { session_ = session; }
+    void set_session(std::shared_ptr<mcp::session::server_session> session) {
+        session_ = std::move(session);
+    }
 
     mcp::session::call_tool_result register_server(const nlohmann::json& arguments);
     mcp::session::call_tool_result execute_cell(const nlohmann::json& arguments,
@@ -51,6 +54,7 @@ class server_tools {
     std::string policy_report();
     std::filesystem::path save_full_output(const std::string& text) const;
 
+    boost::asio::io_context& io_;
     const mcp_server_options& options_;
     code_executor& executor_;
     server_registry& registry_;

@@ -28,6 +28,10 @@
 #include "ipybox/process/containment.hpp"
 #include "ipybox/process/environment.hpp"
 
+namespace boost::asio {
+class io_context;
+}
+
 namespace ipybox {
 
 // Runs every kernel under srt (Anthropic's sandbox-runtime: bubblewrap on Linux, Seatbelt on
@@ -93,6 +97,10 @@ struct code_executor_options {
     std::chrono::milliseconds mcp_connect_timeout{30000};
     // How long one MCP tool call may take (progress notifications restart the clock).
     std::chrono::milliseconds tool_call_timeout{300000};
+    // The Asio loop the executor's I/O runs on (connections to MCP servers, the tool server),
+    // for an application that has one. It must be running from start() until the executor is
+    // destroyed. Null: the executor runs a loop of its own, on one thread.
+    boost::asio::io_context* io_context = nullptr;
 };
 
 // A piece of output while the code runs.
