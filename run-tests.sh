@@ -6,6 +6,7 @@
 #   ./run-tests.sh -L unit       only one tier (arguments go to ctest)
 #   ./run-tests.sh -L docker     the Docker image tier (slow; not part of the default run)
 #   ./run-tests.sh -L release    ./release.sh and the .deb on a clean Debian 12 (slow; not default)
+#   ./run-tests.sh -L lint       clang-tidy over native/ (a build's worth of CPU; not default)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -16,7 +17,7 @@ JOBS="${JOBS:-$(nproc)}"
 
 # What only the tests need, from Debian: the style tier's formatters and linters, and
 # python3-jsonschema, which judges the argument sets the fuzz and real-servers tiers build.
-TEST_PACKAGES=(clang-format black flake8 python3-jsonschema)
+TEST_PACKAGES=(clang-format clang-tidy black flake8 python3-jsonschema)
 # The packaging tier: lintian checks the .deb, patchelf points the tarball's binary at its lib/.
 TEST_PACKAGES+=(lintian patchelf)
 missing=()
@@ -57,5 +58,6 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 # The docker tier builds a whole image (14-27 minutes) and needs docker.io and debootstrap; it
 # runs only when asked for: ./run-tests.sh -L docker. So does the release tier (two more full
 # builds, a debootstrap of Debian 12; needs debootstrap): ./run-tests.sh -L release.
-if [ $# -eq 0 ]; then set -- -LE 'docker|release'; fi
+# The lint tier (clang-tidy, about a build's worth of CPU) is opt-in too: ./run-tests.sh -L lint.
+if [ $# -eq 0 ]; then set -- -LE 'docker|release|lint'; fi
 ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600 "$@"
