@@ -22,6 +22,7 @@ class mcp_client_pool;
 class pool_tool_invoker;
 class tool_name_index;
 class python_naming_gate;
+class save_asking_gate;
 class user_library_writer;
 }  // namespace app
 
@@ -55,6 +56,7 @@ struct code_executor::impl {
     std::unique_ptr<app::approval_bridge> approvals;
     std::unique_ptr<app::tool_name_index> tool_names;
     std::unique_ptr<app::python_naming_gate> naming_gate;
+    std::unique_ptr<app::save_asking_gate> save_gate;
     std::unique_ptr<app::pool_tool_invoker> invoker;
     std::unique_ptr<app::user_library_writer> library_writer;  // under --sandbox only
     std::unique_ptr<toolserver::tool_server> tool_server;

@@ -71,16 +71,27 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
 
 // The user's policy. With shell-command approval on, shell commands that no rule of theirs
 // matches are asked about instead of falling through to a default of "allow".
+// The policy as given, plus, where it allows by default, "ask" for what must never pass unasked:
+// shell commands (when their approval is on) and, under --sandbox, saves into the user library
+// (what a sandboxed kernel saves there runs later in other projects' kernels, sandboxed or not).
+// Appended after the given rules, so that a rule of the user's that names them still wins.
 approval::policy approval_policy_for(const mcp_server_options& options) {
     auto document =
         options.approval_policy.is_null() ? nlohmann::json::object() : options.approval_policy;
-    if (options.approve_shell_commands && document.is_object() &&
+    std::vector<std::string> asked;
+    if (options.approve_shell_commands) {
+        asked.push_back(std::string(toolserver::shell_server_name) + ".shell*");
+    }
+    if (options.sandbox) {
+        asked.push_back(std::string(toolserver::shell_server_name) + "." +
+                        toolserver::save_gentool_tool_name);
+    }
+    if (!asked.empty() && document.is_object() &&
         document.value("default", nlohmann::json("allow")) == "allow") {
         auto& rules = document["rules"];
         if (rules.is_null()) rules = nlohmann::json::array();
         if (rules.is_array()) {
-            rules.push_back({{"match", std::string(toolserver::shell_server_name) + ".shell*"},
-                             {"action", "ask"}});
+            for (const auto& match : asked) rules.push_back({{"match", match}, {"action", "ask"}});
         }
     }
     return approval::policy::from_json(document);

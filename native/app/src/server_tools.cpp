@@ -128,9 +128,23 @@ std::string approval_question(const approval_request& request) {
     const auto& arguments = request.tool_args();
     if (request.server_name() == toolserver::shell_server_name &&
         request.tool_name() == toolserver::save_gentool_tool_name) {
-        return "Allow the code to save the action gentools." + arguments.value("category", "") +
-               "." + arguments.value("name", "") + " to your user library" +
-               (arguments.value("overwrite", false) ? ", replacing the saved one" : "") + "?";
+        // The files' text is shown: what is saved runs later, in other projects' kernels.
+        std::string question =
+            "Allow the code to save the action gentools." + arguments.value("category", "") + "." +
+            arguments.value("name", "") + " to your user library" +
+            (arguments.value("overwrite", false) ? ", replacing the saved one" : "") + "?";
+        constexpr std::size_t shown = 6000;  // characters of each file
+        const auto files = arguments.value("files", json::object());
+        for (const auto& [file, text] : files.items()) {
+            if (!text.is_string()) continue;
+            const auto& content = text.get_ref<const std::string&>();
+            question += "\n\n" + file + ":\n" + content.substr(0, shown);
+            if (content.size() > shown) {
+                question += "\n[... " + std::to_string(content.size() - shown) +
+                            " more characters not shown]";
+            }
+        }
+        return question;
     }
     if (!request.is_shell_command()) {
         return "Allow the code to call " + request.describe() + "?";

@@ -152,12 +152,24 @@ test("project 2 finds the user action with search_tools and runs it; a project a
 });
 
 let sandboxedServer;  // project3's, started by the first --sandbox test
+// What the sandboxed server's client is asked (elicitation), and how it answers.
+const asked = [];
+let saveAnswer = "accept";
 
 test("under --sandbox the kernel cannot write the user library itself (the control)", async () => {
   assert.ok(fs.existsSync(SRT), "install the npm test peers: npm install --prefix tests/node");
   const sandboxed = path.join(root, "project3");
   fs.mkdirSync(sandboxed);
-  const server = sandboxedServer = await start(sandboxed, ["--sandbox"], { IPYBOX_SRT: SRT });
+  const server = sandboxedServer = await startServer({
+    workspace: sandboxed, stateDir: root, env: { XDG_DATA_HOME: dataHome, IPYBOX_SRT: SRT },
+    args: ["mcp", "--workspace", sandboxed, "--sandbox"],
+    capabilities: { elicitation: {} },
+    onElicit: (params) => {
+      asked.push(params.message);
+      return saveAnswer === "accept" ? { action: "accept", content: { approve: true } } : { action: "decline" };
+    },
+  });
+  servers.push(server);
   const direct = path.join(userLibrary, "text", "direct.py");
   const planted = path.join(userLibrary, "planted");
   const text = await runOk(server.client, [
@@ -206,6 +218,10 @@ test("under --sandbox new_gentool(scope='user') is saved by ipybox and runs at o
     { server_name: "everything", server_params: everythingParams() });
   const saved = await runOk(server.client, SAVE_WHISPER());
   assert.equal(saved, path.join(userLibrary, "text", "whisper"));
+  // Asked, with the text to be saved, though the policy allows tool calls by default.
+  assert.equal(asked.length, 1);
+  assert.match(asked[0], /save the action gentools\.text\.whisper to your user library/);
+  assert.match(asked[0], /message\.lower\(\)/);
   assert.match(fs.readFileSync(path.join(saved, "impl.py"), "utf8"), /message\.lower\(\)/);
   assert.equal(await runOk(server.client, "from gentools.text.whisper import run\nprint(run('HI'))"),
     "Echo: hi");
@@ -217,6 +233,39 @@ test("under --sandbox new_gentool(scope='user') is saved by ipybox and runs at o
   assert.equal(again.isError, true);
   assert.match(textOf(again), /FileExistsError: .*whisper\/(__init__|api|impl)\.py already exists/);
   assert.equal(await runOk(server.client, SAVE_WHISPER(", overwrite=True")), saved);
+});
+
+test("under --sandbox a save is asked by default: declined, nothing is written", async () => {
+  const server = sandboxedServer;
+  saveAnswer = "decline";
+  try {
+    const before = asked.length;
+    const refused = await callTool(server.client, "execute_ipython_cell",
+      { code: SAVE_WHISPER("", "mutter") });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /ApprovalRejectedError: .*ipybox\.save_gentool/);
+    assert.equal(asked.length, before + 1);
+    assert.equal(fs.existsSync(path.join(userLibrary, "text", "mutter")), false);
+  } finally {
+    saveAnswer = "accept";
+  }
+});
+
+test("under --sandbox a client that cannot ask gets no save (the control allows it by rule)", async () => {
+  const workspace = path.join(root, "project5");
+  fs.mkdirSync(workspace);
+  const server = await start(workspace, ["--sandbox"], { IPYBOX_SRT: SRT });  // no elicitation
+  const refused = await callTool(server.client, "execute_ipython_cell",
+    { code: SAVE_WHISPER("", "sigh") });
+  assert.equal(refused.isError, true);
+  assert.match(textOf(refused), /ApprovalRejectedError: .*cannot ask/);
+  assert.equal(fs.existsSync(path.join(userLibrary, "text", "sigh")), false);
+
+  const policy = path.join(root, "allow-save.json");
+  fs.writeFileSync(policy, JSON.stringify({ rules: [{ match: "ipybox.save_gentool", action: "allow" }] }));
+  const allowed = await start(workspace, ["--sandbox", "--approval-policy", policy], { IPYBOX_SRT: SRT });
+  assert.equal(await runOk(allowed.client, SAVE_WHISPER("", "sigh")),
+    path.join(userLibrary, "text", "sigh"));
 });
 
 test("under --sandbox an approval policy that denies ipybox.save_gentool stops the save", async () => {
