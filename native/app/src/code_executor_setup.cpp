@@ -183,6 +183,14 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     context.workspace = options.workspace;
     context.visible = {options.runtime_directory, tool_server->socket_path().parent_path(),
                        python.parent_path().parent_path()};  // the interpreter's prefix
+    // The gentools scaffold new_gentool() copies, where ipybox_runtime.gentools looks for it:
+    // next to the runtime when installed (share/ipybox), at the root of a source checkout.
+    for (const auto& base : {options.runtime_directory.parent_path(),
+                             options.runtime_directory.parent_path().parent_path()}) {
+        if (std::filesystem::is_directory(base / "gentools-template")) {
+            context.visible.push_back(base / "gentools-template");
+        }
+    }
     const auto variable = [&](const char* name) {
         const auto it = options.host_environment.find(name);
         return it == options.host_environment.end() ? std::string() : it->second;

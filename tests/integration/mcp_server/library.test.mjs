@@ -191,6 +191,23 @@ test("under --sandbox the kernel cannot write the user library itself (the contr
   assert.equal(fs.existsSync(planted), false);
 });
 
+test("under --sandbox new_gentool finds its scaffold wherever ipybox's runtime is installed", async () => {
+  // An installation under /tmp, which the sandbox hides unless ipybox shows it: the runtime and
+  // the scaffold copied there (a checkout under /tmp failed this way in CI).
+  const installed = path.join(root, "installed");
+  fs.cpSync(path.join(REPO, "native", "python"), path.join(installed, "python"), { recursive: true });
+  fs.cpSync(path.join(REPO, "gentools-template"), path.join(installed, "gentools-template"),
+    { recursive: true });
+  const workspace = path.join(root, "project6");
+  fs.mkdirSync(workspace);
+  const server = await start(workspace, ["--sandbox"], {
+    IPYBOX_SRT: SRT, IPYBOX_RUNTIME_DIR: path.join(installed, "python"),
+  });
+  assert.equal(await runOk(server.client,
+    "from ipybox_runtime.gentools import new_gentool\nprint(new_gentool('text', 'hum'))"),
+  path.join(workspace, "gentools", "text", "hum"));
+});
+
 // A finished action handed to ipybox by a sandboxed kernel.
 const SAVE_WHISPER = (extra = "", name = "whisper") => `
 from ipybox_runtime.gentools import new_gentool
