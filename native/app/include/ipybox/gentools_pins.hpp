@@ -7,7 +7,7 @@
 //   auto before = ipybox::tool_versions(workspace / "mcptools", "github");
 //   ... regenerate mcptools/github ...
 //   auto flags = ipybox::repin_saved_actions(workspace, roots, registry, before);
-//   std::cerr << ipybox::describe_changed_actions(flags);
+//   auto text = ipybox::describe_changed_actions(flags);  // the CLI prints it on stderr
 //
 // Reads files only, never imports or runs an action. Thread-safe as long as no two callers
 // share a registry file.
