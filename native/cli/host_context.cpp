@@ -131,7 +131,7 @@ std::filesystem::path runtime_directory(const process::environment_map& environm
         return it->second;
     }
     if (const auto share = installed_share_directory()) {
-        const auto installed = *share / "python";
+        auto installed = *share / "python";
         if (std::filesystem::exists(installed / "ipybox_runtime")) return installed;
     }
     return IPYBOX_SOURCE_PYTHON_DIR;

@@ -3,6 +3,7 @@
 // to it, and the executor's stream slot, held until the execution ends.
 #include <functional>
 #include <memory>
+#include <utility>
 
 #include "approval_bridge.hpp"
 #include "ipybox/code_executor.hpp"
@@ -12,6 +13,13 @@
 namespace ipybox {
 
 struct code_execution_stream::state {
+    state(std::unique_ptr<kernel::execution_stream> kernel_stream, app::approval_bridge& bridge,
+          core::ticket_turn held, std::function<void()> cancel)
+        : stream(std::move(kernel_stream)),
+          approvals(bridge),
+          turn(std::move(held)),
+          cancel_tool_calls(std::move(cancel)) {}
+
     std::unique_ptr<kernel::execution_stream> stream;
     app::approval_bridge& approvals;
     core::ticket_turn turn;  // passed on (approvals detached first) when the execution ends

@@ -79,10 +79,9 @@ code_execution_stream code_executor::stream(const std::string& code,
     approvals.attach({[raw] { raw->pause_timeout(); }, [raw] { raw->resume_timeout(); },
                       [raw] { raw->wake(); }});
     auto* pool = impl_->pool.get();
-    return code_execution_stream(
-        std::unique_ptr<code_execution_stream::state>(new code_execution_stream::state{
-            std::move(kernel_stream), approvals, std::move(turn),
-            [pool] { pool->cancel_calls("the execution that made the call ended"); }}));
+    return code_execution_stream(std::make_unique<code_execution_stream::state>(
+        std::move(kernel_stream), approvals, std::move(turn),
+        [pool] { pool->cancel_calls("the execution that made the call ended"); }));
 }
 
 code_execution_result code_executor::execute(const std::string& code,

@@ -187,36 +187,36 @@ int run_mcp_server(const mcp_server_options& options) {
             };
         };
         session->add_tool(app::register_mcp_server_spec(),
-                          [&](nlohmann::json arguments, request_context) -> handler_result {
+                          [&](nlohmann::json arguments, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
                                   workers, [&tools, arguments = std::move(arguments)] {
                                       return tools.register_server(arguments);
                                   });
                           });
         session->add_tool(app::install_package_spec(),
-                          [&](nlohmann::json arguments, request_context) -> handler_result {
+                          [&](nlohmann::json arguments, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
                                   workers, in_order([&tools, arguments = std::move(arguments)] {
                                       return tools.install_package(arguments);
                                   }));
                           });
-        session->add_tool(app::execute_ipython_cell_spec(),
-                          [&](nlohmann::json arguments, request_context context) -> handler_result {
-                              return app::offload<call_tool_result>(
-                                  workers,
-                                  in_order([&tools, arguments = std::move(arguments), context] {
-                                      return tools.execute_cell(arguments, context);
-                                  }));
-                          });
+        session->add_tool(
+            app::execute_ipython_cell_spec(),
+            [&](nlohmann::json arguments, const request_context& context) -> handler_result {
+                return app::offload<call_tool_result>(
+                    workers, in_order([&tools, arguments = std::move(arguments), context] {
+                        return tools.execute_cell(arguments, context);
+                    }));
+            });
         session->add_tool(app::search_tools_spec(),
-                          [&](nlohmann::json arguments, request_context) -> handler_result {
+                          [&](nlohmann::json arguments, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
                                   workers, in_order([&tools, arguments = std::move(arguments)] {
                                       return tools.search_tools(arguments);
                                   }));
                           });
         session->add_tool(app::reset_spec(),
-                          [&](nlohmann::json, request_context) -> handler_result {
+                          [&](const nlohmann::json&, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
                                   workers, in_order([&tools] { return tools.reset(); }));
                           });

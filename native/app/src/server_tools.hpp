@@ -30,8 +30,8 @@ class server_tools {
                  code_executor& executor, server_registry& registry, approval::policy policy);
 
     // The session is needed for elicitation; set it before serving.
-    void set_session(std::shared_ptr<mcp::session::server_session> session) {
-        session_ = std::move(session);
+    void set_session(const std::shared_ptr<mcp::session::server_session>& session) {
+        session_ = session;
     }
 
     mcp::session::call_tool_result register_server(const nlohmann::json& arguments);

@@ -65,14 +65,14 @@ nlohmann::json connection_info::to_json() const {
 connection_info connection_info::from_json(const nlohmann::json& value) {
     if (!value.is_object()) throw std::invalid_argument("connection info must be a JSON object");
     connection_info info;
-    const auto take = [&](const char* key, auto& field) {
-        const auto it = value.find(key);
+    const auto take = [&](const char* name, auto& slot) {
+        const auto it = value.find(name);
         if (it == value.end())
-            throw std::invalid_argument(std::string("connection info lacks ") + key);
+            throw std::invalid_argument(std::string("connection info lacks ") + name);
         try {
-            it->get_to(field);
+            it->get_to(slot);
         } catch (const nlohmann::json::exception&) {
-            throw std::invalid_argument(std::string("connection info field ") + key +
+            throw std::invalid_argument(std::string("connection info field ") + name +
                                         " has the wrong type");
         }
     };

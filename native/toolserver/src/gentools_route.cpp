@@ -81,8 +81,7 @@ std::string gentool_save_problem(const gentool_save& request) {
     }
     for (const auto& [file_name, text] : request.files) {
         const auto* end = std::end(gentool_file_names);
-        if (std::find_if(std::begin(gentool_file_names), end,
-                         [&](const char* known) { return file_name == known; }) == end) {
+        if (std::find(std::begin(gentool_file_names), end, file_name) == end) {
             return "an action has only the files __init__.py, api.py and impl.py, not '" +
                    file_name.substr(0, 80) + "'";
         }

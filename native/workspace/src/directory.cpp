@@ -222,7 +222,7 @@ fs::path directory::write_file(const fs::path& relative, std::string_view conten
                                unsigned mode) const {
     const auto [parent_path, name] = split_parent(relative);
     const auto parent = make_directories(parent_path);
-    const auto target = parent.path() / name;
+    auto target = parent.path() / name;
     const std::string temporary = "." + name + ".tmp-" + core::random_hex(6);
     // O_EXCL | O_NOFOLLOW: the name is fresh, so anything already there is foreign.
     const int fd = ::openat(parent.descriptor(), temporary.c_str(),

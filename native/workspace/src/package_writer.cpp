@@ -65,7 +65,7 @@ fs::path write_generated_package(const directory& trusted_root, const fs::path& 
     // Refuses a link at package_root or on the way to it.
     const auto root = trusted_root.make_directories(package_root);
     const std::string name(server_name);
-    const fs::path target = root.path() / name;
+    fs::path target = root.path() / name;
     const auto existing = root.kind(name);
     if (existing == directory::entry::symlink) {
         throw unsafe_package_path("refusing to replace " + target.string() + ": it is a symlink");

@@ -36,20 +36,21 @@ engine_base::engine_base(boost::asio::io_context& io, http_transport_options opt
 }
 
 void engine_base::spawn(asio::awaitable<void> task, std::string what) {
-    asio::co_spawn(strand_, std::move(task),
-                   [self = shared_from_this(), what = std::move(what)](std::exception_ptr error) {
-                       if (!error) return;
-                       try {
-                           std::rethrow_exception(error);
-                       } catch (const std::exception& e) {
-                           self->log_->error("{}: {} failed unexpectedly: {}", self->description_,
-                                             what, e.what());
-                       } catch (...) {
-                           self->log_->error("{}: {} failed with an unknown exception",
-                                             self->description_, what);
-                       }
-                       self->fail(what + " failed unexpectedly");
-                   });
+    asio::co_spawn(
+        strand_, std::move(task),
+        [self = shared_from_this(), what = std::move(what)](const std::exception_ptr& error) {
+            if (!error) return;
+            try {
+                std::rethrow_exception(error);
+            } catch (const std::exception& e) {
+                self->log_->error("{}: {} failed unexpectedly: {}", self->description_, what,
+                                  e.what());
+            } catch (...) {
+                self->log_->error("{}: {} failed with an unknown exception", self->description_,
+                                  what);
+            }
+            self->fail(what + " failed unexpectedly");
+        });
 }
 
 asio::awaitable<bool> engine_base::sleep(std::chrono::milliseconds duration) {

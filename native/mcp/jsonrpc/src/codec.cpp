@@ -180,7 +180,7 @@ std::string encode(const message& msg) {
     // The payload's key ("params", "result") sorts after every other key of its envelope, so
     // it is appended last, where nlohmann's sorted objects would put it.
     // A response's result is there even when null; absent params are left out.
-    const auto splice = [&](json envelope, const char* key, const json& payload) {
+    const auto splice = [&](const json& envelope, const char* key, const json& payload) {
         std::string text = dump(envelope);
         if (payload.is_null() && std::string_view(key) == "params") return text;
         text.pop_back();

@@ -14,13 +14,14 @@ const std::string cancelled_method = "notifications/cancelled";
 // Completions always run later on the io_context, never inside the call that settles them.
 void post_completion(boost::asio::io_context& io, completion<json> done, std::exception_ptr error,
                      json result) {
-    boost::asio::post(io, [done = std::move(done), error, result = std::move(result)] {
-        try {
-            done(error, result);
-        } catch (...) {
-            detail::report_handler_exception(std::current_exception());
-        }
-    });
+    boost::asio::post(
+        io, [done = std::move(done), error = std::move(error), result = std::move(result)] {
+            try {
+                done(error, result);
+            } catch (...) {
+                detail::report_handler_exception(std::current_exception());
+            }
+        });
 }
 
 }  // namespace
@@ -98,7 +99,7 @@ void dispatcher::send_request(const std::string& method, json params, request_op
         if (impl_->closed) {
             auto error = std::make_exception_ptr(connection_closed(method, impl_->close_reason));
             lock.unlock();
-            post_completion(io_, std::move(done), error, nullptr);
+            post_completion(io_, std::move(done), std::move(error), nullptr);
             return;
         }
         id = impl_->next_id++;
@@ -167,7 +168,7 @@ void dispatcher::on_timer(std::int64_t id, std::uint64_t generation) {
         {{"requestId", id},
          {"reason", "timed out after " + std::to_string(entry.timeout.count()) + " ms"}}});
     auto error = std::make_exception_ptr(request_timeout(entry.method, entry.timeout));
-    post_completion(io_, std::move(entry.done), error, nullptr);
+    post_completion(io_, std::move(entry.done), std::move(error), nullptr);
 }
 
 void dispatcher::fail_pending(std::int64_t id, std::exception_ptr error, bool notify_peer,
@@ -184,7 +185,7 @@ void dispatcher::fail_pending(std::int64_t id, std::exception_ptr error, bool no
         send_quietly(
             notification{cancelled_method, {{"requestId", id}, {"reason", cancel_reason}}});
     }
-    post_completion(io_, std::move(entry.done), error, nullptr);
+    post_completion(io_, std::move(entry.done), std::move(error), nullptr);
 }
 
 void dispatcher::handle_response(const request_id& id, std::exception_ptr error, json result) {
@@ -201,7 +202,7 @@ void dispatcher::handle_response(const request_id& id, std::exception_ptr error,
         entry = std::move(found->second);
         impl_->outgoing.erase(found);
     }
-    post_completion(io_, std::move(entry.done), error, std::move(result));
+    post_completion(io_, std::move(entry.done), std::move(error), std::move(result));
 }
 
 void dispatcher::receive(decode_result incoming) {
@@ -260,7 +261,7 @@ void dispatcher::close(const std::string& reason) {
     for (auto& source : incoming) source.cancel("the connection closed: " + reason);
     for (auto& [id, entry] : outgoing) {
         auto error = std::make_exception_ptr(connection_closed(entry.method, reason));
-        post_completion(io_, std::move(entry.done), error, nullptr);
+        post_completion(io_, std::move(entry.done), std::move(error), nullptr);
     }
 }
 

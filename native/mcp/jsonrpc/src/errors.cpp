@@ -15,22 +15,22 @@ error_object jsonrpc_error::to_error_object() const {
 request_failed::request_failed(std::string method, const std::string& what)
     : std::runtime_error(what), method_(std::move(method)) {}
 
-remote_error::remote_error(std::string method, error_object error)
+remote_error::remote_error(const std::string& method, error_object error)
     : request_failed(method, "'" + method + "' failed on the peer: " + error.message +
                                  " (JSON-RPC " + std::to_string(error.code) + ")"),
       error_(std::move(error)) {}
 
-request_timeout::request_timeout(std::string method, std::chrono::milliseconds after)
+request_timeout::request_timeout(const std::string& method, std::chrono::milliseconds after)
     : request_failed(method, "'" + method + "' got no answer within " +
                                  std::to_string(after.count()) +
                                  " ms; the request was cancelled (raise the timeout if the "
                                  "operation is expected to take longer)"),
       after_(after) {}
 
-request_cancelled::request_cancelled(std::string method, const std::string& reason)
+request_cancelled::request_cancelled(const std::string& method, const std::string& reason)
     : request_failed(method, "'" + method + "' was cancelled: " + reason) {}
 
-connection_closed::connection_closed(std::string method, std::string reason)
+connection_closed::connection_closed(const std::string& method, std::string reason)
     : request_failed(method, "'" + method + "' failed: the connection is closed (" + reason + ")"),
       reason_(std::move(reason)) {}
 

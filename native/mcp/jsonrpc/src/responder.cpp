@@ -87,7 +87,7 @@ void responder::reply_error(error_object error) const {
 }
 
 void responder::reply_exception(std::exception_ptr error) const {
-    auto mapped = detail::error_from_exception(error);
+    auto mapped = detail::error_from_exception(std::move(error));
     if (mapped.code == error_code::internal_error) {
         state_->log->warn("'{}' (request {}) failed: {}", state_->method, to_string(state_->id),
                           mapped.message);

@@ -33,13 +33,14 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
                  {});
             return;
         }
-        core->send_request("tools/list", std::move(params), std::move(options),
-                           [self = shared_from_this()](std::exception_ptr error, json result) {
-                               self->on_page(error, std::move(result));
-                           });
+        core->send_request(
+            "tools/list", std::move(params), std::move(options),
+            [self = shared_from_this()](const std::exception_ptr& error, json result) {
+                self->on_page(error, std::move(result));
+            });
     }
 
-    void on_page(std::exception_ptr error, json result) {
+    void on_page(const std::exception_ptr& error, json result) {
         if (error) {
             done(error, {});
             return;
@@ -138,7 +139,8 @@ void client_session::start_initialize(jsonrpc::completion<server_description> do
         params, state_->options.connect_timeout,
         // Weak: a pending request must not keep its own session alive (an owner that drops the
         // session gets its pending operations failed by the destructor instead).
-        [weak = weak_from_this(), done](std::exception_ptr error, json result) {
+        [weak = weak_from_this(), done = std::move(done)](const std::exception_ptr& error,
+                                                          const json& result) {
             const auto self = weak.lock();
             if (!self) {
                 done(error ? error
@@ -198,7 +200,7 @@ void client_session::start_call_tool(std::string name, json arguments, call_opti
     request.progress_resets_timeout = options.progress_resets_timeout;
     state_->protocol->send_request(
         "tools/call", {{"name", name}, {"arguments", std::move(arguments)}}, std::move(request),
-        [done = std::move(done)](std::exception_ptr error, json result) {
+        [done = std::move(done)](const std::exception_ptr& error, const json& result) {
             if (error) return done(error, {});
             call_tool_result parsed;
             try {
@@ -213,9 +215,10 @@ void client_session::start_call_tool(std::string name, json arguments, call_opti
 void client_session::start_ping(jsonrpc::completion<std::chrono::microseconds> done) {
     const auto started = std::chrono::steady_clock::now();
     state_->protocol->send_request(
-        "ping", nullptr, {}, [done = std::move(done), started](std::exception_ptr error, json) {
-            done(error, std::chrono::duration_cast<std::chrono::microseconds>(
-                            std::chrono::steady_clock::now() - started));
+        "ping", nullptr, {},
+        [done = std::move(done), started](std::exception_ptr error, const json&) {
+            done(std::move(error), std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::steady_clock::now() - started));
         });
 }
 

@@ -28,7 +28,7 @@ struct registered_tool {
 
 // The MCP policy for the outcome of a tool: a result, a protocol error, or a failed run.
 void finish_tool_call(const jsonrpc::responder& responder, const std::string& tool,
-                      std::exception_ptr error, call_tool_result result) {
+                      const std::exception_ptr& error, call_tool_result result) {
     if (!error) {
         responder.reply(std::move(result).to_json());
         return;
@@ -118,15 +118,15 @@ void server_session::register_handlers() {
     std::weak_ptr<server_session> weak = shared_from_this();
     using answer_function = std::function<json(server_session&, const json&)>;
     auto answer = [this, weak](const std::string& method, bool before_initialize,
-                               answer_function compute) {
-        state_->protocol->on_request(
-            method, [weak, method, before_initialize, compute](
-                        const jsonrpc::incoming_request& request, jsonrpc::responder responder) {
-                auto self = weak.lock();
-                if (!self) throw std::runtime_error("the server session is gone");
-                if (!before_initialize) self->state_->require_initialized(method);
-                responder.reply(compute(*self, request.params));
-            });
+                               const answer_function& compute) {
+        state_->protocol->on_request(method, [weak, method, before_initialize, compute](
+                                                 const jsonrpc::incoming_request& request,
+                                                 const jsonrpc::responder& responder) {
+            auto self = weak.lock();
+            if (!self) throw std::runtime_error("the server session is gone");
+            if (!before_initialize) self->state_->require_initialized(method);
+            responder.reply(compute(*self, request.params));
+        });
     };
     answer("initialize", true,
            [](server_session& self, const json& params) { return self.answer_initialize(params); });
@@ -144,7 +144,7 @@ void server_session::register_handlers() {
         return json::object();
     });
     state_->protocol->on_request("tools/call", [weak](const jsonrpc::incoming_request& request,
-                                                      jsonrpc::responder responder) {
+                                                      const jsonrpc::responder& responder) {
         auto self = weak.lock();
         if (!self) throw std::runtime_error("the server session is gone");
         self->state_->require_initialized("tools/call");
@@ -245,7 +245,7 @@ void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
         [handler = std::move(handler), arguments = std::move(arguments), context]() mutable {
             return handler(std::move(arguments), context);
         },
-        [responder, name](std::exception_ptr error, call_tool_result result) {
+        [responder, name](const std::exception_ptr& error, call_tool_result result) {
             finish_tool_call(responder, name, error, std::move(result));
         });
 }

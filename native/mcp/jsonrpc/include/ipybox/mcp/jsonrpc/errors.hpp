@@ -41,7 +41,7 @@ class request_failed : public std::runtime_error {
 // The peer answered with an error response.
 class remote_error : public request_failed {
   public:
-    remote_error(std::string method, error_object error);
+    remote_error(const std::string& method, error_object error);
     const error_object& error() const noexcept { return error_; }
     int code() const noexcept { return error_.code; }
 
@@ -52,7 +52,7 @@ class remote_error : public request_failed {
 // No answer within the request's timeout. notifications/cancelled has been sent to the peer.
 class request_timeout : public request_failed {
   public:
-    request_timeout(std::string method, std::chrono::milliseconds after);
+    request_timeout(const std::string& method, std::chrono::milliseconds after);
     std::chrono::milliseconds after() const noexcept { return after_; }
 
   private:
@@ -62,14 +62,14 @@ class request_timeout : public request_failed {
 // Our caller cancelled the request. notifications/cancelled has been sent to the peer.
 class request_cancelled : public request_failed {
   public:
-    request_cancelled(std::string method, const std::string& reason);
+    request_cancelled(const std::string& method, const std::string& reason);
 };
 
 // The connection closed (or could not carry the request) before an answer arrived. `reason()` is
 // the transport's explanation, e.g. "MCP server 'node' (pid 12) exited with status 3".
 class connection_closed : public request_failed {
   public:
-    connection_closed(std::string method, std::string reason);
+    connection_closed(const std::string& method, std::string reason);
     const std::string& reason() const noexcept { return reason_; }
 
   private:
