@@ -1,12 +1,14 @@
 """The lint tier: clang-tidy, with the checks in .clang-tidy, over every translation unit of
 native/ in the build's compile_commands.json. Any diagnostic fails the test.
 
-    python3 tests/style/clang_tidy.py --build-dir build [--jobs N] [--under DIR] [FILE ...]
+    python3 tests/style/clang_tidy.py --build-dir build [--jobs N] [--under DIR] [--shard K/N]
+                                      [--except DIR ...] [FILE ...]
 
---under limits the run to the sources below DIR (e.g. native/app), FILE to those sources (paths
-relative to the repository). The checks are a small
-set that finds real bugs (bugprone-*, performance-*, four modernize-* ones); what each leaves out,
-and why, is written in .clang-tidy.
+--under limits the run to the sources below DIR (e.g. native/app), --except leaves out those
+below another, FILE limits it to those sources (paths relative to the repository), and --shard
+to every N-th of them, starting with the K-th (1-based), so that a module can be split over
+several ctest tests. The checks are a small set that finds real bugs (bugprone-*, performance-*,
+four modernize-* ones); what each leaves out, and why, is written in .clang-tidy.
 """
 
 from __future__ import annotations
@@ -66,6 +68,14 @@ def main() -> int:
     parser.add_argument("--build-dir", type=Path, required=True)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--under", default="native")
+    parser.add_argument("--shard", default="1/1", help="K/N: every N-th source from the K-th")
+    parser.add_argument(
+        "--except",
+        dest="excepted",
+        action="append",
+        default=[],
+        help="leave out the sources below this folder (repeatable); with it, finding none is fine",
+    )
     parser.add_argument("files", nargs="*")
     arguments = parser.parse_args()
     tool = shutil.which("clang-tidy")
@@ -73,6 +83,17 @@ def main() -> int:
         print("clang-tidy is not installed (Debian: apt install clang-tidy)", file=sys.stderr)
         return 1
     todo = sources(arguments.build_dir.resolve(), arguments.under, arguments.files)
+    for folder in arguments.excepted:
+        below = (ROOT / folder).resolve()
+        todo = [name for name in todo if not Path(name).is_relative_to(below)]
+    if not todo and arguments.excepted:
+        print(f"clang-tidy: no sources below {arguments.under} outside the folders excepted")
+        return 0
+    shard, shards = (int(part) for part in arguments.shard.split("/"))
+    if not 1 <= shard <= shards:
+        print(f"--shard {arguments.shard}: K must be between 1 and N", file=sys.stderr)
+        return 2
+    todo = todo[shard - 1 :: shards]
     if not todo:
         print(f"no sources below {arguments.under} in compile_commands.json", file=sys.stderr)
         return 1
