@@ -7,8 +7,7 @@
 #   tests/sanitize/run.sh <source dir> <build dir> [target ...]
 #
 # The modules built on Asio and Beast (mcp transports and sessions, toolserver, app) are left to
-# the opt-in `asan` preset (cmake --preset asan): their Debug build under ASan costs more CPU than
-# the CI budget has room for next to the Release build and the lint tier.
+# the `asan` preset (cmake --preset asan): their Debug build under ASan costs several times more.
 set -euo pipefail
 source_dir="$1"
 build_dir="$2"

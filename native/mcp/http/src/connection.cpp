@@ -66,7 +66,7 @@ request_type make_request(bhttp::verb method, const url& target, const header_ma
 
 connection::connection(strand_type strand, url target, std::shared_ptr<asio::ssl::context> tls,
                        exchange_limits limits)
-    : strand_(strand),
+    : strand_(std::move(strand)),
       target_(std::move(target)),
       tls_context_(std::move(tls)),
       limits_(limits),
