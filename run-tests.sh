@@ -13,7 +13,8 @@ cd "$(dirname "$0")"
 
 BUILD_DIR="${BUILD_DIR:-build}"
 # The tests run against the configuration users install: Release, as install.sh, the .deb and the
-# tarball build it (no debug information, which also makes the build about a third cheaper).
+# tarball build it (no debug information, which also makes the build cheaper: 21-35% less compile
+# time on the heaviest files than RelWithDebInfo, measured).
 # BUILD_TYPE=RelWithDebInfo gives a developer's build with debug information.
 BUILD_TYPE="${BUILD_TYPE:-Release}"
 JOBS="${JOBS:-$(nproc)}"
