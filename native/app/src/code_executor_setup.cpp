@@ -77,21 +77,21 @@ void code_executor::impl::start_tool_services() {
                                                        options.images_directory);
     // A sandboxed kernel reads the user library but may not write it: ipybox saves there on
     // its behalf (POST /gentools), and only once asked (the MCP server's policy asks by default).
-    if (options.sandbox && !options.library_roots.empty()) {
-        library_writer = std::make_unique<app::user_library_writer>(options.library_roots[0]);
-    }
     approval::gate& calls_gate = options.approve_tool_calls
                                      ? static_cast<approval::gate&>(*naming_gate)
                                      : static_cast<approval::gate&>(*approvals);
-    // With approval off, a save into the user library is still asked (save_asking_gate.hpp).
-    save_gate = std::make_unique<app::save_asking_gate>(calls_gate, approvals->asking_gate());
+    if (options.sandbox && !options.library_roots.empty()) {
+        library_writer = std::make_unique<app::user_library_writer>(options.library_roots[0]);
+        // With approval off, a save into the user library is still asked (save_asking_gate.hpp).
+        save_gate = std::make_unique<app::save_asking_gate>(calls_gate, approvals->asking_gate());
+    }
     tool_token = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
     const auto tools_directory = private_dir->path() / "tools";
     std::filesystem::create_directories(tools_directory);
     tool_server = std::make_unique<toolserver::tool_server>(
         *loop, toolserver::tool_server_options{tools_directory / "tools.sock", tool_token},
-        library_writer ? static_cast<approval::gate&>(*save_gate) : calls_gate, *invoker,
+        save_gate ? static_cast<approval::gate&>(*save_gate) : calls_gate, *invoker,
         options.approve_shell_commands ? &approvals->asking_gate() : nullptr, library_writer.get());
 }
 

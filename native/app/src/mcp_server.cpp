@@ -69,8 +69,6 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     return executor;
 }
 
-// The user's policy. With shell-command approval on, shell commands that no rule of theirs
-// matches are asked about instead of falling through to a default of "allow".
 // The policy as given, plus, where it allows by default, "ask" for what must never pass unasked:
 // shell commands (when their approval is on) and, under --sandbox, saves into the user library
 // (what a sandboxed kernel saves there runs later in other projects' kernels, sandboxed or not).

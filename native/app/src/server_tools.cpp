@@ -11,6 +11,7 @@
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/core/text.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "package_installer.hpp"
@@ -133,15 +134,16 @@ std::string approval_question(const approval_request& request) {
             "Allow the code to save the action gentools." + arguments.value("category", "") + "." +
             arguments.value("name", "") + " to your user library" +
             (arguments.value("overwrite", false) ? ", replacing the saved one" : "") + "?";
-        constexpr std::size_t shown = 6000;  // characters of each file
+        constexpr std::size_t shown = 6000;  // bytes of each file, cut between characters
         const auto files = arguments.value("files", json::object());
         for (const auto& [file, text] : files.items()) {
             if (!text.is_string()) continue;
-            const auto& content = text.get_ref<const std::string&>();
-            question += "\n\n" + file + ":\n" + content.substr(0, shown);
-            if (content.size() > shown) {
-                question += "\n[... " + std::to_string(content.size() - shown) +
-                            " more characters not shown]";
+            const std::string_view content = text.get_ref<const std::string&>();
+            const auto cut = core::utf8_complete_prefix_length(content.substr(0, shown));
+            question += "\n\n" + file + ":\n" + std::string(content.substr(0, cut));
+            if (content.size() > cut) {
+                question +=
+                    "\n[... " + std::to_string(content.size() - cut) + " more bytes not shown]";
             }
         }
         return question;

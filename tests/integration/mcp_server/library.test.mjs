@@ -268,6 +268,28 @@ test("under --sandbox a save is asked by default: declined, nothing is written",
   }
 });
 
+test("under --sandbox the question shows a long file's head, cut between characters", async () => {
+  const server = sandboxedServer;
+  saveAnswer = "decline";
+  try {
+    const before = asked.length;
+    // "#" and 3,500 two-byte characters: the 6,000-byte cut falls inside one of them.
+    const refused = await callTool(server.client, "execute_ipython_cell", { code: `
+from ipybox_runtime.gentools import new_gentool
+new_gentool("text", "long", scope="user",
+            files={"api.py": '"""Long."""', "impl.py": "#" + "\u00e9" * 3500})` });
+    assert.equal(refused.isError, true);
+    assert.equal(asked.length, before + 1, textOf(refused));
+    const question = asked[asked.length - 1];
+    assert.ok(question.includes("impl.py:\n#" + "\u00e9".repeat(2999) + "\n[... 1002 more bytes not shown]"),
+      question.slice(-200));
+    assert.equal(question.includes("\ufffd"), false);
+    assert.equal(fs.existsSync(path.join(userLibrary, "text", "long")), false);
+  } finally {
+    saveAnswer = "accept";
+  }
+});
+
 test("under --sandbox a client that cannot ask gets no save (the control allows it by rule)", async () => {
   const workspace = path.join(root, "project5");
   fs.mkdirSync(workspace);
