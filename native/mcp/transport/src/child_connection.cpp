@@ -10,6 +10,7 @@
 #include <csignal>
 #include <mutex>
 
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/process/executables.hpp"
 #include "ipybox/process/spawn.hpp"
@@ -207,9 +208,10 @@ void child_connection::on_stdout_line(std::string_view line) {
     auto frame = jsonrpc::decode(line);
     if (const auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);
         failure && failure->error.code == jsonrpc::error_code::parse_error) {
-        // Quoted and escaped: the line is the server's, and stderr may be a terminal.
+        // Quoted and escaped: the line is the server's, and stderr may be a terminal. Redacted
+        // before it is cut, so that a cut cannot keep part of a secret.
         log_->warn("{}: ignoring a line on stdout that is not JSON: {}", describe(),
-                   core::quote_untrusted(line, 200));
+                   core::quote_untrusted(core::redact_secrets(line), 200));
         return;
     }
     if (report_.on_frame) report_.on_frame(std::move(frame));
@@ -241,7 +243,7 @@ void child_connection::on_stderr_line(std::string_view line) {
     log_->log(options_.stderr_level, "[{} stderr] {}", options_.name, line);
     core::untrusted_text_options tail_line;  // it ends up in errors shown to people
     tail_line.max_characters = 400;
-    stderr_tail_.emplace_back(core::render_untrusted(line, tail_line));
+    stderr_tail_.emplace_back(core::render_untrusted(core::redact_secrets(line), tail_line));
     if (stderr_tail_.size() > stderr_tail_lines) stderr_tail_.pop_front();
 }
 
