@@ -4,7 +4,7 @@
 // with logs at debug level, the registry file and every file ipybox writes in the workspace.
 // Fresh random markers are filled into every part of server parameters (URL path, query,
 // user info, host, headers, command, arguments, environment) and every failure we can make
-// happens: a 404, a refused connection, a path that names no transport, user info, a host that
+// happens: a 404 (streamable HTTP and SSE), a refused connection, a path that names no transport, user info, a host that
 // does not resolve, a missing command, and a server that echoes its arguments and environment
 // on stdout (not JSON), stderr, in its descriptions, results and errors and as it exits mid-call.
 // The control puts the markers in directly: there they show.
@@ -36,8 +36,8 @@ after(() => {
   removeDir(root);
 });
 
-const NAMES = ["PATH_TOKEN", "QUERY_TOKEN", "HEADER_TOKEN", "REFUSED_TOKEN", "BADPATH_TOKEN",
-  "USER_TOKEN", "PASS_TOKEN", "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN"];
+const NAMES = ["PATH_TOKEN", "QUERY_TOKEN", "HEADER_TOKEN", "SSE_TOKEN", "REFUSED_TOKEN",
+  "BADPATH_TOKEN", "USER_TOKEN", "PASS_TOKEN", "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN"];
 
 // Mixed case, so that a lower-cased copy (a URL's host) is another string.
 const marker = (name) => `Mk${name.slice(0, 3)}${crypto.randomBytes(6).toString("hex")}`;
@@ -49,6 +49,7 @@ function scenario(direct) {
   const failing = {
     notfound: { url: `http://127.0.0.1:${notFoundPort}/mcp/${v("PATH_TOKEN")}/mcp?key=${v("QUERY_TOKEN")}`,
       headers: { Authorization: `Bearer ${v("HEADER_TOKEN")}` } },
+    ssenotfound: { url: `http://127.0.0.1:${notFoundPort}/${v("SSE_TOKEN")}/sse` },
     refused: { url: `http://127.0.0.1:1/mcp/${v("REFUSED_TOKEN")}/mcp` },
     badpath: { url: `http://127.0.0.1:${notFoundPort}/${v("BADPATH_TOKEN")}/x` },
     userinfo: { url: `http://${v("USER_TOKEN")}:${v("PASS_TOKEN")}@127.0.0.1:${notFoundPort}/mcp` },
@@ -144,8 +145,8 @@ test("the control: values put in directly do show, so a leak would be found", as
   const s = scenario(true);
   // Not the registry: it keeps the parameters as given, markers and all.
   const found = leaked(s.values, (await emitted(s)).output);
-  for (const name of ["PATH_TOKEN", "REFUSED_TOKEN", "BADPATH_TOKEN", "USER_TOKEN", "PASS_TOKEN",
-    "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN"]) {
+  for (const name of ["PATH_TOKEN", "SSE_TOKEN", "REFUSED_TOKEN", "BADPATH_TOKEN", "USER_TOKEN",
+    "PASS_TOKEN", "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN"]) {
     assert.ok(found.includes(name), `${name} should show when put in directly; found ${found}`);
   }
 });
