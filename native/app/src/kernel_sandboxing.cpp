@@ -1,6 +1,7 @@
 #include "kernel_sandboxing.hpp"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "ipybox/sandbox/protected_paths.hpp"
@@ -62,13 +63,34 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         }
         paths.readable = readable;
         paths.readable.push_back(kernel_dir);
-        // An existing .claude is protected whole; srt then needs its own entries there
-        // (commands, agents) to exist, or it cannot place them inside a read-only folder.
-        std::error_code ignored;
+        // What does not exist yet is held by ipybox's own placeholders, made before this kernel
+        // starts and kept until no sandboxed kernel of the workspace runs (placeholder_hold.hpp):
+        // srt's would go with the first kernel that ends. A missing .claude becomes an empty
+        // folder, protected whole like an existing one; inside it, only the entries srt places
+        // itself (commands, agents) need to exist, or srt could not make them in a read-only
+        // folder. Nothing else is made there (an empty settings.json would not parse).
+        std::set<std::filesystem::path> directories;
+        for (const auto& name : sandbox::workspace_configuration_directories()) {
+            directories.insert(name);
+        }
         const auto claude = context.workspace / ".claude";
-        const bool claude_exists = std::filesystem::symlink_status(claude, ignored).type() ==
-                                   std::filesystem::file_type::directory;
-        if (claude_exists) {
+        const auto claude_is_folder = [&] {
+            std::error_code ignored;
+            return std::filesystem::symlink_status(claude, ignored).type() ==
+                   std::filesystem::file_type::directory;
+        };
+        if (context.placeholders) {
+            context.placeholders->ensure(
+                sandbox::default_protections({}, context.workspace, {}, config_files,
+                                             claude_is_folder())
+                    .unwritable,
+                directories);
+        }
+        std::error_code ignored;
+        const bool claude_exists = claude_is_folder();
+        if (claude_exists && context.placeholders) {
+            context.placeholders->ensure({claude / "commands", claude / "agents"}, directories);
+        } else if (claude_exists) {
             for (const char* own : {"commands", "agents"}) {
                 std::filesystem::create_directory(claude / own, ignored);
             }
@@ -86,6 +108,7 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         const auto file = context.settings_directory / (kernel_dir.filename().string() + ".json");
         sandbox::write_settings(file, sandbox::srt_settings(settings, paths));
         wrapping.command_prefix = sandbox::command_prefix(context.srt, file);
+        wrapping.wrapper_environment = context.wrapper_environment;
         return wrapping;
     };
 }

@@ -64,6 +64,35 @@ const std::vector<std::string>& workspace_configuration() {
         ".ipybox",
         ".git",
         "AGENTS.md",
+        // srt's own list for the working directory, held here too so that ipybox makes their
+        // placeholders (placeholder_hold.hpp) and srt never makes, nor removes, one.
+        ".claude/commands",
+        ".claude/agents",
+        ".vscode",
+        ".idea",
+        ".gitconfig",
+        ".gitmodules",
+        ".bashrc",
+        ".bash_profile",
+        ".zshrc",
+        ".zprofile",
+        ".profile",
+        ".ripgreprc",
+    };
+    return names;
+}
+
+const std::set<std::string>& workspace_configuration_directories() {
+    static const std::set<std::string> names = {
+        ".claude/hooks",
+        ".claude/skills",
+        ".claude/output-styles",
+        ".claude/commands",
+        ".claude/agents",
+        ".ipybox",
+        ".git",
+        ".vscode",
+        ".idea",
     };
     return names;
 }
