@@ -91,10 +91,19 @@ const std::set<std::string>& workspace_configuration_directories() {
         ".claude/agents",
         ".ipybox",
         ".git",
+        ".git/hooks",
         ".vscode",
         ".idea",
     };
     return names;
+}
+
+const std::vector<std::pair<std::string, std::vector<std::string>>>& runtime_entries_inside() {
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> entries = {
+        {".claude", {"commands", "agents"}},
+        {".git", {"hooks", "config"}},
+    };
+    return entries;
 }
 
 protected_paths default_protections(const std::filesystem::path& home,

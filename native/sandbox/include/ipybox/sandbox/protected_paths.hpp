@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ipybox::sandbox {
@@ -44,6 +45,10 @@ const std::vector<std::string>& workspace_configuration();
 // Those of workspace_configuration() that are directories when they exist (their placeholders
 // are directories too).
 const std::set<std::string>& workspace_configuration_directories();
+// The entries srt denies inside a folder ipybox protects whole, when that folder exists (srt's
+// own list: .claude/commands and .claude/agents; .git/hooks and .git/config). srt makes a mount
+// point for a missing one, which fails inside a read-only folder: they must exist.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& runtime_entries_inside();
 
 // `home` may be empty (no HOME): the credential list is then left out.
 protected_paths default_protections(const std::filesystem::path& home,
