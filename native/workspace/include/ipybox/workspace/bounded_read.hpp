@@ -36,7 +36,7 @@ class unreadable_file : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// The sizes ipybox reads at most, by kind of file (README, "What ipybox reads on the host").
+// The sizes ipybox reads at most, by kind of file.
 // Python source of a saved action or a generated module: scanned for imports and hashed.
 inline constexpr std::size_t max_source_file_bytes = 1024 * 1024;
 // .env, the server registry, approval policies, server configurations, sandbox settings.
