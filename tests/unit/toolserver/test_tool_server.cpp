@@ -363,13 +363,9 @@ TEST_SUITE("toolserver.limits") {
     }
 
     TEST_CASE("options whose budget cannot take the largest request are refused") {
-        testing::running_loop loop;
-        core::private_directory dir("ipybox-ts-");
-        testing::recording_invoker invoker;
-        testing::fixed_gate gate(approval::verdict::approved);
-        toolserver::tool_server_options options{dir.path() / "tools.sock", "tok"};
-        options.max_request_memory_bytes = options.max_body_bytes;
-        CHECK_THROWS_AS(toolserver::tool_server(loop.io, options, gate, invoker),
-                        std::invalid_argument);
+        const auto budget_of_one_body = [](toolserver::tool_server_options& options) {
+            options.max_request_memory_bytes = options.max_body_bytes;
+        };
+        CHECK_THROWS_AS(served{budget_of_one_body}, std::invalid_argument);
     }
 }
