@@ -14,7 +14,9 @@
 #include <optional>
 #include <sstream>
 
+#include "ipybox/core/json_decode.hpp"
 #include "ipybox/core/log.hpp"
+#include "ipybox/workspace/bounded_read.hpp"
 #include "ipybox/workspace/directory.hpp"
 
 namespace ipybox::sandbox {
@@ -54,22 +56,40 @@ int open_lock_file(const fs::path& file) {
     return fd;
 }
 
-// The record is ipybox's own file in its state directory; a broken one is read as empty (the
-// placeholders it named are then left where they are, which loses no protection).
+// The record is ipybox's own file in its state directory; one that cannot be read or parsed, or
+// an entry of the wrong shape, is read as nothing (the placeholders it named are then left where
+// they are, which loses no protection).
 std::vector<recorded> read_record(const fs::path& file) {
     std::vector<recorded> out;
-    std::ifstream in(file);
-    if (!in) return out;
-    const auto document = json::parse(in, nullptr, false);
-    if (!document.is_object() || !document.contains("placeholders")) return out;
-    for (const auto& entry : document["placeholders"]) {
+    json document;
+    try {
+        const auto text = workspace::read_regular_file(file, workspace::max_settings_file_bytes);
+        if (!text) return out;
+        document = core::decode_json(*text);
+    } catch (const std::exception& e) {
+        core::logger("sandbox")->warn("ignoring the placeholder record {}: {}", file.string(),
+                                      e.what());
+        return out;
+    }
+    const auto list = document.is_object() ? document.find("placeholders") : document.end();
+    if (list == document.end() || !list->is_array()) return out;
+    for (const auto& entry : *list) {
         if (!entry.is_object()) continue;
+        const auto path = entry.find("path");
+        const auto directory = entry.find("directory");
+        const auto device = entry.find("device");
+        const auto inode = entry.find("inode");
+        if (path == entry.end() || !path->is_string() || directory == entry.end() ||
+            !directory->is_boolean() || device == entry.end() || !device->is_number_unsigned() ||
+            inode == entry.end() || !inode->is_number_unsigned()) {
+            continue;
+        }
         recorded item;
-        item.item.relative = entry.value("path", "");
-        item.item.directory = entry.value("directory", false);
-        item.device = entry.value("device", std::uint64_t{0});
-        item.inode = entry.value("inode", std::uint64_t{0});
-        if (!item.item.relative.empty()) out.push_back(item);
+        item.item.relative = path->get<std::string>();
+        item.item.directory = directory->get<bool>();
+        item.device = device->get<std::uint64_t>();
+        item.inode = inode->get<std::uint64_t>();
+        if (!item.item.relative.empty() && item.item.relative.is_relative()) out.push_back(item);
     }
     return out;
 }
