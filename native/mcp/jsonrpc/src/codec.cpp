@@ -12,9 +12,6 @@ decode_failure invalid(const std::string& detail, std::optional<request_id> id =
             reply_expected};
 }
 
-decode_failure parse_failure(const std::string& detail) {
-    return {{error_code::parse_error, "Parse error: " + detail, nullptr}, std::nullopt, true};
-}
 
 // Strips nlohmann's "[json.exception.parse_error.101] " prefix; the rest names line and column.
 std::string describe_parse_error(const json::parse_error& error) {
@@ -89,15 +86,44 @@ std::size_t nesting_depth(std::string_view text, std::size_t limit) {
     return deepest;
 }
 
+namespace {
+
+std::string human_size(std::size_t bytes) {
+    constexpr std::size_t mib = 1024 * 1024;
+    if (bytes >= mib && bytes % mib == 0) return std::to_string(bytes / mib) + " MiB";
+    if (bytes < mib) return std::to_string(bytes) + " bytes";
+    const auto tenths = bytes * 10 / mib;
+    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " MiB (" +
+           std::to_string(bytes) + " bytes)";
+}
+
+}  // namespace
+
+std::string oversized_reason(std::optional<std::size_t> size, std::size_t limit) {
+    return (size ? "a message of " + human_size(*size) : std::string("a message")) +
+           " exceeds the " + human_size(limit) + " limit";
+}
+
+decode_failure unreadable_message(const std::string& reason, const envelope_hints& hints) {
+    decode_failure failure{{error_code::parse_error, "Parse error: " + reason, nullptr},
+                           std::nullopt, true};
+    if (hints.looks_like_response()) {
+        failure.id = hints.id;
+        failure.reply_expected = false;
+    }
+    return failure;
+}
+
 decode_result decode(std::string_view text, std::size_t max_depth) {
     if (nesting_depth(text, max_depth) > max_depth) {
-        return parse_failure("nesting deeper than " + std::to_string(max_depth) + " levels");
+        return unreadable_message("nesting deeper than " + std::to_string(max_depth) + " levels",
+                                  scan_envelope(text));
     }
     json value;
     try {
         value = json::parse(text);
     } catch (const json::parse_error& error) {
-        return parse_failure(describe_parse_error(error));
+        return unreadable_message(describe_parse_error(error), scan_envelope(text));
     }
     return decode_json(value);
 }
