@@ -83,6 +83,21 @@ std::string sanitize_utf8(std::string_view text) {
     return out;
 }
 
+std::size_t first_invalid_utf8(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+        // ASCII runs are the common case: skip them without the sequence check.
+        if (static_cast<unsigned char>(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const std::size_t length = valid_sequence_length(text, i);
+        if (length == 0) return i;
+        i += length;
+    }
+    return text.size();
+}
+
 std::size_t utf8_complete_prefix_length(std::string_view text) {
     // Find the lead byte of the last sequence (at most three continuation bytes back).
     std::size_t lead = text.size();

@@ -13,6 +13,11 @@ std::string strip_ansi(std::string_view text);
 // serialised as JSON. Valid input is returned unchanged.
 std::string sanitize_utf8(std::string_view text);
 
+// The offset of the first byte of `text` that starts an ill-formed UTF-8 sequence, or
+// text.size() when there is none. Overlong forms, surrogates and code points past U+10FFFF are
+// ill-formed.
+std::size_t first_invalid_utf8(std::string_view text);
+
 // Length of the longest prefix of `text` that does not end inside a multi-byte UTF-8 sequence.
 std::size_t utf8_complete_prefix_length(std::string_view text);
 
