@@ -104,7 +104,9 @@ std::optional<jsonrpc::decode_result> engine_base::decode_event(
         log_->debug("{}: ignoring an SSE event of type '{}'", description_, shorten(event.type));
         return std::nullopt;
     }
-    auto frame = jsonrpc::decode(event.data);
+    core::json_limits limits;
+    limits.max_bytes = options_.max_message_bytes;
+    auto frame = jsonrpc::decode(event.data, limits);
     if (auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);
         failure && failure->error.code == jsonrpc::error_code::parse_error) {
         return unusable_answer(std::move(*failure), awaiting, event.data);

@@ -230,7 +230,9 @@ asio::awaitable<void> streamable_engine::post(outgoing message) {
             }
             co_return;
         }
-        for (auto& frame : decode_json_body(*body)) {
+        core::json_limits limits;
+        limits.max_bytes = options_.max_message_bytes;
+        for (auto& frame : decode_json_body(*body, limits)) {
             // The body answers this POST's request: an unreadable one is that request's answer.
             if (auto* bad = std::get_if<jsonrpc::decode_failure>(&frame);
                 bad && message.id && bad->error.code == jsonrpc::error_code::parse_error) {

@@ -13,13 +13,6 @@ decode_failure invalid(const std::string& detail, std::optional<request_id> id =
 }
 
 
-// Strips nlohmann's "[json.exception.parse_error.101] " prefix; the rest names line and column.
-std::string describe_parse_error(const json::parse_error& error) {
-    std::string text = error.what();
-    if (const auto pos = text.find("] "); pos != std::string::npos) text.erase(0, pos + 2);
-    return text;
-}
-
 decode_result decode_error_object(const json& value, std::optional<request_id> id) {
     const json& error = value.at("error");
     if (!error.is_object()) return invalid("\"error\" must be an object", id, false);
@@ -58,34 +51,6 @@ decode_result decode_response(const json& value) {
 
 }  // namespace
 
-std::size_t nesting_depth(std::string_view text, std::size_t limit) {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : text) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > deepest) deepest = depth;
-            if (deepest > limit) return deepest;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
 namespace {
 
 std::string human_size(std::size_t bytes) {
@@ -114,16 +79,12 @@ decode_failure unreadable_message(const std::string& reason, const envelope_hint
     return failure;
 }
 
-decode_result decode(std::string_view text, std::size_t max_depth) {
-    if (nesting_depth(text, max_depth) > max_depth) {
-        return unreadable_message("nesting deeper than " + std::to_string(max_depth) + " levels",
-                                  scan_envelope(text));
-    }
+decode_result decode(std::string_view text, const core::json_limits& limits) {
     json value;
     try {
-        value = json::parse(text);
-    } catch (const json::parse_error& error) {
-        return unreadable_message(describe_parse_error(error), scan_envelope(text));
+        value = core::decode_json(text, limits);
+    } catch (const core::json_decode_error& error) {
+        return unreadable_message(error.what(), scan_envelope(text));
     }
     return decode_json(value);
 }

@@ -210,7 +210,9 @@ void child_connection::read_stdout() {
 }
 
 void child_connection::on_stdout_line(std::string_view line) {
-    auto frame = jsonrpc::decode(line);
+    core::json_limits limits;
+    limits.max_bytes = options_.max_line_bytes;
+    auto frame = jsonrpc::decode(line, limits);
     // Banners and log lines are skipped; an answer that cannot be read goes on, so that the
     // request it answers fails instead of waiting.
     if (const auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);

@@ -2,7 +2,9 @@
 // Pure codec between one JSON text and one `message`. No I/O, no state, thread-safe.
 //
 // Decoding rules (each pinned by a unit test):
-// - not JSON, or nested deeper than `max_depth`          -> -32700 parse error. Its id stays
+// - not JSON, or over the limits of core::decode_json (size, invalid UTF-8, nesting, value
+//   count; the one bounded decoder, json_decode.hpp) -> -32700 parse error whose message is
+//   "Parse error: " and the decoder's reason, e.g. "invalid UTF-8 at byte 1234". Its id stays
 //   unknown unless a bounded scan of the text (envelope_scan.hpp) shows an answer ("result" or
 //   "error", no "method"): then the id is kept when readable and no reply is expected, so that
 //   the dispatcher can fail the request it answers.
@@ -24,6 +26,7 @@
 #include <string_view>
 #include <variant>
 
+#include "ipybox/core/json_decode.hpp"
 #include "ipybox/mcp/jsonrpc/envelope_scan.hpp"
 #include "ipybox/mcp/jsonrpc/message.hpp"
 
@@ -40,9 +43,7 @@ struct decode_failure {
 
 using decode_result = std::variant<message, decode_failure>;
 
-inline constexpr std::size_t default_max_depth = 512;
-
-decode_result decode(std::string_view text, std::size_t max_depth = default_max_depth);
+decode_result decode(std::string_view text, const core::json_limits& limits = {});
 
 // The failure for a message refused unread or unparsed (e.g. "a message of 20971520 bytes exceeds
 // the limit of 16777216"): a parse error whose id and reply_expected follow `hints` as above.
@@ -59,9 +60,5 @@ json to_json(const message& msg);
 // The same text as to_json(msg).dump(), without copying the message's params or result into an
 // envelope first (a result with inlined images can be megabytes).
 std::string encode(const message& msg);
-
-// Deepest nesting of arrays/objects in `text`, scanning at most until it exceeds `limit`. Pure
-// byte scan (strings and escapes respected); used to refuse hostile input before parsing it.
-std::size_t nesting_depth(std::string_view text, std::size_t limit);
 
 }  // namespace ipybox::mcp::jsonrpc
