@@ -66,7 +66,8 @@ void dispatcher::on_timer(std::int64_t id, std::uint64_t generation) {
         }
         const bool quiet_too_long =
             current.timeout.count() > 0 && now >= current.quiet_since + current.timeout;
-        total_limit = current.max_duration.count() > 0 &&
+        // The total limit is named only when something kept the request alive up to it.
+        total_limit = !quiet_too_long && current.max_duration.count() > 0 &&
                       now >= current.started + current.max_duration;
         if (!quiet_too_long && !total_limit) {
             arm_timer(id);
