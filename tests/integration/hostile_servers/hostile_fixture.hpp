@@ -33,12 +33,16 @@ class hostile_connection {
 
     app::mcp_client_pool& pool() { return *pool_; }
     // Runs `work` against the pool on another thread; fails the test if it has not finished
-    // within 60 s (a hang), else returns its outcome as a future ready to get().
+    // within 60 s (a hang: the session is then closed, which ends `work`), else returns its
+    // outcome as a future ready to get().
     template <class Work>
     auto bounded(Work work) {
         auto result = std::async(std::launch::async, std::move(work));
-        REQUIRE_MESSAGE(result.wait_for(std::chrono::seconds(60)) == std::future_status::ready,
-                        "the request to the hostile server is still pending after 60 s");
+        if (result.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+            pool_->close_sessions();
+            result.wait();
+            FAIL("the request to the hostile server was still pending after 60 s");
+        }
         return result;
     }
     // The message of the exception `work` throws, requiring one of type Exception.
