@@ -137,8 +137,8 @@ int run_run(const run_options& options, const process::environment_map& environm
         std::error_code error;
         std::filesystem::create_directories(executor_config.workspace, error);
         if (error) {
-            std::cerr << "ipybox: cannot create the workspace " << executor_config.workspace
-                      << ": " << error.message() << "\n";
+            std::cerr << "ipybox: cannot create the workspace " << executor_config.workspace << ": "
+                      << error.message() << "\n";
             return exit_start_failed;
         }
     }

@@ -132,10 +132,9 @@ std::vector<std::string> code_executor::register_mcp_server(
     impl_->tool_names->forget(name);
     if (!generate_sources) return {};
     try {
-        return app::generate_from_pool(*pool, name, impl_->options.workspace, "mcptools",
-                                       loose_typing,
-                                       cancellation ? *cancellation
-                                                    : mcp::jsonrpc::cancellation_token());
+        return app::generate_from_pool(
+            *pool, name, impl_->options.workspace, "mcptools", loose_typing,
+            cancellation ? *cancellation : mcp::jsonrpc::cancellation_token());
     } catch (...) {
         // A failed re-registration leaves the working one (and its mcptools/) in place.
         if (previous) {

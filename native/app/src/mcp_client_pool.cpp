@@ -148,7 +148,9 @@ void mcp_client_pool::cancel_calls(const std::string& reason) {
 
 std::vector<mcp::session::tool_descriptor> mcp_client_pool::list_tools(
     const std::string& server, const mcp::jsonrpc::cancellation_token& cancellation) {
-    return session_for(server, cancellation)->list_tools(cancellation, boost::asio::use_future).get();
+    return session_for(server, cancellation)
+        ->list_tools(cancellation, boost::asio::use_future)
+        .get();
 }
 
 void mcp_client_pool::close_sessions() {

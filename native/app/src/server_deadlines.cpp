@@ -15,9 +15,9 @@ server_deadlines deadlines_for(const nlohmann::json& server_params,
             "server parameter \"timeouts\" must be an object of seconds, e.g. {\"call\": 600}");
     }
     const std::pair<const char*, std::chrono::milliseconds*> fields[] = {
-        {"connect", &deadlines.connect},         {"request", &deadlines.request},
-        {"call", &deadlines.call},               {"max_request", &deadlines.max_request},
-        {"max_call", &deadlines.max_call},       {"close", &deadlines.close}};
+        {"connect", &deadlines.connect},   {"request", &deadlines.request},
+        {"call", &deadlines.call},         {"max_request", &deadlines.max_request},
+        {"max_call", &deadlines.max_call}, {"close", &deadlines.close}};
     for (const auto& [key, value] : timeouts.items()) {
         std::chrono::milliseconds* target = nullptr;
         for (const auto& [name, field] : fields) {

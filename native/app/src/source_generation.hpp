@@ -14,11 +14,10 @@ namespace ipybox::app {
 // `loose_typing` is given, it receives "<module>: <note>" for each part of a schema that a
 // module types more loosely than the schema says (codegen::tool_module::notes). `cancellation`
 // abandons the server's start-up and listing.
-std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::string& server_name,
-                                            const std::filesystem::path& trusted_root,
-                                            const std::filesystem::path& package_root,
-                                            std::vector<std::string>* loose_typing = nullptr,
-                                            const mcp::jsonrpc::cancellation_token& cancellation =
-                                                {});
+std::vector<std::string> generate_from_pool(
+    mcp_client_pool& pool, const std::string& server_name,
+    const std::filesystem::path& trusted_root, const std::filesystem::path& package_root,
+    std::vector<std::string>* loose_typing = nullptr,
+    const mcp::jsonrpc::cancellation_token& cancellation = {});
 
 }  // namespace ipybox::app

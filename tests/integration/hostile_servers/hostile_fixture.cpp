@@ -1,6 +1,6 @@
-#include <doctest/doctest.h>
-
 #include "hostile_fixture.hpp"
+
+#include <doctest/doctest.h>
 
 #include <cstdlib>
 
@@ -24,8 +24,8 @@ std::filesystem::path script() {
 }  // namespace
 
 nlohmann::json far_deadlines() {
-    return {{"connect", 600}, {"request", 600}, {"call", 600}, {"max_request", 600},
-            {"max_call", 600}};
+    return {
+        {"connect", 600}, {"request", 600}, {"call", 600}, {"max_request", 600}, {"max_call", 600}};
 }
 
 nlohmann::json near_deadlines() {
@@ -40,8 +40,7 @@ hostile_connection::hostile_connection(hostile_transport transport, const std::s
                                        const nlohmann::json& timeouts) {
     nlohmann::json params;
     if (transport == hostile_transport::stdio) {
-        params = {{"command", python().string()},
-                  {"args", {script().string(), "stdio", mode}}};
+        params = {{"command", python().string()}, {"args", {script().string(), "stdio", mode}}};
     } else {
         auto url = std::make_shared<std::promise<std::string>>();
         auto told = std::make_shared<std::once_flag>();

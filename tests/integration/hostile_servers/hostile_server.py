@@ -241,7 +241,11 @@ def serve_http(handler, mode, path):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("stdio", "http", "sse") or sys.argv[2] not in MODES:
+    if (
+        len(sys.argv) != 3
+        or sys.argv[1] not in ("stdio", "http", "sse")
+        or sys.argv[2] not in MODES
+    ):
         sys.exit("usage: hostile_server.py stdio|http|sse MODE (one of %s)" % ", ".join(MODES))
     transport, mode = sys.argv[1], sys.argv[2]
     if transport == "stdio":

@@ -46,18 +46,21 @@ TEST_SUITE("hostile.streamable_http") {
     TEST_CASE("one Latin-1 byte in a JSON body fails tools/list, naming the byte") {
         const auto message =
             list_failure_unreadable(hostile_transport::streamable_http, "latin1-list");
-        CHECK(contains(message, "'tools/list' (request 2) to MCP server 'hostile' failed: its "
-                                "answer could not be read: invalid UTF-8 at byte 76"));
+        CHECK(contains(message,
+                       "'tools/list' (request 2) to MCP server 'hostile' failed: its "
+                       "answer could not be read: invalid UTF-8 at byte 76"));
     }
 
     TEST_CASE("a JSON body over 16 MiB is refused unread, with its size and the limit") {
-        const auto message = list_failure_unreadable(hostile_transport::streamable_http, "huge-list");
+        const auto message =
+            list_failure_unreadable(hostile_transport::streamable_http, "huge-list");
         CHECK(contains(message, "'tools/list' (request 2) to MCP server 'hostile'"));
         CHECK(contains(message, "exceeds the 16 MiB limit"));
     }
 
     TEST_CASE("a server that accepts the POST and never answers fails at the request timeout") {
-        const auto message = list_failure_timeout(hostile_transport::streamable_http, "silent-list");
+        const auto message =
+            list_failure_timeout(hostile_transport::streamable_http, "silent-list");
         CHECK(contains(message, "got no answer within 1000 ms"));
     }
 
@@ -69,7 +72,8 @@ TEST_SUITE("hostile.streamable_http") {
     }
 
     TEST_CASE("an SSE stream of notifications without the answer fails at the request timeout") {
-        const auto message = list_failure_timeout(hostile_transport::streamable_http, "notify-list");
+        const auto message =
+            list_failure_timeout(hostile_transport::streamable_http, "notify-list");
         CHECK(contains(message, "'tools/list' (request 2) to MCP server 'hostile' got no answer"));
     }
 
@@ -88,8 +92,9 @@ TEST_SUITE("hostile.sse") {
 
     TEST_CASE("one Latin-1 byte in an SSE message fails tools/list, naming the byte") {
         const auto message = list_failure_unreadable(hostile_transport::sse, "latin1-list");
-        CHECK(contains(message, "'tools/list' (request 2) to MCP server 'hostile' failed: its "
-                                "answer could not be read: invalid UTF-8 at byte 76"));
+        CHECK(contains(message,
+                       "'tools/list' (request 2) to MCP server 'hostile' failed: its "
+                       "answer could not be read: invalid UTF-8 at byte 76"));
     }
 
     TEST_CASE("an SSE message nested past 512 levels fails tools/list with the depth limit") {

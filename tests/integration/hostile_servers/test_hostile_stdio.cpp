@@ -54,7 +54,8 @@ TEST_SUITE("hostile.stdio") {
         CHECK(contains(message, "nesting deeper than 512 levels"));
     }
 
-    TEST_CASE("a tool result over 16 MiB fails the call with the limit, and the server stays usable") {
+    TEST_CASE(
+        "a tool result over 16 MiB fails the call with the limit, and the server stays usable") {
         hostile_connection c(hostile_transport::stdio, "huge-result", far_deadlines());
         const auto message = c.failure_of<unreadable_answer>(
             [&] { return c.pool().call_tool("hostile", "noop", json::object()); });
@@ -68,8 +69,9 @@ TEST_SUITE("hostile.stdio") {
         hostile_connection c(hostile_transport::stdio, "silent-list", near_deadlines());
         const auto message =
             c.failure_of<request_timeout>([&] { return c.pool().list_tools("hostile"); });
-        CHECK(contains(message, "'tools/list' (request 2) to MCP server 'hostile' got no answer "
-                                "within 1000 ms"));
+        CHECK(contains(message,
+                       "'tools/list' (request 2) to MCP server 'hostile' got no answer "
+                       "within 1000 ms"));
         // Control: the connection was alive all along (the server answers what it answers).
         const auto result =
             c.bounded([&] { return c.pool().call_tool("hostile", "noop", json::object()); }).get();
@@ -81,8 +83,9 @@ TEST_SUITE("hostile.stdio") {
         const auto message =
             c.failure_of<request_timeout>([&] { return c.pool().list_tools("hostile"); });
         // The bytes kept restarting the 2 s timeout: only the 4 s total ended it.
-        CHECK_MESSAGE(contains(message, "'tools/list' (request 2) to MCP server 'hostile' got no "
-                                        "complete answer within its total limit of 4000 ms"),
+        CHECK_MESSAGE(contains(message,
+                               "'tools/list' (request 2) to MCP server 'hostile' got no "
+                               "complete answer within its total limit of 4000 ms"),
                       message);
     }
 
@@ -90,7 +93,8 @@ TEST_SUITE("hostile.stdio") {
         hostile_connection c(hostile_transport::stdio, "notify-list", near_deadlines());
         const auto message =
             c.failure_of<request_timeout>([&] { return c.pool().list_tools("hostile"); });
-        CHECK(contains(message, "'tools/list' (request 2) to MCP server 'hostile' got no answer "
-                                "within 1000 ms"));
+        CHECK(contains(message,
+                       "'tools/list' (request 2) to MCP server 'hostile' got no answer "
+                       "within 1000 ms"));
     }
 }

@@ -90,9 +90,10 @@ TEST_SUITE("mcp.jsonrpc.codec") {
               error_code::parse_error);
     }
 
-    TEST_CASE("an unreadable answer keeps its id and asks for no reply; a request's does not") {
+    TEST_CASE("an unreadable answer keeps its id and asks for no reply, unlike a request") {
         // A Latin-1 byte in a tools/list answer: the decoder names the byte.
-        const auto answer = failed("{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"d\":\"caf\xe9\"}}");
+        const auto answer =
+            failed("{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"d\":\"caf\xe9\"}}");
         CHECK(answer.error.code == error_code::parse_error);
         CHECK(answer.error.message == "Parse error: invalid UTF-8 at byte 43");
         CHECK(answer.id == request_id(std::int64_t{12}));
@@ -111,7 +112,8 @@ TEST_SUITE("mcp.jsonrpc.codec") {
 
     TEST_CASE("an oversized message is described by its size and the limit") {
         constexpr std::size_t mib = 1024 * 1024;
-        CHECK(oversized_reason(20 * mib, 16 * mib) == "a message of 20 MiB exceeds the 16 MiB limit");
+        CHECK(oversized_reason(20 * mib, 16 * mib) ==
+              "a message of 20 MiB exceeds the 16 MiB limit");
         CHECK(oversized_reason(std::nullopt, 16 * mib) == "a message exceeds the 16 MiB limit");
         CHECK(oversized_reason(16 * mib + 1, 16 * mib) ==
               "a message of 16.0 MiB (16777217 bytes) exceeds the 16 MiB limit");

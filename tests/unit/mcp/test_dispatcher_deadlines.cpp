@@ -108,7 +108,8 @@ TEST_SUITE("mcp.jsonrpc.dispatcher.deadlines") {
         outcome<json> listed, other;
         h.d->send_request("tools/list", json::object(), {}, listed.handler());
         h.d->send_request("ping", nullptr, {}, other.handler());
-        h.d->receive(decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"\xe9\"}]}}"));
+        h.d->receive(
+            decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"\xe9\"}]}}"));
         REQUIRE(run_until(h.io, [&] { return listed.done(); }));
         REQUIRE(listed.failed_with<unreadable_answer>());
         CHECK(listed.error_message() ==
@@ -140,7 +141,8 @@ TEST_SUITE("mcp.jsonrpc.dispatcher.deadlines") {
         harness h;
         outcome<json> result;
         h.d->send_request("tools/call", json::object(), {}, result.handler());
-        h.d->receive(decode(R"({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}})"));
+        h.d->receive(
+            decode(R"({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}})"));
         REQUIRE(run_until(h.io, [&] { return result.done(); }));
         CHECK(result.failed_with<unreadable_answer>());
         CHECK(result.error_message().find("not a valid JSON-RPC response") != std::string::npos);
@@ -151,7 +153,8 @@ TEST_SUITE("mcp.jsonrpc.dispatcher.deadlines") {
         outcome<json> result;
         h.d->send_request("tools/list", json::object(), {}, result.handler());
         h.d->receive(decode("{truncated"));
-        h.d->receive(decode("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"\xff\"}"));
+        h.d->receive(decode(
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"\xff\"}"));
         h.d->receive(decode(R"({"jsonrpc":"2.0","id":9,"result":"\u0000"} trailing)"));
         ipybox::testing::run_for(h.io, 20ms);
         CHECK_FALSE(result.done());

@@ -18,7 +18,7 @@ TEST_SUITE("mcp.jsonrpc.envelope_scan") {
 
     TEST_CASE("finds an id written after a deep result, at the top level only") {
         const std::string text = "{\"result\":{\"id\":1,\"deep\":" + std::string(5000, '[') +
-                                  "\"]}\"" + std::string(5000, ']') + "},\"id\":\"req-7\"}";
+                                 "\"]}\"" + std::string(5000, ']') + "},\"id\":\"req-7\"}";
         const auto hints = scan_envelope(text);
         CHECK(hints.id == request_id(std::string("req-7")));
         CHECK(hints.looks_like_response());

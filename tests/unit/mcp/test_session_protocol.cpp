@@ -212,7 +212,8 @@ TEST_SUITE("mcp.session.client_protocol") {
         REQUIRE_FALSE(f.initialize().error());
         outcome<std::vector<tool_descriptor>> result;
         f.client->list_tools(result.handler());
-        REQUIRE(run_until(f.io, [&] { return result.done(); }, 60s));
+        REQUIRE(run_until(
+            f.io, [&] { return result.done(); }, 60s));
         CHECK(result.failed_with<protocol_error>());
         CHECK(result.error_message().find("stopped after 10000 pages") != std::string::npos);
         CHECK(result.error_message().find("repeats") == std::string::npos);
@@ -228,7 +229,8 @@ TEST_SUITE("mcp.session.client_protocol") {
             "tools/list", [&io = f.io](const incoming_request&, responder r) {
                 auto timer = std::make_shared<asio::steady_timer>(io, 50ms);
                 timer->async_wait([timer, r](const boost::system::error_code&) {
-                    r.reply({{"tools", json::array()}, {"nextCursor", "c" + ipybox::core::random_hex(4)}});
+                    r.reply({{"tools", json::array()},
+                             {"nextCursor", "c" + ipybox::core::random_hex(4)}});
                 });
             });
         REQUIRE_FALSE(f.initialize().error());

@@ -287,7 +287,6 @@ asio::awaitable<void> streamable_engine::follow_post_stream(connection& exchange
                  ") and cannot be resumed (its events carried no ids)"));
 }
 
-
 asio::awaitable<std::optional<std::string>> streamable_engine::read_json_body(
     connection& exchange) {
     std::string body;
@@ -319,13 +318,13 @@ streamable_engine::carrier::~carrier() {
 }
 
 void streamable_engine::abandon_request(const jsonrpc::request_id& id) {
-    asio::post(strand_, [self = std::static_pointer_cast<streamable_engine>(shared_from_this()),
-                         id] {
-        const auto found = self->carriers_.find(id);
-        if (found == self->carriers_.end()) return;
-        self->abandoned_.insert(id);
-        found->second->cancel();
-    });
+    asio::post(strand_,
+               [self = std::static_pointer_cast<streamable_engine>(shared_from_this()), id] {
+                   const auto found = self->carriers_.find(id);
+                   if (found == self->carriers_.end()) return;
+                   self->abandoned_.insert(id);
+                   found->second->cancel();
+               });
 }
 
 }  // namespace ipybox::mcp::http::detail

@@ -12,7 +12,6 @@ decode_failure invalid(const std::string& detail, std::optional<request_id> id =
             reply_expected};
 }
 
-
 decode_result decode_error_object(const json& value, std::optional<request_id> id) {
     const json& error = value.at("error");
     if (!error.is_object()) return invalid("\"error\" must be an object", id, false);
@@ -70,8 +69,8 @@ std::string oversized_reason(std::optional<std::size_t> size, std::size_t limit)
 }
 
 decode_failure unreadable_message(const std::string& reason, const envelope_hints& hints) {
-    decode_failure failure{{error_code::parse_error, "Parse error: " + reason, nullptr},
-                           std::nullopt, true};
+    decode_failure failure{
+        {error_code::parse_error, "Parse error: " + reason, nullptr}, std::nullopt, true};
     if (hints.looks_like_response()) {
         failure.id = hints.id;
         failure.reply_expected = false;

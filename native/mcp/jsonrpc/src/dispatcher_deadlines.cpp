@@ -126,10 +126,10 @@ void dispatcher::fail_unreadable_answer(const decode_failure& failure) {
         log->warn("{}: the answer to '{}' (request {}) is unusable: {}", name, method, *number,
                   reason);
         fail_pending(*number,
-                     std::make_exception_ptr(unreadable_answer(
-                         method, reason,
-                         "'" + method + "' (request " + std::to_string(*number) + ") to " + peer +
-                             " failed: " + problem + reason)),
+                     std::make_exception_ptr(
+                         unreadable_answer(method, reason,
+                                           "'" + method + "' (request " + std::to_string(*number) +
+                                               ") to " + peer + " failed: " + problem + reason)),
                      false, {});
         return;
     }

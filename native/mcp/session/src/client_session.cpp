@@ -35,8 +35,7 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
             // What is left of the listing's limit; at least 1 ms (zero would mean "none").
             const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::steady_clock::now() - started);
-            options.max_duration =
-                std::max(max_duration - spent, std::chrono::milliseconds(1));
+            options.max_duration = std::max(max_duration - spent, std::chrono::milliseconds(1));
         }
         options.activity_resets_timeout = true;
         options.cancellation = cancellation;
@@ -69,11 +68,11 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
             if (next != result.end() && next->is_string() && !next->get<std::string>().empty()) {
                 const auto cursor = next->get<std::string>();
                 if (cursors.size() + 1 >= max_pages) {
-                    throw protocol_error(
-                        "tools/list", "stopped after " + std::to_string(max_pages) +
-                                          " pages: the server still sends a next cursor, and "
-                                          "ipybox reads at most " +
-                                          std::to_string(max_pages) + " pages of tools");
+                    throw protocol_error("tools/list",
+                                         "stopped after " + std::to_string(max_pages) +
+                                             " pages: the server still sends a next cursor, and "
+                                             "ipybox reads at most " +
+                                             std::to_string(max_pages) + " pages of tools");
                 }
                 if (!cursors.insert(cursor).second) {
                     throw protocol_error("tools/list", "the server repeats cursor '" +
@@ -135,8 +134,8 @@ client_session::client_session(boost::asio::io_context& io,
     : io_(io), state_(std::make_unique<state>()) {
     if (options.client_info.version.empty()) options.client_info.version = core::version;
     state_->options = std::move(options);
-    auto protocol = detail::protocol_options_for(detail::sender::client, state_->options,
-                                                 spdlog::level::debug);
+    auto protocol =
+        detail::protocol_options_for(detail::sender::client, state_->options, spdlog::level::debug);
     protocol.max_request_duration = state_->options.max_request_duration;
     state_->protocol = detail::protocol_core::create(io, std::move(channel), std::move(protocol));
 }

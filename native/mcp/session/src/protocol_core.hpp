@@ -49,10 +49,10 @@ struct protocol_options {
 template <class RoleOptions>
 protocol_options protocol_options_for(sender role, const RoleOptions& options,
                                       spdlog::level::level_enum close_log_level) {
-    const auto peer =
-        role == sender::client ? "MCP server '" + options.name + "'" : std::string("the MCP client");
-    return {role,      options.name,    options.request_timeout, std::chrono::milliseconds(0),
-            peer,      close_log_level, options.on_closed};
+    const auto peer = role == sender::client ? "MCP server '" + options.name + "'"
+                                             : std::string("the MCP client");
+    return {role, options.name,    options.request_timeout, std::chrono::milliseconds(0),
+            peer, close_log_level, options.on_closed};
 }
 
 class protocol_core : public std::enable_shared_from_this<protocol_core> {

@@ -84,7 +84,11 @@ class sse_parser {
     // The discarded event's envelope: its data lines are scanned, other lines are not.
     jsonrpc::envelope_scanner discarded_envelope_;
     std::string discarded_field_;  // the start of a discarded line, until "data:" is decided
-    enum class discarded_line { undecided, data, other } discarded_line_ = discarded_line::undecided;
+    enum class discarded_line {
+        undecided,
+        data,
+        other
+    } discarded_line_ = discarded_line::undecided;
     std::vector<jsonrpc::envelope_hints> oversized_;
 };
 

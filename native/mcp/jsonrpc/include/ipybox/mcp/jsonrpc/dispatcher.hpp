@@ -69,7 +69,7 @@ struct request_options {
 struct dispatcher_options {
     std::chrono::milliseconds default_timeout = std::chrono::seconds(60);
     std::chrono::milliseconds default_max_duration{0};  // zero: no total limit
-    std::string name = "jsonrpc";  // prefix of log lines, e.g. "server" or "client everything"
+    std::string name = "jsonrpc";   // prefix of log lines, e.g. "server" or "client everything"
     std::string peer = "the peer";  // for error messages, e.g. "MCP server 'everything'"
     // Called (outside any lock) when a request of ours ends without its answer because it timed
     // out or was cancelled, so that the transport can stop waiting for it (e.g. close the HTTP
