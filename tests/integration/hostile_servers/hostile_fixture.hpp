@@ -1,6 +1,8 @@
 #pragma once
 // The hostile-server tier's harness: hostile_server.py started in one mode, and ipybox's MCP
 // client pool (what `ipybox run` and `ipybox mcp` use) connected to it with small deadlines.
+#include <doctest/doctest.h>
+
 #include <chrono>
 #include <future>
 #include <memory>
