@@ -17,6 +17,10 @@ namespace ipybox::testing {
 
 enum class hostile_transport { stdio, streamable_http, sse };
 
+inline bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
 // Deadlines no test reaches: a failure under them was not caused by a deadline.
 nlohmann::json far_deadlines();
 // Deadlines a test reaches in about a second: request and call 1 s, totals 3 s.

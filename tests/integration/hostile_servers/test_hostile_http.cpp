@@ -11,10 +11,6 @@ using nlohmann::json;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 std::string list_failure_unreadable(hostile_transport transport, const std::string& mode) {
     hostile_connection c(transport, mode, far_deadlines());
     return c.failure_of<unreadable_answer>([&] { return c.pool().list_tools("hostile"); });

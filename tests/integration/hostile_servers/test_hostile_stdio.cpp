@@ -10,14 +10,6 @@ using ipybox::mcp::jsonrpc::request_timeout;
 using ipybox::mcp::jsonrpc::unreadable_answer;
 using nlohmann::json;
 
-namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-}  // namespace
-
 TEST_SUITE("hostile.stdio") {
     TEST_CASE("the well-behaved twin lists and calls (control for the cases below)") {
         hostile_connection c(hostile_transport::stdio, "well-behaved", near_deadlines());
