@@ -12,6 +12,15 @@ decode_failure invalid(const std::string& detail, std::optional<request_id> id =
             reply_expected};
 }
 
+std::string human_size(std::size_t bytes) {
+    constexpr std::size_t mib = 1024 * 1024;
+    if (bytes >= mib && bytes % mib == 0) return std::to_string(bytes / mib) + " MiB";
+    if (bytes < mib) return std::to_string(bytes) + " bytes";
+    const auto tenths = bytes * 10 / mib;
+    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " MiB (" +
+           std::to_string(bytes) + " bytes)";
+}
+
 decode_result decode_error_object(const json& value, std::optional<request_id> id) {
     const json& error = value.at("error");
     if (!error.is_object()) return invalid("\"error\" must be an object", id, false);
@@ -46,19 +55,6 @@ decode_result decode_response(const json& value) {
     if (has_error) return decode_error_object(value, id);
     if (!id) return invalid("a result response needs the id of its request", id, false);
     return message(response{*id, value.at("result")});
-}
-
-}  // namespace
-
-namespace {
-
-std::string human_size(std::size_t bytes) {
-    constexpr std::size_t mib = 1024 * 1024;
-    if (bytes >= mib && bytes % mib == 0) return std::to_string(bytes / mib) + " MiB";
-    if (bytes < mib) return std::to_string(bytes) + " bytes";
-    const auto tenths = bytes * 10 / mib;
-    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " MiB (" +
-           std::to_string(bytes) + " bytes)";
 }
 
 }  // namespace
