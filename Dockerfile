@@ -10,6 +10,12 @@
 #                these ids, so pass your own (docker-build.sh does). 0 runs as root.
 #   VERSION      recorded as a label; docker-build.sh passes the project version
 #   JOBS         parallel compile jobs (default: all cores)
+#
+# Its inputs: the build context is the project's whole source set (the files git tracks, as
+# docker-build.sh packs them), and the build stage copies all of it. No list here names the files
+# the build needs, so none can miss one; the default test run configures the project from the
+# same context (tests/integration/packaging/docker_context.test.sh). Build it with
+# docker-build.sh: a plain `docker build .` would also send build trees and node_modules.
 ARG BASE_IMAGE=debian:bookworm-slim
 
 # --- build: the native binary, with the same Debian packages and steps as ./install.sh ---------
@@ -20,9 +26,7 @@ COPY install.sh ./
 # Only install.sh's package list matters here; the sources come after, so that editing them does
 # not invalidate this (slow) layer.
 RUN ./install.sh --deps-only && rm -rf /var/lib/apt/lists/*
-COPY CMakeLists.txt ./
-COPY native native
-COPY gentools-template gentools-template
+COPY . .
 RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DIPYBOX_BUILD_TESTS=OFF \
         -DIPYBOX_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX=/usr/local \
     && cmake --build build -j "${JOBS:-$(nproc)}" \

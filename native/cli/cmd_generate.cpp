@@ -47,11 +47,11 @@ int run_generate(const generate_command_options& options,
             std::cout << module << "\n";
         }
     } catch (const std::invalid_argument& e) {
-        std::cerr << "ipybox generate: " << e.what() << "\n";
+        std::cerr << "ipybox generate: " << screened(e.what()) << "\n";
         return exit_usage;
     } catch (const std::exception& e) {
         std::cerr << "ipybox generate: cannot generate '" << options.server_name
-                  << "': " << e.what() << "\n";
+                  << "': " << screened(e.what()) << "\n";
         return exit_execution_error;
     }
     if (root.filename() == "mcptools") {
@@ -67,8 +67,8 @@ int run_generate(const generate_command_options& options,
                              "them (ipybox gentools check).\n";
             }
         } catch (const std::exception& e) {
-            std::cerr << "ipybox generate: cannot check the saved code actions: " << e.what()
-                      << "\n";
+            std::cerr << "ipybox generate: cannot check the saved code actions: "
+                      << screened(e.what()) << "\n";
         }
     }
     return exit_ok;

@@ -33,14 +33,20 @@ int run_gentools_check(const gentools_options& options,
             executor.stream("from ipybox_runtime.checks import check_json\nprint(check_json())");
         while (auto event = stream.next()) {
             if (auto* request = std::get_if<approval_request>(&*event)) {
-                options.approve == "all" ? request->accept()
-                                         : request->reject("ipybox gentools check --approve none");
+                // A check never saves into the user library, whatever --approve says.
+                if (request->is_library_save()) {
+                    request->reject("ipybox gentools check saves nothing");
+                } else if (options.approve == "all") {
+                    request->accept();
+                } else {
+                    request->reject("ipybox gentools check --approve none");
+                }
             } else if (auto* result = std::get_if<code_execution_result>(&*event)) {
                 output = result->text;
             }
         }
     } catch (const code_execution_error& e) {
-        std::cerr << "ipybox gentools check: " << e.what() << "\n";
+        std::cerr << "ipybox gentools check: " << screened(e.what()) << "\n";
         return e.error_kind() == code_execution_error::kind::start_failed ? exit_start_failed
                                                                           : exit_execution_error;
     }

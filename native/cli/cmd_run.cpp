@@ -50,27 +50,40 @@ class interrupt_forwarder {
     std::thread thread_;
 };
 
-// Asks on the terminal; an empty answer means yes. End of input means no.
+// Asks on stdin: the request's question (approval_request::question(): a fixed layout that no
+// tool name, argument or file can imitate), then the prompt. For a tool call or a shell command
+// an empty answer means yes; for a save into the user library it means no. End of input means no.
 bool ask_for_approval(const approval_request& request) {
-    if (request.is_shell_command()) {
-        const auto& args = request.tool_args();
-        const auto command = args["cmd"].get<std::string>();
-        if (request.tool_name() == "shell_magic") {
-            std::cerr << "Approve a cell run by `" << args.value("interpreter", "") << "`:\n"
-                      << command << (command.ends_with('\n') ? "" : "\n") << "[Y/n] ";
-        } else {
-            std::cerr << "Approve shell command `" << command << "`? [Y/n] ";
-        }
-    } else {
-        std::cerr << "Approve " << request.describe() << "? [Y/n] ";
-    }
-    std::cerr << std::flush;
+    const bool save = request.is_library_save();
+    std::cerr << request.question() << (save ? "Save it? [y/N] " : "Approve? [Y/n] ") << std::flush;
     std::string answer;
     if (!std::getline(std::cin, answer)) {
         std::cerr << "\n";
         return false;
     }
-    return answer.empty() || answer == "y" || answer == "Y" || answer == "yes";
+    if (answer.empty()) return !save;
+    return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+// What `--approve` decides for one request. A save into the user library (a sandboxed kernel's
+// new_gentool(scope="user")) is no tool call: whatever --approve says, it is asked at a terminal
+// on stdin, and refused when there is none or with --approve none.
+void decide(approval_request& request, const std::string& approve, bool terminal) {
+    if (request.is_library_save()) {
+        if (approve == "none") {
+            request.reject("ipybox run --approve none refuses saves into the user library");
+        } else if (!terminal) {
+            request.reject(
+                "a save into the user library is asked at a terminal, and stdin is not one");
+        } else if (!ask_for_approval(request)) {
+            request.reject("the user declined");
+        } else {
+            request.accept();
+        }
+        return;
+    }
+    const bool approved = approve == "all" || (approve == "ask" && ask_for_approval(request));
+    approved ? request.accept() : request.reject();
 }
 
 void print_chunk(const code_execution_chunk& chunk) {
@@ -103,7 +116,8 @@ void setup_run(CLI::App& app, run_options& options) {
                   "Write mcptools/<server>/ in the workspace for every --server first");
     run->add_option("--approve", options.approve,
                     "Tool calls from the code: ask (prompt y/n for each), all, or none "
-                    "(default: ask on a terminal, all otherwise)")
+                    "(default: ask on a terminal, all otherwise). A save into the user library "
+                    "(--sandbox) is asked at a terminal whatever this says, else refused")
         ->check(CLI::IsMember({"ask", "all", "none"}));
     run->add_flag("--approve-shell-commands", options.approve_shell_commands,
                   "Also ask before shell commands run (!cmd, !!cmd, %%bash, %%sh, %%script); "
@@ -130,8 +144,9 @@ int run_run(const run_options& options, const process::environment_map& environm
     executor_config.keep_spare_kernel = false;  // nothing here resets the kernel
     executor_config.mcp_servers = collect_servers(options.servers);
     executor_config.approve_shell_commands = options.approve_shell_commands;
+    const bool terminal = ::isatty(STDIN_FILENO) == 1;
     const std::string approve =
-        !options.approve.empty() ? options.approve : (::isatty(STDIN_FILENO) ? "ask" : "all");
+        !options.approve.empty() ? options.approve : (terminal ? "ask" : "all");
     if (options.generate) {
         // As the kernel's start does without --generate: the servers start in the workspace.
         std::error_code error;
@@ -152,7 +167,7 @@ int run_run(const run_options& options, const process::environment_map& environm
                           << " tools)\n";
             } catch (const std::exception& e) {
                 std::cerr << "ipybox: cannot generate the API of MCP server '" << name
-                          << "': " << e.what() << "\n";
+                          << "': " << screened(e.what()) << "\n";
                 return exit_start_failed;
             }
         }
@@ -180,9 +195,7 @@ int run_run(const run_options& options, const process::environment_map& environm
                     continue;
                 }
                 if (auto* request = std::get_if<approval_request>(&*event)) {
-                    const bool approved =
-                        approve == "all" || (approve == "ask" && ask_for_approval(*request));
-                    approved ? request->accept() : request->reject();
+                    decide(*request, approve, terminal);
                     continue;
                 }
                 const auto& result = std::get<code_execution_result>(*event);
@@ -198,7 +211,7 @@ int run_run(const run_options& options, const process::environment_map& environm
             }
         } catch (const code_execution_error& e) {
             std::cout << std::flush;
-            std::cerr << e.what() << "\n";
+            std::cerr << screened(e.what()) << "\n";
             return e.error_kind() == code_execution_error::kind::start_failed
                        ? exit_start_failed
                        : exit_execution_error;

@@ -4,14 +4,17 @@
 
 #include "host_context.hpp"
 #include "ipybox/approval/policy.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/mcp_server.hpp"
 #include "server_flags.hpp"
 
 namespace ipybox::cli {
 namespace {
 
+// The tool's name is the server's text: shown escaped (a name with escape sequences cannot
+// redraw the report).
 std::string tool_label(const approval::tool_call& tool) {
-    std::string label = tool.server_name + "." + tool.tool_name;
+    std::string label = tool.server_name + "." + core::render_untrusted(tool.tool_name);
     if (!tool.python_name.empty() && tool.python_name != tool.tool_name) {
         label += " (Python: " + tool.server_name + "." + tool.python_name + ")";
     }
@@ -51,7 +54,8 @@ int check_approval_policy(const std::string& policy_file, const std::filesystem:
     std::cout << "\nRegistered MCP servers of " << workspace.string() << ": "
               << (options.mcp_servers.empty() ? "none" : "") << "\n";
     for (const auto& [name, params] : options.mcp_servers) std::cout << "  " << name << "\n";
-    for (const auto& problem : unreachable) std::cout << "  cannot list tools: " << problem << "\n";
+    for (const auto& problem : unreachable)
+        std::cout << "  cannot list tools: " << screened(problem) << "\n";
 
     std::cout << "\nRules (the first that matches a call decides):\n";
     const auto covered = policy.coverage(tools);

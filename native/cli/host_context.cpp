@@ -6,9 +6,18 @@
 #include <sstream>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/redactor.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 #include "server_flags.hpp"
 
 namespace ipybox::cli {
+
+std::string screened(std::string_view text) {
+    core::untrusted_text_options options;
+    options.keep_line_breaks = true;
+    options.escape_backslashes = false;  // parts of an error's text may be rendered already
+    return core::render_untrusted(core::redact_secrets(text), options);
+}
 
 void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
     command

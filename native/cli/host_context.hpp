@@ -20,6 +20,12 @@ enum exit_code : int {
     exit_start_failed = 3,  // no interpreter, or the kernel did not start
 };
 
+// Text from elsewhere (an error's what(), a server's tool name) as the terminal may show it:
+// values filled from ${VAR} placeholders redacted (core/redactor.hpp), control and invisible
+// characters shown escaped with line breaks kept (core/untrusted_text.hpp). Everything the CLI
+// prints that it did not write itself goes through it.
+std::string screened(std::string_view text);
+
 // Options shared by subcommands that run a kernel.
 struct kernel_flags {
     std::string workspace = ".";

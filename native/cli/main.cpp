@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
         std::cerr << "ipybox: " << e.what() << "\n";
         return exit_usage;
     } catch (const std::exception& e) {
-        std::cerr << "ipybox: " << e.what() << "\n";
+        std::cerr << "ipybox: " << ipybox::cli::screened(e.what()) << "\n";
         return exit_execution_error;
     }
     std::cerr << app.help();

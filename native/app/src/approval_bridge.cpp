@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "approval_question.hpp"
 #include "ipybox/toolserver/routes.hpp"
 
 namespace ipybox {
@@ -31,6 +32,12 @@ const nlohmann::json& approval_request::tool_args() const {
 }
 std::string approval_request::describe() const {
     return state_->call.describe();
+}
+std::string approval_request::question() const {
+    return app::approval_question(state_->call);
+}
+bool approval_request::is_library_save() const {
+    return app::is_library_save(state_->call);
 }
 bool approval_request::is_shell_command() const {
     const auto& args = state_->call.arguments;

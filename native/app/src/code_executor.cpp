@@ -89,7 +89,13 @@ code_execution_result code_executor::execute(const std::string& code,
     auto events = stream(code, timeout);
     while (auto event = events.next()) {
         if (auto* request = std::get_if<approval_request>(&*event)) {
-            request->accept();
+            // Nobody is asked here, so a save into the user library is refused (stream() asks).
+            if (request->is_library_save()) {
+                request->reject(
+                    "execute() asks nobody; a save into the user library needs stream()");
+            } else {
+                request->accept();
+            }
         } else if (auto* result = std::get_if<code_execution_result>(&*event)) {
             return std::move(*result);
         }

@@ -181,6 +181,11 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     context.srt = srt;
     context.settings_directory = sandbox_dir->path();
     context.workspace = options.workspace;
+    // The host's allowlisted variables, never --env, .env or KERNEL_ENV_*: srt is a Node
+    // process outside the sandbox, and NODE_OPTIONS or LD_PRELOAD given for the kernel would
+    // run code there.
+    context.wrapper_environment =
+        process::filter_environment(options.host_environment, process::default_allowlist());
     context.visible = {options.runtime_directory, tool_server->socket_path().parent_path(),
                        python.parent_path().parent_path()};  // the interpreter's prefix
     // The gentools scaffold new_gentool() copies, where ipybox_runtime.gentools looks for it:
@@ -219,6 +224,12 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     for (const auto& root : options.library_roots) {
         if (std::filesystem::exists(root)) context.visible.push_back(root);
     }
+#ifdef __linux__
+    // Shared with every other ipybox process that runs sandboxed kernels in this workspace, by
+    // way of ipybox's state directory; a private one when there is none.
+    context.placeholders = std::make_shared<sandbox::placeholder_hold>(
+        options.workspace, (states.empty() ? sandbox_dir->path() : states.front()) / "holds");
+#endif
     launch.wrap = app::srt_kernel_wrapper(*options.sandbox, context);
     core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),
                               sandbox_dir->path().string());

@@ -1,6 +1,7 @@
 #include "kernel_sandboxing.hpp"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "ipybox/sandbox/protected_paths.hpp"
@@ -62,17 +63,46 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         }
         paths.readable = readable;
         paths.readable.push_back(kernel_dir);
-        // An existing .claude is protected whole; srt then needs its own entries there
-        // (commands, agents) to exist, or it cannot place them inside a read-only folder.
-        std::error_code ignored;
+        // What does not exist yet is held by ipybox's own placeholders, made before this kernel
+        // starts and kept until no sandboxed kernel of the workspace runs (placeholder_hold.hpp):
+        // srt's would go with the first kernel that ends. A missing .claude or .git becomes an
+        // empty folder, protected whole like an existing one; inside each, only the entries srt
+        // denies itself (sandbox::runtime_entries_inside) need to exist, or srt would try to
+        // make their mount points inside a read-only folder and fail to start. Nothing else is
+        // made there (an empty settings.json would not parse).
+        std::set<std::filesystem::path> directories;
+        for (const auto& name : sandbox::workspace_configuration_directories()) {
+            directories.insert(name);
+        }
         const auto claude = context.workspace / ".claude";
-        const bool claude_exists = std::filesystem::symlink_status(claude, ignored).type() ==
-                                   std::filesystem::file_type::directory;
-        if (claude_exists) {
-            for (const char* own : {"commands", "agents"}) {
-                std::filesystem::create_directory(claude / own, ignored);
+        const auto is_folder = [](const std::filesystem::path& path) {
+            std::error_code ignored;
+            return std::filesystem::symlink_status(path, ignored).type() ==
+                   std::filesystem::file_type::directory;
+        };
+        if (context.placeholders) {
+            context.placeholders->ensure(
+                sandbox::default_protections({}, context.workspace, {}, config_files,
+                                             is_folder(claude))
+                    .unwritable,
+                directories);
+        }
+        for (const auto& [folder, entries] : sandbox::runtime_entries_inside()) {
+            if (!is_folder(context.workspace / folder)) continue;
+            std::vector<std::filesystem::path> inside;
+            for (const auto& entry : entries) inside.push_back(context.workspace / folder / entry);
+            if (context.placeholders) {
+                context.placeholders->ensure(inside, directories);
+            } else {
+                for (const auto& path : inside) {
+                    std::error_code ignored;
+                    if (directories.count(path.lexically_relative(context.workspace)) != 0) {
+                        std::filesystem::create_directory(path, ignored);
+                    }
+                }
             }
         }
+        const bool claude_exists = is_folder(claude);
         paths.unwritable =
             sandbox::default_protections({}, context.workspace, {}, config_files, claude_exists)
                 .unwritable;
@@ -86,6 +116,7 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         const auto file = context.settings_directory / (kernel_dir.filename().string() + ".json");
         sandbox::write_settings(file, sandbox::srt_settings(settings, paths));
         wrapping.command_prefix = sandbox::command_prefix(context.srt, file);
+        wrapping.wrapper_environment = context.wrapper_environment;
         return wrapping;
     };
 }

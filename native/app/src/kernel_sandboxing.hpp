@@ -12,10 +12,12 @@
 // `visible` paths inside those are read back in.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "ipybox/code_executor.hpp"
 #include "ipybox/kernel/kernel_instance.hpp"
+#include "ipybox/sandbox/placeholder_hold.hpp"
 
 namespace ipybox::app {
 
@@ -28,10 +30,17 @@ struct kernel_sandbox_context {
     // Read back in where they lie inside a hidden folder (the Python runtime, the tool
     // server's directory, the interpreter's prefix); elsewhere they are visible anyway.
     std::vector<std::filesystem::path> visible;
+    // Placeholders for the protected paths that do not exist (Linux; null on macOS, where
+    // Seatbelt denies a path by name and needs none). Shared by every kernel of the executor.
+    std::shared_ptr<sandbox::placeholder_hold> placeholders;
+    // srt's own environment: it runs on the host, so nothing meant for the kernel may configure
+    // it (kernel_wrapping::wrapper_environment).
+    process::environment_map wrapper_environment;
 };
 
 // Throws nothing itself; the returned function throws std::runtime_error when it cannot write a
-// settings file or create a directory (the kernel then fails to start).
+// settings file or create a directory, and sandbox::protection_unavailable when a protected path
+// cannot be held (the kernel then fails to start).
 std::function<kernel::kernel_wrapping(const std::filesystem::path& kernel_directory)>
 srt_kernel_wrapper(const kernel_sandbox& sandbox, const kernel_sandbox_context& context);
 

@@ -82,8 +82,9 @@ std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(
         core::logger("app")->info("MCP server '{}' is gone; starting it again", name);
     }
     // Placeholders are filled here, host-side, on every start: generated code and the kernel
-    // only ever see "${VAR}".
-    const auto params = workspace::substitute_placeholders(slot->params, options_.variables);
+    // only ever see "${VAR}", and each filled value is redacted from all ipybox emits.
+    const auto params = workspace::substitute_placeholders(slot->params, options_.variables,
+                                                           core::process_redactor());
     const auto& deadlines = slot->deadlines;
     auto channel = make_transport(io_, name, params, options_.default_cwd,
                                   options_.inherited_environment, deadlines.close);

@@ -69,20 +69,16 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     return executor;
 }
 
-// The policy as given, plus, where it allows by default, "ask" for what must never pass unasked:
-// shell commands (when their approval is on) and, under --sandbox, saves into the user library
-// (what a sandboxed kernel saves there runs later in other projects' kernels, sandboxed or not).
-// Appended after the given rules, so that a rule of the user's that names them still wins.
+// The policy as given, plus, where it allows by default, "ask" for shell commands when their
+// approval is on. Appended after the given rules, so that a rule of the user's that names them
+// still wins. (Saves into the user library, under --sandbox, need no rule here: only a rule that
+// names them exactly can allow them, see server_tools::decide.)
 approval::policy approval_policy_for(const mcp_server_options& options) {
     auto document =
         options.approval_policy.is_null() ? nlohmann::json::object() : options.approval_policy;
     std::vector<std::string> asked;
     if (options.approve_shell_commands) {
         asked.push_back(std::string(toolserver::shell_server_name) + ".shell*");
-    }
-    if (options.sandbox) {
-        asked.push_back(std::string(toolserver::shell_server_name) + "." +
-                        toolserver::save_gentool_tool_name);
     }
     if (!asked.empty() && document.is_object() &&
         document.value("default", nlohmann::json("allow")) == "allow") {

@@ -3,6 +3,7 @@
 #include "ipybox/codegen/generator.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/process/environment.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "ipybox/workspace/package_writer.hpp"
@@ -19,9 +20,12 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
                                             const mcp::jsonrpc::cancellation_token& cancellation) {
     codegen::validate_server_name(server_name);
     std::vector<codegen::tool_descriptor> tools;
+    // The generated files are the kernel's to read: a server that puts a value filled from a
+    // ${VAR} into its tool list (a description echoing its environment) has it redacted.
+    const auto& filled = core::process_redactor();
     for (const auto& tool : pool.list_tools(server_name, cancellation)) {
-        tools.push_back(
-            codegen::parse_tool_descriptor(tool.raw.is_null() ? tool.to_json() : tool.raw));
+        tools.push_back(codegen::parse_tool_descriptor(
+            filled.redact_json(tool.raw.is_null() ? tool.to_json() : tool.raw)));
     }
     const auto package = codegen::generate_package(server_name, tools);
     const auto written = workspace::write_generated_package(

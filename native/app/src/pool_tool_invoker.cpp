@@ -3,6 +3,7 @@
 #include "ipybox/core/base64.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/placeholders.hpp"
 
@@ -59,6 +60,19 @@ bool pool_tool_invoker::knows_server(const std::string& server_name) const {
 }
 
 toolserver::tool_outcome pool_tool_invoker::invoke(const approval::tool_call& call) {
+    // What the kernel receives, result or error, passes the redaction rule: a value filled from
+    // a ${VAR} (in a URL's path, an echoed environment, a stderr line) never reaches it.
+    auto outcome = call_pool(call);
+    const auto& filled = core::process_redactor();
+    if (outcome.result) {
+        outcome.result = filled.redact_json(*outcome.result);
+    } else {
+        outcome.error_message = filled.redact(outcome.error_message);
+    }
+    return outcome;
+}
+
+toolserver::tool_outcome pool_tool_invoker::call_pool(const approval::tool_call& call) {
     try {
         const auto result = pool_.call_tool(call.server_name, call.tool_name, call.arguments);
         auto converted = tool_result_json(result, workspace_, images_directory_);

@@ -26,9 +26,12 @@ class pool_tool_invoker : public toolserver::tool_invoker {
           images_directory_(std::move(images_directory)) {}
 
     bool knows_server(const std::string& server_name) const override;
+    // Results and errors come back redacted (core/redactor.hpp).
     toolserver::tool_outcome invoke(const approval::tool_call& call) override;
 
   private:
+    toolserver::tool_outcome call_pool(const approval::tool_call& call);
+
     mcp_client_pool& pool_;
     std::filesystem::path workspace_;
     std::filesystem::path images_directory_;

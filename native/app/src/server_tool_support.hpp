@@ -7,6 +7,7 @@
 
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/mcp/session/types.hpp"
 
 namespace ipybox::app::detail {
@@ -32,8 +33,20 @@ inline std::string required_string(const json& arguments, const char* name) {
     return value.get<std::string>();
 }
 
+// The text blocks of `result` with the redaction rule applied (core/redactor.hpp): what
+// ipybox's tools answer never quotes a value filled from a ${VAR}. Images are left as they are.
+inline call_tool_result redacted(call_tool_result result) {
+    for (auto& block : result.content) {
+        if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
+            block["text"].is_string()) {
+            block["text"] = core::redact_secrets(block["text"].get_ref<const std::string&>());
+        }
+    }
+    return result;
+}
+
 template <typename Body>
-call_tool_result guarded(const char* tool, Body&& body) {
+call_tool_result guarded_unredacted(const char* tool, Body&& body) {
     try {
         return body();
     } catch (const argument_error& e) {
@@ -47,6 +60,12 @@ call_tool_result guarded(const char* tool, Body&& body) {
         core::logger("server")->warn("{} failed: {}", tool, e.what());
         return call_tool_result::text(std::string(tool) + " failed: " + e.what(), true);
     }
+}
+
+// Runs a tool's body: failures become results with isError, and every result is redacted.
+template <typename Body>
+call_tool_result guarded(const char* tool, Body&& body) {
+    return redacted(guarded_unredacted(tool, std::forward<Body>(body)));
 }
 
 }  // namespace ipybox::app::detail

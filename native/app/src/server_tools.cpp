@@ -133,50 +133,13 @@ std::string server_tools::policy_report() {
     return report;
 }
 
-namespace {
-
-// What the elicitation asks the user.
-std::string approval_question(const approval_request& request) {
-    const auto& arguments = request.tool_args();
-    if (request.server_name() == toolserver::shell_server_name &&
-        request.tool_name() == toolserver::save_gentool_tool_name) {
-        // The files' text is shown: what is saved runs later, in other projects' kernels.
-        std::string question =
-            "Allow the code to save the action gentools." + arguments.value("category", "") + "." +
-            arguments.value("name", "") + " to your user library" +
-            (arguments.value("overwrite", false) ? ", replacing the saved one" : "") + "?";
-        constexpr std::size_t shown = 6000;  // bytes of each file, cut between characters
-        const auto files = arguments.value("files", json::object());
-        for (const auto& [file, text] : files.items()) {
-            if (!text.is_string()) continue;
-            const std::string_view content = text.get_ref<const std::string&>();
-            const auto cut = core::utf8_complete_prefix_length(content.substr(0, shown));
-            question += "\n\n" + file + ":\n" + std::string(content.substr(0, cut));
-            if (content.size() > cut) {
-                question +=
-                    "\n[... " + std::to_string(content.size() - cut) + " more bytes not shown]";
-            }
-        }
-        return question;
-    }
-    if (!request.is_shell_command()) {
-        return "Allow the code to call " + request.describe() + "?";
-    }
-    const auto& args = request.tool_args();
-    const auto command = args["cmd"].get<std::string>();
-    if (request.tool_name() == "shell_magic") {
-        return "Allow the code to run this cell with `" + args.value("interpreter", "") + "`?\n\n" +
-               command;
-    }
-    return "Allow the code to run the shell command `" + command + "`?";
-}
-
-}  // namespace
-
 void server_tools::decide(approval_request& request) {
     const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args(),
                                    request.python_name()};
-    switch (policy_.action_for(call)) {
+    // A save into the user library passes only by a rule naming it exactly (policy.hpp).
+    const auto action =
+        request.is_library_save() ? policy_.action_for_explicit(call) : policy_.action_for(call);
+    switch (action) {
         case approval::action::allow:
             request.accept();
             return;
@@ -193,8 +156,10 @@ void server_tools::decide(approval_request& request) {
             "(it does not support elicitation)");
         return;
     }
+    auto message = request.question();  // approval_question.hpp: a layout no server text imitates
+    if (message.ends_with('\n')) message.pop_back();
     const json params = {
-        {"message", approval_question(request)},
+        {"message", message},
         {"requestedSchema",
          {{"type", "object"},
           {"properties", {{"approve", {{"type", "boolean"}, {"title", "Approve this call"}}}}},

@@ -1,5 +1,7 @@
 #include "tool_name_index.hpp"
 
+#include <optional>
+
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 
@@ -27,15 +29,18 @@ std::vector<approval::tool_call> tool_name_index::tools_of(const std::string& se
 }
 
 std::string tool_name_index::python_name(const std::string& server, const std::string& tool) {
-    const auto find = [&](const std::vector<approval::tool_call>& tools) -> const std::string* {
+    // A copy, not a pointer: the lists are temporaries (a pointer into one dangled, and the
+    // approval question then showed garbage for the Python name).
+    const auto find =
+        [&](const std::vector<approval::tool_call>& tools) -> std::optional<std::string> {
         for (const auto& known : tools) {
-            if (known.tool_name == tool) return &known.python_name;
+            if (known.tool_name == tool) return known.python_name;
         }
-        return nullptr;
+        return std::nullopt;
     };
     try {
-        if (const auto* name = find(tools_of(server))) return *name;
-        if (const auto* name = find(list(server))) return *name;  // a tool added since
+        if (auto name = find(tools_of(server))) return std::move(*name);
+        if (auto name = find(list(server))) return std::move(*name);  // a tool added since
     } catch (const std::exception& e) {
         core::logger("approval")->debug("cannot list the tools of '{}': {}", server, e.what());
     }

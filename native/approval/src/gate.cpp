@@ -1,20 +1,81 @@
 #include "ipybox/approval/gate.hpp"
 
-namespace ipybox::approval {
+#include "ipybox/core/redactor.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 
-std::string tool_call::describe(std::size_t max_length) const {
-    std::string args;
-    if (arguments.is_object()) {
-        for (const auto& [key, value] : arguments.items()) {
-            if (!args.empty()) args += ", ";
-            args +=
-                key + "=" + value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        }
-    } else if (!arguments.is_null()) {
-        args = arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+namespace ipybox::approval {
+namespace {
+
+bool is_identifier(std::string_view text) {
+    const auto letter = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    };
+    if (text.empty() || !letter(text[0])) return false;
+    for (const char c : text) {
+        if (!letter(c) && !(c >= '0' && c <= '9')) return false;
     }
-    if (args.size() > max_length) args = args.substr(0, max_length) + "...";
-    return server_name + "." + tool_name + "(" + args + ")";
+    return true;
+}
+
+// Compact JSON with every string quoted and escaped for a person; strings are not cut here.
+void append_shown(std::string& out, const nlohmann::json& value) {
+    if (value.is_string()) {
+        out += core::quote_untrusted(value.get_ref<const std::string&>());
+    } else if (value.is_array()) {
+        out += "[";
+        bool first = true;
+        for (const auto& item : value) {
+            out += first ? "" : ", ";
+            first = false;
+            append_shown(out, item);
+        }
+        out += "]";
+    } else if (value.is_object()) {
+        out += "{";
+        bool first = true;
+        for (const auto& [key, item] : value.items()) {
+            out += first ? "" : ", ";
+            first = false;
+            out += core::quote_untrusted(key) + ": ";
+            append_shown(out, item);
+        }
+        out += "}";
+    } else {
+        out += value.dump();  // numbers, booleans, null: plain ASCII
+    }
+}
+
+}  // namespace
+
+std::string describe_value(const nlohmann::json& value, std::size_t max_characters) {
+    if (value.is_string()) {
+        return core::quote_untrusted(value.get_ref<const std::string&>(), max_characters);
+    }
+    std::string shown;
+    append_shown(shown, value);
+    return core::cut_in_middle(shown, max_characters);
+}
+
+std::string describe_key(std::string_view key, std::size_t max_characters) {
+    return is_identifier(key) && key.size() <= max_characters
+               ? std::string(key)
+               : core::quote_untrusted(key, max_characters);
+}
+
+std::string tool_call::describe(std::size_t max_value_characters) const {
+    // Redacted before values are cut, so that a cut cannot keep part of a secret.
+    const auto shown = core::process_redactor().redact_json(arguments);
+    std::string args;
+    if (shown.is_object()) {
+        for (const auto& [key, value] : shown.items()) {
+            if (!args.empty()) args += ", ";
+            args += describe_key(key) + "=" + describe_value(value, max_value_characters);
+        }
+    } else if (!shown.is_null()) {
+        args = describe_value(shown, max_value_characters);
+    }
+    return core::render_untrusted(core::redact_secrets(server_name)) + "." +
+           core::render_untrusted(core::redact_secrets(tool_name)) + "(" + args + ")";
 }
 
 }  // namespace ipybox::approval

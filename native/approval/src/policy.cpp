@@ -117,6 +117,14 @@ action policy::action_for(const tool_call& call) const {
     return fallback_;
 }
 
+action policy::action_for_explicit(const tool_call& call) const {
+    for (const auto& r : rules_) {
+        const bool wildcard = r.pattern.find_first_of("*?") != std::string::npos;
+        if (r.matches(call) && !(wildcard && r.what == action::allow)) return r.what;
+    }
+    return fallback_ == action::allow ? action::ask : fallback_;
+}
+
 std::vector<std::vector<std::size_t>> policy::coverage(const std::vector<tool_call>& tools) const {
     std::vector<std::vector<std::size_t>> covered(rules_.size());
     for (std::size_t r = 0; r < rules_.size(); ++r) {

@@ -29,7 +29,8 @@ json_shape check_json_limits(std::string_view text, const json_limits& limits) {
                                                        std::to_string(limits.max_bytes));
     }
     if (const auto bad = first_invalid_utf8(text); bad != text.size()) {
-        throw json_decode_error(reason::invalid_utf8, "invalid UTF-8 at byte " + std::to_string(bad));
+        throw json_decode_error(reason::invalid_utf8,
+                                "invalid UTF-8 at byte " + std::to_string(bad));
     }
     json_shape shape;
     std::size_t depth = 0;
@@ -52,9 +53,9 @@ json_shape check_json_limits(std::string_view text, const json_limits& limits) {
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
         if (expecting_value && starts_value(c)) {
             if (++shape.values > limits.max_values && limits.max_values != 0) {
-                throw json_decode_error(reason::too_many_values,
-                                        "more than " + std::to_string(limits.max_values) +
-                                            " values");
+                throw json_decode_error(
+                    reason::too_many_values,
+                    "more than " + std::to_string(limits.max_values) + " values");
             }
         }
         expecting_value = c == '[' || c == '{' || c == ',' || c == ':';
@@ -63,9 +64,9 @@ json_shape check_json_limits(std::string_view text, const json_limits& limits) {
         } else if (c == '[' || c == '{') {
             if (++depth > shape.depth) shape.depth = depth;
             if (shape.depth > limits.max_depth) {
-                throw json_decode_error(reason::too_deep, "nesting deeper than " +
-                                                              std::to_string(limits.max_depth) +
-                                                              " levels");
+                throw json_decode_error(
+                    reason::too_deep,
+                    "nesting deeper than " + std::to_string(limits.max_depth) + " levels");
             }
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;

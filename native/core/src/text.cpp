@@ -33,10 +33,7 @@ std::string strip_ansi(std::string_view text) {
     return out;
 }
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0 if it is invalid.
-std::size_t valid_sequence_length(std::string_view text, std::size_t i) {
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
     const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
     const unsigned char lead = byte(i);
     if (lead < 0x80) return 1;
@@ -64,14 +61,12 @@ std::size_t valid_sequence_length(std::string_view text, std::size_t i) {
     return length;
 }
 
-}  // namespace
-
 std::string sanitize_utf8(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     std::size_t i = 0;
     while (i < text.size()) {
-        const std::size_t length = valid_sequence_length(text, i);
+        const std::size_t length = utf8_sequence_length(text, i);
         if (length == 0) {
             out += "\xef\xbf\xbd";
             ++i;
@@ -91,7 +86,7 @@ std::size_t first_invalid_utf8(std::string_view text) {
             ++i;
             continue;
         }
-        const std::size_t length = valid_sequence_length(text, i);
+        const std::size_t length = utf8_sequence_length(text, i);
         if (length == 0) return i;
         i += length;
     }

@@ -12,6 +12,7 @@
 #include "ipybox/core/random.hpp"
 #include "ipybox/jupyter/kernel_connection.hpp"
 #include "ipybox/process/child_process.hpp"
+#include "kernel_command.hpp"
 #include "kernel_messages.hpp"
 
 namespace ipybox::kernel {
@@ -205,20 +206,37 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
         }
     }
     std::vector<std::string> command = wrapping.command_prefix;
-    command.push_back(launch.python.string());
-    for (const char* arg : {"-m", "ipybox_runtime.kernel_main", "-f"}) command.emplace_back(arg);
-    command.push_back(connection_file.string());
-    options.executable = command.front();
-    options.arguments.assign(command.begin() + 1, command.end());
-    options.environment = launch.environment;
-    for (const auto& [name, value] : wrapping.environment) options.environment[name] = value;
-    auto& python_path = options.environment["PYTHONPATH"];
+    auto environment = launch.environment;
+    for (const auto& [name, value] : wrapping.environment) environment[name] = value;
+    auto& python_path = environment["PYTHONPATH"];
     python_path =
         launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
-    options.environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();
+    environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();
+    environment["IPYBOX_LIFELINE"] = "stdin";  // see kernel_main.py: the kernel exits when we do
+    if (wrapping.wrapper_environment) {
+        // `. file` sets the kernel's variables inside the wrapper, then the kernel replaces the
+        // shell. A missing or unreadable file stops the shell: no kernel without its settings.
+        const auto environment_file = s.directory.path() / "kernel.env";
+        try {
+            detail::write_environment_file(environment_file, environment);
+        } catch (const std::exception& e) {
+            throw kernel_start_error(e.what());
+        }
+        for (const char* arg : {"/bin/sh", "-c", ". \"$0\" && exec \"$@\""}) {
+            command.emplace_back(arg);
+        }
+        command.push_back(environment_file.string());
+        options.environment = *wrapping.wrapper_environment;
+    } else {
+        options.environment = std::move(environment);
+    }
+    for (auto& arg : detail::kernel_command(launch.python, connection_file)) {
+        command.push_back(std::move(arg));
+    }
+    options.executable = command.front();
+    options.arguments.assign(command.begin() + 1, command.end());
     options.working_directory = launch.working_directory;
-    options.stdin_lifeline = true;  // see kernel_main.py: the kernel exits when we do
-    options.environment["IPYBOX_LIFELINE"] = "stdin";
+    options.stdin_lifeline = true;
     auto log = s.log;
     options.on_output_line = [log](std::string_view line) { log->debug("kernel: {}", line); };
     try {

@@ -134,8 +134,9 @@ def new_gentool(
     ``files`` gives the text of some of the action's files (``"api.py"``, ``"impl.py"``,
     ``"__init__.py"``) to write instead of the scaffold's. Under ``--sandbox`` the kernel cannot
     write the user library: with ``scope="user"`` the files go to ipybox, which asks for
-    approval (like a tool call, as ``ipybox.save_gentool``) and writes them there; pass the
-    finished ``api.py`` and ``impl.py`` in ``files``, since the kernel cannot edit them after.
+    approval (like a tool call, as ``ipybox.save_gentool``, showing every file in full) and
+    writes them there; pass the finished ``api.py`` and ``impl.py`` in ``files`` (at most 64 KiB
+    each), since the kernel cannot edit them after.
     Refusals raise ``FileExistsError`` (exists, no ``overwrite``), ``PermissionError`` (a link
     or a foreign file in the library) or ``ApprovalRejectedError``.
     """

@@ -1,7 +1,8 @@
 """Entry point of every ipybox kernel.
 
-The native process starts ``python -m ipybox_runtime.kernel_main -f <connection file>`` with an
-explicit environment. This module makes the process fit for an agent's use (no colour codes,
+The native process starts ``python -c <bootstrap> -f <connection file>`` with an explicit
+environment; the bootstrap takes the current directory (the workspace) off ``sys.path`` and
+calls ``main``. This module makes the process fit for an agent's use (no colour codes,
 inline plots, no history database in the user's home, the workspace importable whatever the
 current directory becomes) and then hands over to ipykernel.
 """
@@ -85,16 +86,33 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
     return arguments
 
 
+def _workspace_off_the_path() -> list[str]:
+    # The kernel starts in the workspace, which kernel code writes: a planted logging.py or
+    # json.py must not replace the modules ipykernel imports while it starts. The native side
+    # starts us with `-c`, whose '' entry (the current directory) it removes first; IPython
+    # would add it back (InteractiveShellApp.init_path) unless told not to.
+    from IPython import version_info
+
+    return ["--InteractiveShellApp.ignore_cwd=True"] if version_info >= (8,) else []
+
+
 def main(argv: list[str] | None = None) -> None:
     _prepare_environment()
-    _prepare_import_path()
     _exit_with_parent()
     from ipybox_runtime import kernel_output
     from ipykernel.kernelapp import IPKernelApp
 
     kernel_output.install()
 
-    IPKernelApp.launch_instance(argv=_kernel_arguments(sys.argv[1:] if argv is None else argv))
+    arguments = _kernel_arguments(sys.argv[1:] if argv is None else argv)
+    app = IPKernelApp.instance()
+    app.initialize([*arguments, *_workspace_off_the_path()])
+    # Only now, with ipykernel started and before any user code: the workspace (and the current
+    # directory, as IPython gives it) become importable.
+    _prepare_import_path()
+    if "" not in sys.path:
+        sys.path.insert(1, "")
+    app.start()
 
 
 if __name__ == "__main__":

@@ -64,8 +64,46 @@ const std::vector<std::string>& workspace_configuration() {
         ".ipybox",
         ".git",
         "AGENTS.md",
+        // srt's own list for the working directory, held here too so that ipybox makes their
+        // placeholders (placeholder_hold.hpp) and srt never makes, nor removes, one.
+        ".claude/commands",
+        ".claude/agents",
+        ".vscode",
+        ".idea",
+        ".gitconfig",
+        ".gitmodules",
+        ".bashrc",
+        ".bash_profile",
+        ".zshrc",
+        ".zprofile",
+        ".profile",
+        ".ripgreprc",
     };
     return names;
+}
+
+const std::set<std::string>& workspace_configuration_directories() {
+    static const std::set<std::string> names = {
+        ".claude/hooks",
+        ".claude/skills",
+        ".claude/output-styles",
+        ".claude/commands",
+        ".claude/agents",
+        ".ipybox",
+        ".git",
+        ".git/hooks",
+        ".vscode",
+        ".idea",
+    };
+    return names;
+}
+
+const std::vector<std::pair<std::string, std::vector<std::string>>>& runtime_entries_inside() {
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> entries = {
+        {".claude", {"commands", "agents"}},
+        {".git", {"hooks", "config"}},
+    };
+    return entries;
 }
 
 protected_paths default_protections(const std::filesystem::path& home,

@@ -114,16 +114,17 @@ http_response handle_gentools(const http_request& request, const route_context& 
     if (auto problem = gentool_save_problem(save); !problem.empty()) {
         return detail::error_response(400, error_type::bad_request, problem);
     }
-    // The approver sees everything that would be written, as for a tool call's arguments.
+    // The approver sees everything that may be written, the category's __init__.py included,
+    // as for a tool call's arguments.
     json files = json::object();
     for (const auto& [file_name, text] : save.files) files[file_name] = text;
-    approval::tool_call call{shell_server_name,
-                             save_gentool_tool_name,
-                             {{"scope", "user"},
-                              {"category", save.category},
-                              {"name", save.name},
-                              {"overwrite", save.overwrite},
-                              {"files", files}},
+    json arguments = {{"scope", "user"},
+                      {"category", save.category},
+                      {"name", save.name},
+                      {"overwrite", save.overwrite},
+                      {"files", files}};
+    if (save.category_init) arguments["category_init"] = *save.category_init;
+    approval::tool_call call{shell_server_name, save_gentool_tool_name, std::move(arguments),
                              save_gentool_tool_name};
     if (auto refused = detail::refusal(call, context.gate.decide(call))) return *refused;
     gentool_save_outcome outcome;

@@ -21,8 +21,13 @@ std::string describe(const std::vector<std::string>& names) {
     return text;
 }
 
-std::string substitute_string(const std::string& text, const variable_lookup& lookup,
-                              std::set<std::string>& missing) {
+struct fill_state {
+    const variable_lookup& lookup;
+    std::set<std::string> missing;
+    core::redactor* filled = nullptr;
+};
+
+std::string substitute_string(const std::string& text, fill_state& state) {
     std::string out;
     out.reserve(text.size());
     std::size_t pos = 0;
@@ -41,10 +46,11 @@ std::string substitute_string(const std::string& text, const variable_lookup& lo
         }
         out.append(text, pos, open - pos);
         const std::string name = text.substr(open + 2, end - open - 2);
-        if (auto value = lookup(name)) {
+        if (auto value = state.lookup(name)) {
+            if (state.filled != nullptr) state.filled->remember(name, *value);
             out += *value;
         } else {
-            missing.insert(name);
+            state.missing.insert(name);
         }
         pos = end + 1;
     }
@@ -52,23 +58,27 @@ std::string substitute_string(const std::string& text, const variable_lookup& lo
     return out;
 }
 
-nlohmann::json substitute(const nlohmann::json& value, const variable_lookup& lookup,
-                          std::set<std::string>& missing) {
-    if (value.is_string()) {
-        return substitute_string(value.get_ref<const std::string&>(), lookup, missing);
-    }
+nlohmann::json substitute(const nlohmann::json& value, fill_state& state) {
+    if (value.is_string()) return substitute_string(value.get_ref<const std::string&>(), state);
     if (value.is_array()) {
         nlohmann::json result = nlohmann::json::array();
-        for (const auto& item : value) result.push_back(substitute(item, lookup, missing));
+        for (const auto& item : value) result.push_back(substitute(item, state));
         return result;
     }
     if (value.is_object()) {
         nlohmann::json result = nlohmann::json::object();
-        for (const auto& [key, item] : value.items())
-            result[key] = substitute(item, lookup, missing);
+        for (const auto& [key, item] : value.items()) result[key] = substitute(item, state);
         return result;
     }
     return value;
+}
+
+nlohmann::json fill(const nlohmann::json& value, fill_state& state) {
+    nlohmann::json result = substitute(value, state);
+    if (!state.missing.empty()) {
+        throw missing_variables_error({state.missing.begin(), state.missing.end()});
+    }
+    return result;
 }
 
 }  // namespace
@@ -77,10 +87,14 @@ missing_variables_error::missing_variables_error(std::vector<std::string> names)
     : std::runtime_error(describe(names)), names_(std::move(names)) {}
 
 nlohmann::json substitute_placeholders(const nlohmann::json& value, const variable_lookup& lookup) {
-    std::set<std::string> missing;
-    nlohmann::json result = substitute(value, lookup, missing);
-    if (!missing.empty()) throw missing_variables_error({missing.begin(), missing.end()});
-    return result;
+    fill_state state{lookup, {}, nullptr};
+    return fill(value, state);
+}
+
+nlohmann::json substitute_placeholders(const nlohmann::json& value, const variable_lookup& lookup,
+                                       core::redactor& filled) {
+    fill_state state{lookup, {}, &filled};
+    return fill(value, state);
 }
 
 }  // namespace ipybox::workspace

@@ -16,6 +16,11 @@ struct command_result {
 command_result run_ipybox(const std::string& arguments, const std::string& input = "",
                           const std::string& environment = "");
 
+// As run_ipybox, with a terminal on standard input (a pseudo-terminal, so isatty(0) holds):
+// `input` is typed ahead, and end of input (^D) follows it so that no question waits forever.
+command_result run_ipybox_on_terminal(const std::string& arguments, const std::string& input,
+                                      const std::string& environment = "");
+
 // Single-quotes `text` for /bin/sh.
 std::string shell_quote(const std::string& text);
 

@@ -1,6 +1,10 @@
 // Kernels that cannot start: the error names the interpreter and the fix, within the timeout.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "executor_fixture.hpp"
 #include "test_paths.hpp"
 
@@ -67,5 +71,30 @@ TEST_SUITE("kernel.start") {
             CHECK(text.find("exited with code 7") != std::string::npos);
             CHECK(text.find("fatal: cannot start kernel") != std::string::npos);
         }
+    }
+
+    TEST_CASE("modules planted in the workspace do not replace those the kernel's start imports") {
+        auto options = executor_options_for("planted-modules");
+        const auto marker = options.workspace / "planted-ran";
+        // Each records that it was imported, then breaks the import (as a hostile one would).
+        const std::string payload = "open(" + nlohmann::json(marker.string()).dump() +
+                                    ", 'a').write(__name__ + '\\n')\nraise SystemExit(9)\n";
+        for (const char* name : {"logging.py", "json.py", "threading.py", "traitlets.py", "zmq.py",
+                                 "tornado.py", "asyncio.py", "signal.py"}) {
+            std::ofstream(options.workspace / name) << payload;
+        }
+        // Control: a Python started in the workspace, as the kernel is, imports the planted one.
+        const auto control = "cd " + options.workspace.string() +
+                             " && /usr/bin/python3 -c 'import threading' 2>/dev/null";
+        CHECK(std::system(control.c_str()) != 0);
+        REQUIRE(std::filesystem::exists(marker));
+        std::filesystem::remove(marker);
+
+        code_executor executor(options);
+        CHECK(executor.execute("print('started')").text == "started");
+        CHECK_FALSE(std::filesystem::exists(marker));
+        // The workspace is importable for the user's own code, as before.
+        std::ofstream(options.workspace / "helpers.py") << "VALUE = 42\n";
+        CHECK(executor.execute("import helpers\nprint(helpers.VALUE)").text == "42");
     }
 }

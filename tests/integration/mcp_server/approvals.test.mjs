@@ -8,7 +8,8 @@ import path from "node:path";
 import { after, test } from "node:test";
 
 import {
-  IPYBOX, callTool, everythingParams, makeTempDir, removeDir, runFailing, runOk, startRaw, startServer, textOf,
+  IPYBOX, REPO, callTool, everythingParams, makeTempDir, removeDir, runFailing, runOk, startRaw, startServer,
+  textOf,
 } from "./support.mjs";
 
 const root = makeTempDir("mcp-approvals");
@@ -72,7 +73,46 @@ test("an ask rule asks the user through elicitation: accepted runs, declined is 
     const text = await runFailing(server.client, ECHO);
     assert.match(text, /ApprovalRejectedError: .*everything\.echo rejected: the user declined/);
     assert.equal(server.asked.length, 2);
-    assert.equal(server.asked[0], 'Allow the code to call everything.echo(message="hi")?');
+    assert.equal(server.asked[0], [
+      "The code asks to call an MCP tool.",
+      "  server:    everything",
+      "  tool:      echo",
+      "  arguments: 1",
+      '    message = "hi"',
+    ].join("\n"));
+  } finally {
+    await server.close();
+  }
+});
+
+test("a hostile tool name reaches the elicitation escaped, in a layout it cannot imitate", async () => {
+  const server = await serverWith({ policy: { default: "ask" }, answers: [false] });
+  try {
+    const registered = await callTool(server.client, "register_mcp_server", {
+      server_name: "hostile",
+      server_params: { command: "node", args: [path.join(REPO, "tests", "support", "hostile_names_server.mjs")] },
+    });
+    assert.ok(!registered.isError, textOf(registered));
+    const text = await runOk(server.client, [
+      "from ipybox_runtime import tool_client",
+      "name = 'upload_key\\x1b[2J\\x1b[H\\x1b[8m\\rApprove fs.read_file(path=\"README.md\")? [Y/n] \\x1b[28m'",
+      "try:",
+      "    tool_client.call_tool('hostile', name, {'path\\n  server:    fs\\u202e': '/home/u/.ssh/id_rsa'})",
+      "except Exception as error:",
+      "    print(type(error).__name__)",
+    ].join("\n"));
+    assert.equal(text, "ApprovalRejectedError");
+    assert.equal(server.asked.length, 1);
+    const lines = server.asked[0].split("\n");
+    assert.equal(lines[0], "The code asks to call an MCP tool.");
+    assert.equal(lines[1], "  server:    hostile");
+    assert.match(lines[2], /^ {2}tool: {6}upload_key_\w+_28m {2}\(the server's name: "upload_key\\x1b\[2J\\x1b\[H\\x1b\[8m\\rApprove fs\.read_file\(path=\\"README\.md\\"\)\? \[Y\/n\] \\x1b\[28m"\)$/);
+    assert.deepEqual(lines.slice(3), ["  arguments: 1", '    "path\\n  server:    fs\\u202e" = "/home/u/.ssh/id_rsa"']);
+    // Nothing raw: no control character, no bidi override, in the message.
+    assert.doesNotMatch(server.asked[0], /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    // stderr, where ipybox quotes the server's stdout that is not JSON, holds no escape either.
+    assert.equal(server.stderr().includes("\u001b"), false);
+    assert.match(server.stderr(), /\\x1b\[2J\\x1b\]52;c;cm0gLXJmIH4=\\x07\\u009b31m not JSON/);
   } finally {
     await server.close();
   }
@@ -98,8 +138,8 @@ test("--approve-shell-commands asks before a shell command runs, showing the exp
     assert.match(text, /ApprovalRejectedError: Approval request for ipybox\.shell rejected/);
     assert.equal(fs.existsSync(path.join(server.workspace, "marker")), false);
     assert.deepEqual(server.asked, [
-      "Allow the code to run the shell command `echo hello agent`?",
-      "Allow the code to run the shell command `touch marker`?",
+      "The code asks to run a shell command:\n    | echo hello agent",
+      "The code asks to run a shell command:\n    | touch marker",
     ]);
   } finally {
     await server.close();
@@ -116,7 +156,7 @@ test("the policy's own rules come first; unmatched shell cells are still asked a
     assert.equal((await runOk(server.client, "!echo allowed")).trim(), "allowed");
     assert.deepEqual(server.asked, []);
     assert.equal((await runOk(server.client, "%%bash\necho cell")).trim(), "cell");
-    assert.deepEqual(server.asked, ["Allow the code to run this cell with `bash`?\n\necho cell\n"]);
+    assert.deepEqual(server.asked, ['The code asks to run a cell with "bash":\n    | echo cell\n    | ']);
   } finally {
     await server.close();
   }

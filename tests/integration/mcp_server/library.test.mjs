@@ -237,7 +237,8 @@ test("under --sandbox new_gentool(scope='user') is saved by ipybox and runs at o
   assert.equal(saved, path.join(userLibrary, "text", "whisper"));
   // Asked, with the text to be saved, though the policy allows tool calls by default.
   assert.equal(asked.length, 1);
-  assert.match(asked[0], /save the action gentools\.text\.whisper to your user library/);
+  assert.match(asked[0], /^The code asks to save a code action to your user library/);
+  assert.match(asked[0], /\n {2}action: {4}gentools\.text\.whisper\n/);
   assert.match(asked[0], /message\.lower\(\)/);
   assert.match(fs.readFileSync(path.join(saved, "impl.py"), "utf8"), /message\.lower\(\)/);
   assert.equal(await runOk(server.client, "from gentools.text.whisper import run\nprint(run('HI'))"),
@@ -268,26 +269,55 @@ test("under --sandbox a save is asked by default: declined, nothing is written",
   }
 });
 
-test("under --sandbox the question shows a long file's head, cut between characters", async () => {
+test("under --sandbox the question shows every file in full, the category's __init__.py too", async () => {
   const server = sandboxedServer;
   saveAnswer = "decline";
   try {
     const before = asked.length;
-    // "#" and 3,500 two-byte characters: the 6,000-byte cut falls inside one of them.
+    // A new category: its __init__.py is written too, and shown. impl.py is 64 KiB of
+    // two-byte characters whose last line is what matters.
     const refused = await callTool(server.client, "execute_ipython_cell", { code: `
 from ipybox_runtime.gentools import new_gentool
-new_gentool("text", "long", scope="user",
-            files={"api.py": '"""Long."""', "impl.py": "#" + "\u00e9" * 3500})` });
+new_gentool("longcat", "long", scope="user",
+            files={"api.py": '"""Long."""', "impl.py": "#" + "\u00e9" * 32700 + "\\nimport os; os.system('x')\\n"})` });
     assert.equal(refused.isError, true);
     assert.equal(asked.length, before + 1, textOf(refused));
     const question = asked[asked.length - 1];
-    assert.ok(question.includes("impl.py:\n#" + "\u00e9".repeat(2999) + "\n[... 1002 more bytes not shown]"),
-      question.slice(-200));
-    assert.equal(question.includes("\ufffd"), false);
-    assert.equal(fs.existsSync(path.join(userLibrary, "text", "long")), false);
+    assert.ok(question.includes("    | #" + "\u00e9".repeat(32700) + "\n    | import os; os.system('x')\n"),
+      question.slice(-300));
+    assert.match(question, /\n {2}the category's __init__\.py, written only where the category has none \(\d+ bytes\):\n {4}\| /);
+    assert.equal(fs.existsSync(path.join(userLibrary, "longcat")), false);
+
+    // One byte more than 64 KiB is refused before anyone is asked.
+    const large = await callTool(server.client, "execute_ipython_cell", { code: `
+from ipybox_runtime.gentools import new_gentool
+new_gentool("text", "large", scope="user", files={"api.py": '"""Large."""', "impl.py": "#" * 65537})` });
+    assert.equal(large.isError, true);
+    assert.match(textOf(large), /larger than 64 KiB/);
+    assert.equal(asked.length, before + 1);
   } finally {
     saveAnswer = "accept";
   }
+});
+
+test("under --sandbox an allow-all policy still asks about a save (an exact rule allows it, the control)", async () => {
+  const workspace = path.join(root, "project7");
+  fs.mkdirSync(workspace);
+  const policy = path.join(root, "allow-all.json");
+  fs.writeFileSync(policy, JSON.stringify({ default: "allow", rules: [{ match: "*", action: "allow" }] }));
+  const questions = [];
+  const server = await startServer({
+    workspace, stateDir: root, env: { XDG_DATA_HOME: dataHome, IPYBOX_SRT: SRT },
+    args: ["mcp", "--workspace", workspace, "--sandbox", "--approval-policy", policy],
+    capabilities: { elicitation: {} },
+    onElicit: (params) => { questions.push(params.message); return { action: "decline" }; },
+  });
+  servers.push(server);
+  const refused = await callTool(server.client, "execute_ipython_cell", { code: SAVE_WHISPER("", "hum") });
+  assert.equal(refused.isError, true);
+  assert.match(textOf(refused), /ApprovalRejectedError: .*the user declined/);
+  assert.equal(questions.length, 1);
+  assert.equal(fs.existsSync(path.join(userLibrary, "text", "hum")), false);
 });
 
 test("under --sandbox a client that cannot ask gets no save (the control allows it by rule)", async () => {

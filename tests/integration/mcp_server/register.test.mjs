@@ -7,8 +7,8 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import {
-  FILESYSTEM, NODE_DIR, callTool, everythingParams, listTree, makeTempDir, removeDir, runCell, runFailing, runOk,
-  startServer, textOf,
+  FILESYSTEM, NODE_DIR, callTool, descendants, everythingParams, listTree, makeTempDir, removeDir, runCell,
+  runFailing, runOk, startServer, textOf,
 } from "./support.mjs";
 
 const root = makeTempDir("mcp-register");
@@ -193,7 +193,17 @@ test("${VAR} in server_params is filled from .env for the MCP server, and the va
     "print(server_env.get('SECRET_FOR_SERVER'))",
     "print('SERVER_SECRET' in os.environ, 'SECRET_FOR_SERVER' in os.environ)",
   ].join("\n"));
-  assert.equal(text, `${SECRET}\nFalse False`);
+  // The server tells its environment; the kernel reads the placeholder (the redaction rule).
+  assert.equal(text, "${SERVER_SECRET}\nFalse False");
+  // The server itself has the value: its environment, read host-side.
+  const holders = descendants(server.pid).filter(({ pid }) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`SECRET_FOR_SERVER=${SECRET}`);
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(holders.length, 1, "no MCP server process holds the filled value");
   const files = listTree(workspace).filter((entry) => !entry.endsWith("/") && !entry.startsWith(".ipybox/outputs"));
   for (const file of files) {
     if (file === ".env") continue;

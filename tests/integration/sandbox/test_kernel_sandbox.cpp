@@ -151,6 +151,31 @@ TEST_SUITE("sandbox.kernel") {
                   .text == "Echo: through the wall");
     }
 
+    TEST_CASE("execute() refuses a save into the user library, stream() asks it (the control)") {
+        auto options = sandboxed("save");
+        const auto library = fresh_directory("sandbox-save-library");
+        options.library_roots = {library};
+        const std::string save =
+            "from ipybox_runtime.gentools import new_gentool\n"
+            "print(new_gentool('hushed', 'whisper', scope='user', files={'api.py': "
+            "'\"\"\"Whispers.\"\"\"\\n', 'impl.py': '# impl\\n'}))";
+        code_executor executor(options);
+        try {
+            executor.execute(save);
+            FAIL("execute() saved into the user library without asking anyone");
+        } catch (const code_execution_error& e) {
+            CHECK(std::string(e.what()).find("execute() asks nobody") != std::string::npos);
+        }
+        CHECK_FALSE(std::filesystem::exists(library / "hushed" / "whisper"));
+        const auto record = consume(executor.stream(save), [](const approval_request& request) {
+            return request.is_library_save();
+        });
+        REQUIRE(record.approvals.size() == 1);
+        CHECK(record.approvals[0].question().find("  action:    gentools.hushed.whisper\n") !=
+              std::string::npos);
+        CHECK(std::filesystem::exists(library / "hushed" / "whisper" / "impl.py"));
+    }
+
     TEST_CASE("after reset the new kernel is sandboxed too") {
         auto options = sandboxed("reset");
         options.keep_spare_kernel = true;

@@ -1,10 +1,12 @@
 // Security properties of tool calling (ARCHITECTURE.md): only the host registers servers, the
 // tool server authenticates its callers, secrets stay host-side, names cannot escape mcptools/.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "process_inspection.hpp"
 #include "tool_fixture.hpp"
 
 using namespace ipybox;
@@ -22,6 +24,32 @@ std::string read_tree(const std::filesystem::path& root) {
         all += content.str();
     }
     return all;
+}
+
+// True if a process started by this test (an MCP server) has `entry` ("NAME=value") in its
+// environment: read host-side, where the kernel cannot look.
+bool a_child_environment_holds(const std::string& entry) {
+    for (const int pid : tree_of(::getpid())) {
+        if (pid == ::getpid()) continue;
+        std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+        for (std::string variable; std::getline(in, variable, '\0');) {
+            if (variable == entry) return true;
+        }
+    }
+    return false;
+}
+
+// What get_env of server-everything tells the kernel, as Python's (value in it, placeholder in it).
+std::string kernel_sees(code_executor& executor, const std::string& value,
+                        const std::string& placeholder) {
+    return executor
+        .execute(
+            "from mcptools.everything import get_env\n"
+            "told = str(get_env.run(get_env.Params()))\n"
+            "(" +
+            nlohmann::json(value).dump() + " in told, " + nlohmann::json(placeholder).dump() +
+            " in told)")
+        .text;
 }
 
 // Kernel code speaking HTTP to the tool socket directly.
@@ -98,11 +126,11 @@ TEST_SUITE("tools.security") {
         CHECK(read_tree(options.workspace / "mcptools").find("s3cr3t") == std::string::npos);
         CHECK(executor.execute("import os\n[k for k, v in os.environ.items() if 's3cr3t' in v]")
                   .text == "[]");
-        // The server itself did receive it.
-        CHECK(executor
-                  .execute("from mcptools.everything import get_env\n"
-                           "'s3cr3t-value' in get_env.run(get_env.Params())")
-                  .text == "True");
+        // The server itself did receive it; when it tells its environment, the kernel reads the
+        // placeholder instead (the redaction rule).
+        CHECK(kernel_sees(executor, "s3cr3t-value", "SERVER_SECRET\": \"${IPYBOX_TEST_SECRET}") ==
+              "(False, True)");
+        CHECK(a_child_environment_holds("SERVER_SECRET=s3cr3t-value"));
     }
 
     TEST_CASE("variables come from the workspace .env when the environment lacks them") {
@@ -113,10 +141,8 @@ TEST_SUITE("tools.security") {
         auto params = everything_params();
         params["env"] = {{"FROM_DOTENV", "${DOTENV_ONLY}"}};
         executor.register_mcp_server("everything", params);
-        CHECK(executor
-                  .execute("from mcptools.everything import get_env\n"
-                           "'from-dotenv' in get_env.run(get_env.Params())")
-                  .text == "True");
+        CHECK(kernel_sees(executor, "from-dotenv", "${DOTENV_ONLY}") == "(False, True)");
+        CHECK(a_child_environment_holds("FROM_DOTENV=from-dotenv"));
     }
 
     TEST_CASE("a missing variable is an error naming it") {

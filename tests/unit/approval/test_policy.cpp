@@ -100,6 +100,63 @@ TEST_SUITE("approval.policy") {
         const tool_call call{"fs", "read_file", {{"path", "/tmp/x"}}};
         CHECK(call.describe() == "fs.read_file(path=\"/tmp/x\")");
         const tool_call big{"fs", "write", {{"data", std::string(1000, 'x')}}};
-        CHECK(big.describe(50).size() < 80);
+        CHECK(big.describe(50) == "fs.write(data=\"" + std::string(25, 'x') +
+                                      "...[950 of 1000 characters cut]..." + std::string(25, 'x') +
+                                      "\")");
+    }
+}
+
+TEST_SUITE("approval.policy.explicit") {
+    const tool_call save{"ipybox", "save_gentool", {}, "save_gentool"};
+
+    TEST_CASE("allow-all rules and an allowing default ask about a save instead") {
+        const auto allow_all = policy::from_json(nlohmann::json::parse(
+            R"({"rules": [{"match": "*", "action": "allow"}, {"match": "ipybox.*", "action": "allow"}]})"));
+        CHECK(allow_all.action_for_explicit(save) == action::ask);
+        CHECK(allow_all.action_for(save) == action::allow);  // the control: a tool call passes
+        CHECK(policy().action_for_explicit(save) == action::ask);
+        CHECK(policy().action_for(save) == action::allow);
+    }
+
+    TEST_CASE("only a rule naming the save exactly allows it") {
+        const auto exact = policy::from_json(nlohmann::json::parse(
+            R"({"rules": [{"match": "*", "action": "allow"},
+                          {"match": "ipybox.save_gentool", "action": "allow"}]})"));
+        CHECK(exact.action_for_explicit(save) == action::allow);
+    }
+
+    TEST_CASE("wildcard rules still deny or ask, and a denying default denies") {
+        const auto deny = policy::from_json(nlohmann::json::parse(
+            R"({"rules": [{"match": "ipybox.save_*", "action": "deny"},
+                          {"match": "ipybox.save_gentool", "action": "allow"}]})"));
+        CHECK(deny.action_for_explicit(save) == action::deny);
+        const auto closed = policy::from_json(nlohmann::json::parse(R"({"default": "deny"})"));
+        CHECK(closed.action_for_explicit(save) == action::deny);
+        const auto asking = policy::from_json(nlohmann::json::parse(R"({"default": "ask"})"));
+        CHECK(asking.action_for_explicit(save) == action::ask);
+    }
+}
+
+TEST_SUITE("approval.describe") {
+    TEST_CASE("every argument is shown, a long one cut in the middle with its length") {
+        const std::string filler(5000, 'x');
+        const tool_call call{
+            "fs", "write_file", {{"content", filler}, {"path", "/home/user/.ssh/authorized_keys"}}};
+        const auto shown = call.describe();
+        CHECK(shown.find("path=\"/home/user/.ssh/authorized_keys\"") != std::string::npos);
+        CHECK(shown.find("...[4800 of 5000 characters cut]...") != std::string::npos);
+        CHECK(shown.size() < 400);
+    }
+
+    TEST_CASE("names and values from outside are escaped, not sent to the terminal") {
+        const tool_call call{"fs", "read\x1b[2J_file", {{"p\nq", "a\x1b]52;c;x\x07"}}};
+        CHECK(call.describe() == "fs.read\\x1b[2J_file(\"p\\nq\"=\"a\\x1b]52;c;x\\x07\")");
+    }
+
+    TEST_CASE("nested values show every string escaped and are cut as a whole") {
+        CHECK(describe_value(nlohmann::json::parse(R"({"k\"": ["\u202e", 1, null]})")) ==
+              "{\"k\\\"\": [\"\\u202e\", 1, null]}");
+        CHECK(describe_value(nlohmann::json::array({1234567, 7654321}), 8) ==
+              "[123...[10 of 18 characters cut]...321]");
     }
 }

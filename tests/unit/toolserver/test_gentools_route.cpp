@@ -17,7 +17,7 @@ json save_body(const std::string& category = "text", const std::string& name = "
     return {{"category", category},
             {"name", name},
             {"files", {{"__init__.py", "from .api import *\n"}, {"api.py", "A"}, {"impl.py", "I"}}},
-            {"category_init", ""},
+            {"category_init", "# the category\n"},
             {"overwrite", false}};
 }
 
@@ -38,11 +38,13 @@ TEST_SUITE("toolserver.gentools") {
         REQUIRE(library.saves.size() == 1);
         CHECK(library.saves[0].category == "text");
         CHECK(library.saves[0].files.at("api.py") == "A");
-        CHECK(library.saves[0].category_init == std::string());
-        // The approver is asked like for a tool call and sees every file's text.
+        CHECK(library.saves[0].category_init == std::string("# the category\n"));
+        // The approver is asked like for a tool call and sees every file's text, the category's
+        // __init__.py included.
         CHECK(gate.last.server_name == "ipybox");
         CHECK(gate.last.tool_name == "save_gentool");
         CHECK(gate.last.arguments["files"]["impl.py"] == "I");
+        CHECK(gate.last.arguments["category_init"] == "# the category\n");
         CHECK(gate.last.arguments["scope"] == "user");
     }
 
@@ -71,7 +73,7 @@ TEST_SUITE("toolserver.gentools") {
         CHECK(library.saves.empty());
     }
 
-    TEST_CASE("only the three files of an action, each at most 256 KiB, are accepted") {
+    TEST_CASE("only the three files of an action, each at most 64 KiB, are accepted") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         recording_library library;
@@ -97,6 +99,12 @@ TEST_SUITE("toolserver.gentools") {
         CHECK(post(bad_flag, context).status == 400);
         CHECK(gate.asked == 0);
         CHECK(library.saves.empty());
+        // The control: files of exactly the limit are asked about and saved.
+        auto largest = save_body();
+        largest["files"]["api.py"] = std::string(max_gentool_file_bytes, 'x');
+        largest["category_init"] = std::string(max_gentool_file_bytes, 'x');
+        CHECK(post(largest, context).status == 200);
+        CHECK(library.saves.size() == 1);
     }
 
     TEST_CASE("the writer's refusal reaches the kernel with its type") {

@@ -73,3 +73,23 @@ TEST_CASE("passes values without placeholders through unchanged") {
     const json params = json::parse(R"({"a": [1, 2.5, "x", {"b": false}], "c": {}})");
     CHECK(substitute_placeholders(params, from({})) == params);
 }
+
+TEST_CASE("filling remembers every filled value under its name, for the redaction rule") {
+    ipybox::core::redactor filled;
+    const json params = json::parse(R"({"url": "http://h/mcp/${TOKEN}/mcp",
+        "headers": {"Authorization": "Bearer ${KEY}"}, "args": ["${SHORT}"]})");
+    const auto result = substitute_placeholders(
+        params, from({{"TOKEN", "tok-123456"}, {"KEY", "key-abcdef"}, {"SHORT", "ab"}}), filled);
+    CHECK(filled.redact(result.dump()) == json::parse(R"({"url": "http://h/mcp/${TOKEN}/mcp",
+        "headers": {"Authorization": "Bearer ${KEY}"}, "args": ["ab"]})")
+                                              .dump());
+    CHECK(result["url"] == "http://h/mcp/tok-123456/mcp");  // the server itself gets the value
+}
+
+TEST_CASE("values filled before a missing variable was found are remembered too") {
+    ipybox::core::redactor filled;
+    CHECK_THROWS_AS(substitute_placeholders(json("${FOUND}/${MISSING}"),
+                                            from({{"FOUND", "found-value"}}), filled),
+                    missing_variables_error);
+    CHECK(filled.redact("found-value") == "${FOUND}");
+}

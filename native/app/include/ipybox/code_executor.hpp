@@ -82,8 +82,10 @@ struct code_executor_options {
     std::vector<std::filesystem::path> library_roots;
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
-    // approve_tool_calls is false; execute() approves them all. Without a decision within
-    // approval_timeout (if set) the call fails in the kernel with ApprovalTimeoutError.
+    // approve_tool_calls is false; execute() approves them all, but rejects a save into the user
+    // library (approval_request::is_library_save(), asked through stream() in every mode). Without
+    // a decision within approval_timeout (if set) the call fails in the kernel with
+    // ApprovalTimeoutError.
     bool approve_tool_calls = true;
     // Shell commands from kernel code (!cmd, !!cmd, x = !cmd, %%bash, %%sh, %%script ...) wait
     // for an approval_request with server_name "ipybox" and tool_name "shell" (args {"cmd"}) or

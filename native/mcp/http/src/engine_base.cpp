@@ -5,6 +5,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/redactor.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 
 namespace ipybox::mcp::http::detail {
 namespace {
@@ -118,8 +120,10 @@ std::optional<jsonrpc::decode_result> engine_base::unusable_answer(
     jsonrpc::decode_failure failure, const std::optional<jsonrpc::request_id>& awaiting,
     std::string_view excerpt) {
     if (failure.reply_expected) {
+        // Quoted and escaped, redacted before it is cut (as the stdio transport does).
         log_->warn("{}: ignoring an SSE message that cannot be read ({}): {}", description_,
-                   failure.error.message, shorten(excerpt));
+                   failure.error.message,
+                   core::quote_untrusted(core::redact_secrets(excerpt), 200));
         return std::nullopt;
     }
     if (!failure.id && awaiting) failure.id = awaiting;

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "ipybox/core/text.hpp"
+
 namespace ipybox::mcp::jsonrpc {
 namespace {
 
@@ -79,7 +81,14 @@ decode_result decode(std::string_view text, const core::json_limits& limits) {
     try {
         value = core::decode_json(text, limits);
     } catch (const core::json_decode_error& error) {
-        return unreadable_message(error.what(), scan_envelope(text));
+        // A syntax error quotes the token it stopped at, which can be most of the text: the
+        // reason goes into errors and log lines, so it is cut (between UTF-8 characters).
+        constexpr std::size_t longest_reason = 300;
+        std::string_view reason = error.what();
+        if (reason.size() <= longest_reason)
+            return unreadable_message(std::string(reason), scan_envelope(text));
+        const auto cut = core::utf8_complete_prefix_length(reason.substr(0, longest_reason));
+        return unreadable_message(std::string(reason.substr(0, cut)) + "...", scan_envelope(text));
     }
     return decode_json(value);
 }

@@ -10,6 +10,8 @@
 #include <csignal>
 #include <mutex>
 
+#include "ipybox/core/redactor.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/process/executables.hpp"
 #include "ipybox/process/spawn.hpp"
 
@@ -23,11 +25,6 @@ constexpr std::size_t stderr_line_limit = 64 * 1024;
 constexpr std::size_t stderr_tail_lines = 5;
 constexpr auto drain_after_exit = 500ms;    // output still in the pipes when the exit is seen
 constexpr auto exit_poll_interval = 100ms;  // only without pidfd support
-
-std::string shorten(std::string_view text, std::size_t limit = 200) {
-    if (text.size() <= limit) return std::string(text);
-    return std::string(text.substr(0, limit)) + "...";
-}
 
 void ignore_sigpipe_once() {
     static std::once_flag once;
@@ -218,7 +215,10 @@ void child_connection::on_stdout_line(std::string_view line) {
     if (const auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);
         failure && failure->error.code == jsonrpc::error_code::parse_error &&
         failure->reply_expected) {
-        log_->warn("{}: ignoring a line on stdout that is not JSON: {}", describe(), shorten(line));
+        // Quoted and escaped: the line is the server's, and stderr may be a terminal. Redacted
+        // before it is cut, so that a cut cannot keep part of a secret.
+        log_->warn("{}: ignoring a line on stdout that is not JSON: {}", describe(),
+                   core::quote_untrusted(core::redact_secrets(line), 200));
         return;
     }
     if (report_.on_frame) report_.on_frame(std::move(frame));
@@ -259,7 +259,9 @@ void child_connection::read_stderr() {
 
 void child_connection::on_stderr_line(std::string_view line) {
     log_->log(options_.stderr_level, "[{} stderr] {}", options_.name, line);
-    stderr_tail_.emplace_back(shorten(line, 400));
+    core::untrusted_text_options tail_line;  // it ends up in errors shown to people
+    tail_line.max_characters = 400;
+    stderr_tail_.emplace_back(core::render_untrusted(core::redact_secrets(line), tail_line));
     if (stderr_tail_.size() > stderr_tail_lines) stderr_tail_.pop_front();
 }
 

@@ -14,9 +14,23 @@ struct tool_call {
     // so that policy rules can name it either way. Empty when unknown (shell commands).
     std::string python_name = {};
 
-    // "server.tool(a=1, b='x')" for prompts and logs; long argument lists are shortened.
-    std::string describe(std::size_t max_length = 300) const;
+    // `server.tool(a=1, b="x")` on one line, for logs and the C++ API: every argument, each
+    // value as describe_value() shows it; the tool's name and non-identifier keys escaped;
+    // values filled from ${VAR} placeholders redacted (core/redactor.hpp).
+    std::string describe(std::size_t max_value_characters = default_value_characters) const;
+
+    static constexpr std::size_t default_value_characters = 200;
 };
+
+// One argument's value as a person sees it: a string quoted and escaped
+// (core/untrusted_text.hpp), other JSON in compact form with every string and key so; longer
+// than max_characters, it is cut in the middle with its length. Never dropped.
+std::string describe_value(const nlohmann::json& value,
+                           std::size_t max_characters = tool_call::default_value_characters);
+
+// An argument's name as a person sees it: as it is when an ASCII identifier, else quoted and
+// escaped (cut in the middle past max_characters).
+std::string describe_key(std::string_view key, std::size_t max_characters = 80);
 
 enum class verdict { approved, rejected, timed_out };
 

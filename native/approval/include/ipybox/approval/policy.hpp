@@ -42,6 +42,11 @@ class policy {
     static policy from_json(const nlohmann::json& document);
 
     action action_for(const tool_call& call) const;
+    // For a call that only an explicit rule may allow (a save into the user library): rules
+    // whose pattern has a wildcard apply only when they deny or ask, a rule naming the call
+    // exactly (`ipybox.save_gentool`, no `*` or `?`) applies whatever its action, and where no
+    // rule applies, an allowing default becomes ask. So "allow everything" never allows it.
+    action action_for_explicit(const tool_call& call) const;
 
     const std::vector<rule>& rules() const { return rules_; }
     action fallback() const { return fallback_; }

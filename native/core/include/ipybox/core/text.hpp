@@ -13,6 +13,10 @@ std::string strip_ansi(std::string_view text);
 // serialised as JSON. Valid input is returned unchanged.
 std::string sanitize_utf8(std::string_view text);
 
+// Length of the valid UTF-8 sequence starting at text[i] (1 to 4 bytes; overlong forms,
+// surrogates and code points past U+10FFFF are invalid), or 0 if none starts there.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+
 // The offset of the first byte of `text` that starts an ill-formed UTF-8 sequence, or
 // text.size() when there is none. Overlong forms, surrogates and code points past U+10FFFF are
 // ill-formed.

@@ -28,7 +28,14 @@ namespace ipybox::kernel {
 
 struct kernel_wrapping {
     std::vector<std::string> command_prefix;
-    process::environment_map environment;
+    process::environment_map environment;  // added to the kernel's
+    // The environment of the wrapper itself (the sandbox runtime, a process on the host, outside
+    // the sandbox). When set, the kernel's environment never reaches the wrapper: it is written
+    // to a file in the kernel's private directory (mode 0600) that a shell inside the wrapper
+    // loads just before it runs the kernel, so that a variable meant for the kernel
+    // (NODE_OPTIONS, LD_PRELOAD, ...) cannot configure a host process. The kernel's variable
+    // names must then be portable shell names ([A-Za-z_][A-Za-z0-9_]*); start() refuses others.
+    std::optional<process::environment_map> wrapper_environment;
 };
 
 struct kernel_launch {

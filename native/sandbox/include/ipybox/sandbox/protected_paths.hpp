@@ -19,13 +19,17 @@
 //   .claude (whole when it exists; when it does not, its entries settings.json,
 //   settings.local.json, hooks, skills, output-styles, ipybox-sandbox.json, CLAUDE.md keep it
 //   from being made), CLAUDE.md CLAUDE.local.md AGENTS.md .mcp.json .envrc .env
-//   sandbox-config.json .ipybox, and .git whole (hooks and config, but also commondir, HEAD,
+//   sandbox-config.json .ipybox, srt's own list (.claude/commands .claude/agents .vscode .idea
+//   .gitconfig .gitmodules .bashrc .bash_profile .zshrc .zprofile .profile .ripgreprc), and
+//   .git whole (hooks and config, but also commondir, HEAD,
 //   info/ and the rest git on the host would read: the kernel reads the repository, it does not
 //   change it), plus every configuration file given to ipybox (`config_files`: the sandbox
 //   config, the approval policy), wherever it lies. srt places its own entries inside .claude
 //   (commands, agents): the caller makes those folders before protecting an existing .claude.
 #include <filesystem>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ipybox::sandbox {
@@ -38,6 +42,13 @@ struct protected_paths {
 // The relative names listed above, for documentation and doctor.
 const std::vector<std::string>& credential_locations();
 const std::vector<std::string>& workspace_configuration();
+// Those of workspace_configuration() that are directories when they exist (their placeholders
+// are directories too).
+const std::set<std::string>& workspace_configuration_directories();
+// The entries srt denies inside a folder ipybox protects whole, when that folder exists (srt's
+// own list: .claude/commands and .claude/agents; .git/hooks and .git/config). srt makes a mount
+// point for a missing one, which fails inside a read-only folder: they must exist.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& runtime_entries_inside();
 
 // `home` may be empty (no HOME): the credential list is then left out.
 protected_paths default_protections(const std::filesystem::path& home,

@@ -13,9 +13,11 @@
 
 namespace ipybox::toolserver {
 
-// The files of one action, by name: exactly these, each at most max_gentool_file_bytes.
+// The files of one action, by name: exactly these, each at most max_gentool_file_bytes (as is
+// the category's __init__.py). The approval question shows every file in full, so this is also
+// the most a person is asked to read per file.
 inline constexpr const char* gentool_file_names[] = {"__init__.py", "api.py", "impl.py"};
-inline constexpr std::size_t max_gentool_file_bytes = 256 * 1024;
+inline constexpr std::size_t max_gentool_file_bytes = 64 * 1024;
 inline constexpr std::size_t max_gentool_name_length = 64;
 
 struct gentool_save {

@@ -14,7 +14,8 @@
 //        (404 when this session has no library writer, 400 for a bad name, file set or size).
 //        Saves a code action into the user's library for a kernel that may not write it (under
 //        --sandbox). Asks the tool-call gate about "ipybox.save_gentool" with every file's text
-//        in the arguments, then the library_writer writes (library_writer.hpp). Error types
+//        in the arguments ("files", and "category_init" when given), then the library_writer
+//        writes (library_writer.hpp). Error types
 //        "exists" (a file of the action exists and overwrite is false) and "unsafe_path" (a link
 //        or a foreign file on the way) come from the writer.
 //   GET /status -> 200 {"status": "ok"}  (also token-checked)

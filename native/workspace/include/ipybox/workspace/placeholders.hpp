@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ipybox/core/redactor.hpp"
+
 namespace ipybox::workspace {
 
 // Some placeholders had no value. what() lists them: "undefined variable(s): A, B".
@@ -30,5 +32,12 @@ using variable_lookup = std::function<std::optional<std::string>(std::string_vie
 // variable (sorted, each once) when at least one lookup fails; `value` is never modified.
 // Pure; thread-safe when `lookup` is.
 nlohmann::json substitute_placeholders(const nlohmann::json& value, const variable_lookup& lookup);
+
+// The same, and every value it fills in is remembered in `filled` under its variable's name
+// (also when another variable is missing), so that the one redaction rule hides it from
+// everything ipybox emits (core/redactor.hpp). Servers' parameters are filled through this
+// overload, with core::process_redactor().
+nlohmann::json substitute_placeholders(const nlohmann::json& value, const variable_lookup& lookup,
+                                       core::redactor& filled);
 
 }  // namespace ipybox::workspace

@@ -1,0 +1,55 @@
+#pragma once
+// The one redaction rule: a value that ipybox filled into server parameters from a `${NAME}`
+// placeholder (the host's environment or the workspace .env) never leaves ipybox. Wherever text
+// leaves (errors and results to the kernel, tool results to the MCP client, log lines, approval
+// questions, the CLI's messages, generated sources), every occurrence of such a value is
+// replaced by `${NAME}`.
+//
+// Matching is ASCII case-insensitive (a URL's host is lower-cased before it is printed) and also
+// finds a value in its JSON-escaped form (parameters quoted with dump()). Overlapping matches
+// are replaced as one run, naming every variable in it, so no piece of either value is left.
+//
+// Values shorter than min_value_length are not redacted: one to three characters ("1", "on",
+// "dev") cannot be told apart from the text around them, replacing them would garble every
+// message, and a value that short is no secret. Empty values are ignored too.
+//
+// Thread-safe: remember() and redact() may be called from any thread at any time.
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ipybox::core {
+
+class redactor {
+  public:
+    static constexpr std::size_t min_value_length = 4;
+
+    // Adds `value`, filled from `${name}`. A value already known keeps its first name.
+    void remember(std::string_view name, std::string_view value);
+
+    std::string redact(std::string_view text) const;
+    // Every string in `value`, object keys included; the structure is kept.
+    nlohmann::json redact_json(const nlohmann::json& value) const;
+
+    bool empty() const;
+
+  private:
+    struct pattern {
+        std::string lowered;  // ASCII lower-cased form searched for
+        std::string name;
+    };
+    std::vector<pattern> patterns_;
+    mutable std::shared_mutex mutex_;
+};
+
+// The process-wide redactor: placeholders are filled into it (workspace/placeholders.hpp) and
+// every ipybox log line goes through it (log.hpp).
+redactor& process_redactor();
+
+// process_redactor().redact(text).
+std::string redact_secrets(std::string_view text);
+
+}  // namespace ipybox::core

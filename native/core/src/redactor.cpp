@@ -1,0 +1,108 @@
+#include "ipybox/core/redactor.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+namespace ipybox::core {
+namespace {
+
+std::string ascii_lower(std::string_view text) {
+    std::string out(text);
+    for (auto& c : out) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+}
+
+struct match {
+    std::size_t begin;
+    std::size_t end;
+    const std::string* name;
+};
+
+}  // namespace
+
+void redactor::remember(std::string_view name, std::string_view value) {
+    if (value.size() < min_value_length) return;
+    // The JSON-escaped form differs for values with quotes, backslashes or control characters.
+    const auto escaped = nlohmann::json(std::string(value))
+                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::vector<std::string> forms{ascii_lower(value)};
+    const auto inner = ascii_lower(std::string_view(escaped).substr(1, escaped.size() - 2));
+    if (inner != forms.front()) forms.push_back(inner);
+
+    std::unique_lock lock(mutex_);
+    for (auto& form : forms) {
+        const bool known = std::any_of(patterns_.begin(), patterns_.end(),
+                                       [&](const pattern& p) { return p.lowered == form; });
+        if (!known) patterns_.push_back({std::move(form), std::string(name)});
+    }
+}
+
+bool redactor::empty() const {
+    std::shared_lock lock(mutex_);
+    return patterns_.empty();
+}
+
+std::string redactor::redact(std::string_view text) const {
+    std::shared_lock lock(mutex_);
+    if (patterns_.empty() || text.size() < min_value_length) return std::string(text);
+    const auto lowered = ascii_lower(text);
+    std::vector<match> matches;
+    for (const auto& p : patterns_) {
+        for (auto at = lowered.find(p.lowered); at != std::string::npos;
+             at = lowered.find(p.lowered, at + 1)) {
+            matches.push_back({at, at + p.lowered.size(), &p.name});
+        }
+    }
+    if (matches.empty()) return std::string(text);
+    std::sort(matches.begin(), matches.end(),
+              [](const match& a, const match& b) { return a.begin < b.begin; });
+
+    std::string out;
+    out.reserve(text.size());
+    std::size_t copied = 0;
+    for (std::size_t i = 0; i < matches.size();) {
+        // One run: this match and every match that overlaps the run so far.
+        std::size_t run_end = matches[i].end;
+        std::vector<const std::string*> names{matches[i].name};
+        std::size_t j = i + 1;
+        for (; j < matches.size() && matches[j].begin < run_end; ++j) {
+            run_end = std::max(run_end, matches[j].end);
+            if (std::find(names.begin(), names.end(), matches[j].name) == names.end())
+                names.push_back(matches[j].name);
+        }
+        out.append(text.substr(copied, matches[i].begin - copied));
+        for (const auto* name : names) out += "${" + *name + "}";
+        copied = run_end;
+        i = j;
+    }
+    out.append(text.substr(copied));
+    return out;
+}
+
+nlohmann::json redactor::redact_json(const nlohmann::json& value) const {
+    if (value.is_string()) return redact(value.get_ref<const std::string&>());
+    if (value.is_array()) {
+        auto result = nlohmann::json::array();
+        for (const auto& item : value) result.push_back(redact_json(item));
+        return result;
+    }
+    if (value.is_object()) {
+        auto result = nlohmann::json::object();
+        for (const auto& [key, item] : value.items()) result[redact(key)] = redact_json(item);
+        return result;
+    }
+    return value;
+}
+
+redactor& process_redactor() {
+    static redactor instance;
+    return instance;
+}
+
+std::string redact_secrets(std::string_view text) {
+    return process_redactor().redact(text);
+}
+
+}  // namespace ipybox::core

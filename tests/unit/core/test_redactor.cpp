@@ -1,0 +1,106 @@
+#include <doctest/doctest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/random.hpp"
+#include "ipybox/core/redactor.hpp"
+
+using namespace ipybox::core;
+using nlohmann::json;
+
+TEST_SUITE("core.redactor") {
+    TEST_CASE("a remembered value is replaced by its placeholder wherever it appears") {
+        redactor r;
+        CHECK(r.redact("GET /mcp/tok3n-value/mcp failed") == "GET /mcp/tok3n-value/mcp failed");
+        r.remember("TOKEN", "tok3n-value");
+        CHECK(r.redact("GET /mcp/tok3n-value/mcp failed: tok3n-value") ==
+              "GET /mcp/${TOKEN}/mcp failed: ${TOKEN}");
+        CHECK(r.redact("nothing here") == "nothing here");
+    }
+
+    TEST_CASE("matching ignores ASCII case, as a URL's host is lower-cased") {
+        redactor r;
+        r.remember("TENANT", "AcmeCorp7");
+        CHECK(r.redact("cannot connect to https://acmecorp7.example.com") ==
+              "cannot connect to https://${TENANT}.example.com");
+    }
+
+    TEST_CASE("a value is also found in its JSON-escaped form") {
+        redactor r;
+        r.remember("PASSWORD", "pa\"ss\\word");
+        CHECK(r.redact(json{{"p", "pa\"ss\\word"}}.dump()) == "{\"p\":\"${PASSWORD}\"}");
+        CHECK(r.redact("raw pa\"ss\\word") == "raw ${PASSWORD}");
+    }
+
+    TEST_CASE("overlapping values are replaced as one run that names both") {
+        redactor r;
+        r.remember("A", "abcdef");
+        r.remember("B", "defghi");
+        CHECK(r.redact("x abcdefghi y") == "x ${A}${B} y");
+        r.remember("C", "abcd");  // inside A
+        CHECK(r.redact("abcdef") == "${A}${C}");
+    }
+
+    TEST_CASE("values shorter than four characters are left alone (the stated rule)") {
+        redactor r;
+        r.remember("FLAG", "1");
+        r.remember("ENV", "dev");
+        r.remember("EMPTY", "");
+        CHECK(r.empty());
+        CHECK(r.redact("dev 1") == "dev 1");
+        r.remember("PORT", "8080");
+        CHECK(r.redact("localhost:8080") == "localhost:${PORT}");
+    }
+
+    TEST_CASE("JSON values are redacted in every string, keys included, structure kept") {
+        redactor r;
+        r.remember("KEY", "s3cr3t-key");
+        const json value = {
+            {"text", "key=s3cr3t-key"}, {"s3cr3t-key", {1, "s3cr3t-key", true, nullptr}}, {"n", 4}};
+        const json expected = {
+            {"text", "key=${KEY}"}, {"${KEY}", {1, "${KEY}", true, nullptr}}, {"n", 4}};
+        CHECK(r.redact_json(value) == expected);
+    }
+
+    TEST_CASE("random values never survive redaction, whatever surrounds them") {
+        redactor r;
+        std::vector<std::string> values;
+        for (int i = 0; i < 20; ++i) {
+            values.push_back(random_hex(4 + i % 8));
+            r.remember("V" + std::to_string(i), values.back());
+        }
+        for (int round = 0; round < 200; ++round) {
+            std::string text;
+            for (int piece = 0; piece < 6; ++piece) {
+                text += random_hex(1 + round % 3);
+                text += values[(round * 7 + piece) % values.size()];
+            }
+            const auto redacted = r.redact(text);
+            for (const auto& value : values) {
+                CHECK_MESSAGE(redacted.find(value) == std::string::npos, text, " -> ", redacted);
+            }
+        }
+    }
+
+    TEST_CASE("log lines are redacted and their control characters shown escaped") {
+        const auto marker = "log-marker-" + random_hex(8);
+        process_redactor().remember("LOG_SECRET", marker);
+        auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(10);
+        set_log_sink(sink);
+        logger("test")->warn("connecting with {} \x1b[2J\nsecond line, rendered before: \\x07",
+                             marker);
+        set_log_sink(std::make_shared<spdlog::sinks::stderr_sink_mt>());
+        const auto lines = sink->last_formatted();
+        REQUIRE(lines.size() == 1);
+        CHECK(lines[0].find(marker) == std::string::npos);
+        CHECK(lines[0].find("connecting with ${LOG_SECRET} \\x1b[2J\nsecond line, rendered "
+                            "before: \\x07") != std::string::npos);
+        // The control: a logger of its own on the same kind of sink, without ipybox's screening.
+        auto plain_sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(10);
+        spdlog::logger plain("plain", plain_sink);
+        plain.warn("connecting with {} \x1b[2J", marker);
+        REQUIRE(plain_sink->last_formatted().size() == 1);
+        CHECK(plain_sink->last_formatted()[0].find(marker + " \x1b[2J") != std::string::npos);
+    }
+}
