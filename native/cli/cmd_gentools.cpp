@@ -3,6 +3,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "ipybox/core/json_decode.hpp"
+
 namespace ipybox::cli {
 
 void setup_gentools(CLI::App& app, gentools_options& options) {
@@ -52,18 +54,28 @@ int run_gentools_check(const gentools_options& options,
     }
     const auto line = output.substr(
         output.find_last_of('\n') == std::string::npos ? 0 : output.find_last_of('\n') + 1);
-    const auto report = nlohmann::json::parse(line, nullptr, false);
+    // The kernel wrote this line: decoded within limits, and read field by field as it comes.
+    nlohmann::json report;
+    try {
+        report = core::decode_json(line);
+    } catch (const core::json_decode_error&) {
+        report = nullptr;
+    }
     if (!report.is_array()) {
         std::cerr << "ipybox gentools check: unexpected output from the kernel:\n"
                   << output << "\n";
         return exit_execution_error;
     }
+    const auto text_of = [](const nlohmann::json& item, const char* key) {
+        const auto it = item.is_object() ? item.find(key) : item.end();
+        return it != item.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
     int broken = 0;
     for (const auto& item : report) {
-        const bool ok = item.value("ok", false);
+        const bool ok = item.is_object() && item.contains("ok") && item["ok"] == true;
         broken += ok ? 0 : 1;
-        std::cout << (ok ? "ok      " : "BROKEN  ") << item.value("module", "") << " ("
-                  << item.value("origin", "") << "): " << item.value("reason", "") << "\n";
+        std::cout << (ok ? "ok      " : "BROKEN  ") << text_of(item, "module") << " ("
+                  << text_of(item, "origin") << "): " << text_of(item, "reason") << "\n";
     }
     std::cout << report.size() << " actions checked, " << broken << " broken\n";
     return broken == 0 ? exit_ok : exit_execution_error;

@@ -3,22 +3,25 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::cli {
 namespace {
 
+// The code of `-f FILE`: a regular file (a link of the user's is followed), up to a size.
 std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::stringstream content;
-    content << in.rdbuf();
-    return content.str();
+    try {
+        return workspace::read_regular_file(path, workspace::max_code_file_bytes,
+                                            workspace::link_rule::follow);
+    } catch (const std::exception& e) {
+        std::cerr << "ipybox: " << e.what() << "\n";
+        return std::nullopt;
+    }
 }
 
 // Ctrl-C cancels the running code (the kernel lives in its own session and never sees the

@@ -1,7 +1,9 @@
 #include "server_flags.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <optional>
+
+#include "ipybox/core/json_decode.hpp"
+#include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::cli {
 
@@ -24,15 +26,22 @@ void add_server_flags(CLI::App& command, server_flags& flags) {
 nlohmann::json parse_json_argument(const std::string& flag, const std::string& text) {
     std::string content = text;
     if (!text.empty() && text[0] == '@') {
-        std::ifstream in(text.substr(1));
-        if (!in) throw CLI::ValidationError(flag, "cannot read " + text.substr(1));
-        std::stringstream buffer;
-        buffer << in.rdbuf();
-        content = buffer.str();
+        // A file the user named (a link of theirs is followed), yet possibly in a workspace
+        // that kernel code writes: regular files only, up to a size (bounded_read.hpp).
+        const std::string path = text.substr(1);
+        std::optional<std::string> read;
+        try {
+            read = workspace::read_regular_file(path, workspace::max_settings_file_bytes,
+                                                workspace::link_rule::follow);
+        } catch (const std::exception& e) {
+            throw CLI::ValidationError(flag, e.what());
+        }
+        if (!read) throw CLI::ValidationError(flag, "cannot read " + path + ": it does not exist");
+        content = std::move(*read);
     }
     try {
-        return nlohmann::json::parse(content);
-    } catch (const nlohmann::json::parse_error& e) {
+        return core::decode_json(content);
+    } catch (const core::json_decode_error& e) {
         throw CLI::ValidationError(flag, std::string("not valid JSON: ") + e.what());
     }
 }

@@ -8,6 +8,7 @@ import os
 import pathlib
 import random
 import shutil
+import stat
 import tempfile
 import unittest
 import unittest.mock
@@ -182,6 +183,26 @@ def regenerate(server: pathlib.Path, module: str, text: str) -> None:
     (staging / module).write_text(text, encoding="utf-8")
     shutil.rmtree(server)
     staging.rename(server)
+
+
+class PlantedFilesTest(SearchTestCase):
+    def test_a_fifo_or_a_link_to_dev_zero_is_left_out_not_waited_on(self):
+        servers = self.workspace / "mcptools" / "everything"
+        servers.mkdir(parents=True)
+        (servers / "echo.py").write_text('"""Echoes a message back."""\n')
+        os.mkfifo(servers / "fifo.py")
+        os.symlink("/dev/zero", servers / "zero.py")
+        action = write_action(self.workspace / "gentools", "text", "shout", "Shouts a text")
+        os.mkfifo(action / "impl.py")
+        # Returning at all is the point: open() waits for a FIFO's writer, read() of /dev/zero
+        # never ends.
+        self.assertEqual([hit.name for hit in search_tools("echoes")], ["mcptools.everything.echo"])
+        self.assertIn("mcptools.everything.echo", catalog())
+        self.assertIn("(cannot be read", catalog())
+        # Control: the FIFO is one, and the link reads without end.
+        self.assertTrue(stat.S_ISFIFO(os.stat(servers / "fifo.py").st_mode))
+        with open(servers / "zero.py", "rb") as endless:
+            self.assertEqual(len(endless.read(1 << 20)), 1 << 20)
 
 
 class RefreshTest(SearchTestCase):

@@ -1,22 +1,12 @@
 #include "cell_output.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <sstream>
-
 #include "ipybox/core/base64.hpp"
+#include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::app {
 namespace {
 
 using nlohmann::json;
-
-// Images sent inline in one result, at most: the rest are listed as files. Keeps a result (and
-// ipybox's memory while building it) bounded whatever a cell displays.
-constexpr std::size_t max_inline_image_bytes = 8 * 1024 * 1024;
 
 bool starts_code_point(char c) {
     return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
@@ -44,6 +34,85 @@ json text_block(std::string text) {
     return {{"type", "text"}, {"text", std::move(text)}};
 }
 
+// Runs `save` on `text`, or says why it could not: a refused save (a link planted at
+// .ipybox/outputs) must not cost the visible output.
+std::string saved_where(const cell_output_options& options, const std::string& text,
+                        const char* what) {
+    if (!options.save_full_output) return {};
+    try {
+        return std::string("; ") + what + " is in " + options.save_full_output(text).string();
+    } catch (const std::exception& e) {
+        return std::string("; ") + what + " was not saved: " + e.what();
+    }
+}
+
+// The images of a result: their list for the text, and as many as fit inline as image blocks.
+// Keeps a result (and ipybox's memory while building it) bounded whatever a cell displays.
+class image_section {
+  public:
+    image_section(const std::vector<std::filesystem::path>& images,
+                  const cell_output_options& options, json& blocks)
+        : options_(options), blocks_(blocks) {
+        const std::size_t shown = std::min(images.size(), max_images_per_result);
+        const std::size_t head = shown / 2;
+        for (std::size_t i = 0; i < head; ++i) add(images[i]);
+        if (images.size() > shown) {
+            const auto left_out = images.size() - shown;
+            std::string all;
+            for (const auto& image : images) all += image.string() + "\n";
+            lines_ += "- [... " + std::to_string(left_out) +
+                      " more images left out of this result (over " +
+                      std::to_string(max_images_per_result) + " in one result); all " +
+                      std::to_string(images.size()) + " stay in " +
+                      images.front().parent_path().string() +
+                      saved_where(options_, all, "the list of them") + " ...]\n";
+        }
+        for (std::size_t i = images.size() - (shown - head); i < images.size(); ++i) {
+            add(images[i]);
+        }
+    }
+
+    // The text that follows the output: the list and what was not sent inline.
+    std::string text() const {
+        if (lines_.empty()) return {};
+        std::string text = "\n\nGenerated images:\n\n" + lines_;
+        if (not_inlined_ > 0) {
+            text += "\n[ipybox] " + std::to_string(not_inlined_) +
+                    " of these images are not included in this result (over " +
+                    std::to_string(max_inline_image_bytes / (1024 * 1024)) +
+                    " MiB of images in one result); open them from their files.\n";
+        }
+        return text;
+    }
+
+  private:
+    void add(const std::filesystem::path& image) {
+        lines_ += "- [" + image.stem().string() + "](" + image.string() + ")\n";
+        // Without following a link (the kernel could swap one in after ipybox wrote the file),
+        // no FIFO or device, and only while the result stays small: every image is a file too.
+        std::optional<std::string> bytes;
+        try {
+            bytes = workspace::read_file_beneath(options_.workspace, image,
+                                                 max_inline_image_bytes - inlined_bytes_);
+        } catch (const std::exception&) {
+            bytes.reset();
+        }
+        if (!bytes) {
+            ++not_inlined_;
+            return;
+        }
+        inlined_bytes_ += bytes->size();
+        blocks_.push_back(
+            {{"type", "image"}, {"data", core::base64_encode(*bytes)}, {"mimeType", "image/png"}});
+    }
+
+    const cell_output_options& options_;
+    json& blocks_;  // the result's content array
+    std::string lines_;
+    std::size_t inlined_bytes_ = 0;
+    std::size_t not_inlined_ = 0;
+};
+
 }  // namespace
 
 std::string clip_output(const std::string& text, const cell_output_options& options) {
@@ -52,16 +121,8 @@ std::string clip_output(const std::string& text, const cell_output_options& opti
     const std::size_t head = options.max_chars * 2 / 5;
     const std::size_t tail = options.max_chars - head;
     const std::size_t omitted = length - head - tail;
-    std::string marker = "\n\n[... " + std::to_string(omitted) + " characters omitted";
-    if (options.save_full_output) {
-        // A refused save (a link planted at .ipybox/outputs) must not cost the visible output.
-        try {
-            marker += "; the full output is in " + options.save_full_output(text).string();
-        } catch (const std::exception& e) {
-            marker += "; the full output was not saved: " + std::string(e.what());
-        }
-    }
-    marker += " ...]\n\n";
+    const std::string marker = "\n\n[... " + std::to_string(omitted) + " characters omitted" +
+                               saved_where(options, text, "the full output") + " ...]\n\n";
     return text.substr(0, offset_of(text, head)) + marker +
            text.substr(offset_of(text, length - tail));
 }
@@ -77,40 +138,8 @@ mcp::session::call_tool_result cell_result(const code_execution_result& result,
                 " bytes of output were dropped while the cell ran (output cap)";
     }
     mcp::session::call_tool_result out;
-    std::string image_lines;
-    std::size_t inlined_bytes = 0;
-    std::size_t not_inlined = 0;
-    for (const auto& image : result.images) {
-        image_lines += "- [" + image.stem().string() + "](" + image.string() + ")\n";
-        // Read without following a link (the kernel could swap one in after ipybox wrote the
-        // file) and only while the result stays small: every image is also a file, listed.
-        const int fd = ::open(image.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        struct stat info {};
-        if (fd < 0 || ::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
-            inlined_bytes + static_cast<std::size_t>(info.st_size) > max_inline_image_bytes) {
-            if (fd >= 0) ::close(fd);
-            ++not_inlined;
-            continue;
-        }
-        std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
-        const auto got = ::read(fd, bytes.data(), bytes.size());
-        ::close(fd);
-        if (got != static_cast<ssize_t>(bytes.size())) {
-            ++not_inlined;
-            continue;
-        }
-        inlined_bytes += bytes.size();
-        out.content.push_back(
-            {{"type", "image"}, {"data", core::base64_encode(bytes)}, {"mimeType", "image/png"}});
-    }
-    text = clip_output(text, options);
-    if (!image_lines.empty()) text += "\n\nGenerated images:\n\n" + image_lines;
-    if (not_inlined > 0) {
-        text += "\n[ipybox] " + std::to_string(not_inlined) +
-                " of these images are not included in this result (over " +
-                std::to_string(max_inline_image_bytes / (1024 * 1024)) +
-                " MiB of images in one result); open them from their files.\n";
-    }
+    const image_section images(result.images, options, out.content);
+    text = clip_output(text, options) + images.text();
     out.content.insert(out.content.begin(), text_block(std::move(text)));
     return out;
 }

@@ -1,13 +1,17 @@
 #include "gentools_library.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::app {
 namespace {
@@ -21,30 +25,48 @@ bool is_identifier(const std::string& name) {
                        [](unsigned char c) { return std::isalnum(c) || c == '_'; });
 }
 
-// Sub-folders named like Python packages, sorted (as the kernel's library module lists them).
-std::vector<fs::path> package_dirs(const fs::path& directory) {
-    std::vector<fs::path> found;
-    std::error_code error;
-    for (fs::directory_iterator it(directory, error), end; !error && it != end;
-         it.increment(error)) {
-        std::error_code kind_error;
-        if (is_identifier(it->path().filename().string()) && it->is_directory(kind_error))
-            found.push_back(it->path());
+// A library root or a folder of generated modules, opened through its parent (which the user
+// chose): kernel code may have replaced the folder itself with a link. nullopt when it is not
+// there or cannot be read (said in the log).
+std::optional<workspace::directory> open_folder(const fs::path& folder) {
+    try {
+        return workspace::directory::open_root(folder.parent_path(), false)
+            .open_if_exists(folder.filename());
+    } catch (const std::exception& e) {
+        core::logger("app")->warn("not reading {}: {}", folder.string(), e.what());
+        return std::nullopt;
     }
-    std::sort(found.begin(), found.end());
+}
+
+// Sub-folders named like Python packages, sorted (as the kernel's library module lists them).
+// Links are left out: the host reads no folder a link leads to.
+std::vector<workspace::directory> package_dirs(const workspace::directory& folder) {
+    std::vector<workspace::directory> found;
+    for (const auto& entry : workspace::list_entries(folder)) {
+        if (entry.kind == workspace::directory::entry::directory && is_identifier(entry.name)) {
+            found.push_back(folder.open(entry.name));
+        }
+    }
     return found;
 }
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+// The text of a Python source in `folder`; "" when it is missing, or refused (a link, a FIFO, a
+// device, a file over max_source_file_bytes: said in the log).
+std::string read_source(const workspace::directory& folder, const std::string& name) {
+    try {
+        return workspace::read_regular_file(folder, name, workspace::max_source_file_bytes)
+            .value_or(std::string());
+    } catch (const std::exception& e) {
+        core::logger("app")->warn("{}", e.what());
+        return {};
+    }
 }
 
-std::string file_stamp(const fs::path& path) {
+std::string file_stamp(const workspace::directory& folder, const std::string& name) {
     struct stat info {};
-    if (::stat(path.c_str(), &info) != 0) return "-1:-1";
+    if (::fstatat(folder.descriptor(), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+        return "-1:-1";
+    }
     const auto nanoseconds =
         static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
     return std::to_string(nanoseconds) + ":" + std::to_string(info.st_size);
@@ -101,20 +123,28 @@ std::set<std::string> mcptools_imports(const std::string& source) {
 std::vector<saved_action> scan_actions(const std::vector<fs::path>& roots) {
     std::map<std::string, saved_action> winners;
     for (const auto& root : roots) {
-        for (const auto& category : package_dirs(root)) {
-            for (const auto& directory : package_dirs(category)) {
-                if (!fs::is_regular_file(directory / "api.py")) continue;
-                const auto module = "gentools." + category.filename().string() + "." +
-                                    directory.filename().string();
-                if (winners.count(module)) continue;  // an earlier root wins
-                saved_action action{module, directory, {}, {}};
-                for (const char* file : {"api.py", "impl.py"}) {
-                    action.calls.merge(mcptools_imports(read_file(directory / file)));
+        const auto library = open_folder(root);
+        if (!library) continue;
+        try {
+            for (const auto& category : package_dirs(*library)) {
+                for (const auto& action_dir : package_dirs(category)) {
+                    if (action_dir.kind("api.py") != workspace::directory::entry::regular_file)
+                        continue;
+                    const auto module = "gentools." + category.path().filename().string() + "." +
+                                        action_dir.path().filename().string();
+                    if (winners.count(module)) continue;  // an earlier root wins
+                    saved_action action{module, action_dir.path(), {}, {}};
+                    for (const char* file : {"api.py", "impl.py"}) {
+                        action.calls.merge(mcptools_imports(read_source(action_dir, file)));
+                    }
+                    action.stamp =
+                        file_stamp(action_dir, "api.py") + "/" + file_stamp(action_dir, "impl.py");
+                    winners.emplace(module, std::move(action));
                 }
-                action.stamp =
-                    file_stamp(directory / "api.py") + "/" + file_stamp(directory / "impl.py");
-                winners.emplace(module, std::move(action));
             }
+        } catch (const std::exception& e) {  // a folder swapped for a link while listed
+            core::logger("app")->warn("stopped reading the library {}: {}", root.string(),
+                                      e.what());
         }
     }
     std::vector<saved_action> actions;
@@ -126,12 +156,13 @@ std::vector<saved_action> scan_actions(const std::vector<fs::path>& roots) {
 std::map<std::string, std::string> module_hashes(const fs::path& mcptools,
                                                  const std::string& server) {
     std::map<std::string, std::string> hashes;
-    std::error_code error;
-    for (fs::directory_iterator it(mcptools / server, error), end; !error && it != end;
-         it.increment(error)) {
-        const auto& path = it->path();
-        if (path.extension() != ".py" || path.filename() == "__init__.py") continue;
-        hashes[server + "." + path.stem().string()] = fnv1a_hex(read_file(path));
+    const auto generated = open_folder(mcptools / server);
+    if (!generated) return hashes;
+    for (const auto& entry : workspace::list_entries(*generated)) {
+        const fs::path name(entry.name);
+        if (name.extension() != ".py" || entry.name == "__init__.py") continue;
+        hashes[server + "." + name.stem().string()] =
+            fnv1a_hex(read_source(*generated, entry.name));
     }
     return hashes;
 }

@@ -9,7 +9,10 @@
 // first sees it, and re-pinned whenever its files change (it was edited, presumably after a
 // check). An action whose pins differ from the current modules is flagged.
 //
-// Pure functions over the file system (reads only); thread-safe.
+// Pure functions over the file system (reads only); thread-safe. Kernel code can write these
+// folders, so they are read as workspace/bounded_read.hpp says: no link followed (a linked
+// folder or file is left out), no FIFO or device opened, each source read up to
+// max_source_file_bytes; what is refused is logged and counts as missing.
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>

@@ -4,18 +4,22 @@
 
 #include <fstream>
 
+#include "ipybox/core/json_decode.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::app {
 
 server_registry::server_registry(std::filesystem::path file) : file_(std::move(file)) {}
 
 nlohmann::json server_registry::load_document() const {
-    if (file_.empty() || !std::filesystem::exists(file_)) return nlohmann::json::object();
+    if (file_.empty()) return nlohmann::json::object();
     try {
-        std::ifstream in(file_);
-        auto document = nlohmann::json::parse(in);
+        // ipybox replaces this file by renaming, so a link or a FIFO here is not its own.
+        const auto text = workspace::read_regular_file(file_, workspace::max_settings_file_bytes);
+        if (!text) return nlohmann::json::object();
+        auto document = core::decode_json(*text);
         if (document.is_object()) return document;
         throw std::runtime_error("not a JSON object");
     } catch (const std::exception& e) {

@@ -1,13 +1,18 @@
 #include "ipybox/jupyter/kernel_connection.hpp"
 
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
-#include <zmq.hpp>
-#include <zmq_addon.hpp>
 
+#include "detail/zmtp_channel.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/jupyter/wire.hpp"
 
@@ -15,17 +20,11 @@ namespace ipybox::jupyter {
 
 namespace {
 
-constexpr int iopub_receive_high_water_mark = 64;
+using detail::zmtp_channel;
+using detail::zmtp_limits;
 
-constexpr const char* wake_endpoint_prefix = "inproc://ipybox-wake-";
-
-void configure(zmq::socket_t& socket) {
-    socket.set(zmq::sockopt::linger, 0);
-    // The kernel binds after we connect; retry quickly so readiness is not delayed by backoff.
-    socket.set(zmq::sockopt::reconnect_ivl, 10);
-    socket.set(zmq::sockopt::reconnect_ivl_max, 100);
-}
-
+// The heartbeat echoes what it is sent: a ping is a few bytes.
+constexpr zmtp_limits heartbeat_limits{64 * 1024, 16};
 }  // namespace
 
 struct kernel_connection::impl {
@@ -34,18 +33,18 @@ struct kernel_connection::impl {
     connection_handlers handlers;
     connection_options options;
     signer key;
+    core::json_limits json_limits;
     std::shared_ptr<spdlog::logger> log = core::logger("jupyter");
 
-    zmq::context_t context{1};
-    zmq::socket_t shell{context, zmq::socket_type::dealer};
-    zmq::socket_t control{context, zmq::socket_type::dealer};
-    zmq::socket_t stdin_socket{context, zmq::socket_type::dealer};
-    zmq::socket_t iopub{context, zmq::socket_type::sub};
-    zmq::socket_t heartbeat{context, zmq::socket_type::req};
-    zmq::socket_t wake_reader{context, zmq::socket_type::pair};
-    zmq::socket_t wake_writer{context, zmq::socket_type::pair};
+    // Declared in the order of their poll slots (poll_order).
+    zmtp_channel shell;
+    zmtp_channel control;
+    zmtp_channel iopub;
+    zmtp_channel stdin_channel;
+    zmtp_channel heartbeat;
+    int wake_fd = -1;
 
-    std::mutex queue_mutex;  // guards outgoing, watches, stopping and wake_writer
+    std::mutex queue_mutex;  // guards outgoing, new_watches and stopping
     std::deque<std::pair<channel, std::vector<std::string>>> outgoing;
     std::vector<std::pair<int, std::function<void()>>> new_watches;
     bool stopping = false;
@@ -54,48 +53,54 @@ struct kernel_connection::impl {
     std::atomic<std::size_t> dropped{0};
     std::thread thread;
 
+    static zmtp_limits limits(std::size_t bytes, const connection_options& o) {
+        return {bytes, o.max_message_frames};
+    }
+
     impl(const connection_info& i, std::string session, connection_handlers h, connection_options o)
-        : info(i), session_id(std::move(session)), handlers(std::move(h)), options(o), key(i.key) {
-        for (auto* socket : {&shell, &control, &stdin_socket, &iopub, &heartbeat})
-            configure(*socket);
-        iopub.set(zmq::sockopt::subscribe, "");
-        // What waits here for our I/O thread is bounded (the kernel sends output in pieces of
-        // about 64 KiB); beyond it, messages wait in the kernel's own send queue.
-        iopub.set(zmq::sockopt::rcvhwm, iopub_receive_high_water_mark);
-        // Let a heartbeat be re-sent after a missed reply instead of wedging the REQ socket.
-        heartbeat.set(zmq::sockopt::req_relaxed, 1);
-        heartbeat.set(zmq::sockopt::req_correlate, 1);
-        const std::string wake = wake_endpoint_prefix + session_id;
-        wake_reader.bind(wake);
-        wake_writer.connect(wake);
-        shell.connect(info.endpoint(channel::shell));
-        control.connect(info.endpoint(channel::control));
-        stdin_socket.connect(info.endpoint(channel::stdin_channel));
-        iopub.connect(info.endpoint(channel::iopub));
-        heartbeat.connect(info.endpoint(channel::heartbeat));
+        : info(i),
+          session_id(std::move(session)),
+          handlers(std::move(h)),
+          options(o),
+          key(i.key),
+          shell(info.endpoint(channel::shell), "DEALER", limits(o.max_reply_bytes, o)),
+          control(info.endpoint(channel::control), "DEALER", limits(o.max_reply_bytes, o)),
+          iopub(info.endpoint(channel::iopub), "SUB", limits(o.max_iopub_message_bytes, o)),
+          stdin_channel(info.endpoint(channel::stdin_channel), "DEALER",
+                        limits(o.max_reply_bytes, o)),
+          heartbeat(info.endpoint(channel::heartbeat), "REQ", heartbeat_limits),
+          wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+        if (wake_fd < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+        json_limits.max_bytes = std::max(o.max_iopub_message_bytes, o.max_reply_bytes);
+        json_limits.max_values = o.max_json_values;
+    }
+
+    ~impl() {
+        if (wake_fd >= 0) ::close(wake_fd);
     }
 
     void wake() {
-        // Caller holds queue_mutex. A full pipe means a wake-up is already pending.
-        wake_writer.send(zmq::buffer("w", 1), zmq::send_flags::dontwait);
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const auto written = ::write(wake_fd, &one, sizeof one);
     }
 
-    zmq::socket_t& socket_for(channel which) {
+    zmtp_channel& channel_for(channel which) {
         switch (which) {
             case channel::control:
                 return control;
             case channel::stdin_channel:
-                return stdin_socket;
+                return stdin_channel;
+            case channel::iopub:
+                return iopub;
+            case channel::heartbeat:
+                return heartbeat;
             default:
                 return shell;
         }
     }
 
-    void deliver(channel which, std::vector<zmq::message_t>& parts) {
-        std::vector<std::string> frames;
-        frames.reserve(parts.size());
-        for (auto& part : parts) frames.emplace_back(part.to_string());
-        auto decoded = decode(std::move(frames), key);
+    void deliver(channel which, std::vector<std::string>&& frames) {
+        auto decoded = decode(std::move(frames), key, json_limits);
         if (!decoded.msg) {
             ++dropped;
             log->warn("dropped a message on {}: {} ({})", to_string(which),
@@ -112,6 +117,25 @@ struct kernel_connection::impl {
         } catch (const std::exception& e) {
             log->error("handler for a {} message failed: {}", to_string(which), e.what());
         }
+    }
+
+    void report_dropped(channel which, const std::string& reason) {
+        ++dropped;
+        log->warn("dropped a message from the kernel on {} unread: {}", to_string(which), reason);
+        if (!handlers.on_dropped) return;
+        try {
+            handlers.on_dropped(which, reason);
+        } catch (const std::exception& e) {
+            log->error("handler for a dropped {} message failed: {}", to_string(which), e.what());
+        }
+    }
+
+    detail::zmtp_reader::callbacks callbacks_for(channel which) {
+        return {
+            [this, which](std::vector<std::string>&& frames) { deliver(which, std::move(frames)); },
+            [this, which](const detail::zmtp_dropped& drop) {
+                report_dropped(which, drop.reason);
+            }};
     }
 
     // The I/O thread must survive anything: a dead thread would leave every execution waiting.
@@ -134,71 +158,67 @@ struct kernel_connection::impl {
         bool ping_outstanding = false;
         int misses = 0;
         bool heartbeat_reported = false;
+        const std::pair<zmtp_channel*, channel> poll_order[] = {
+            {&shell, channel::shell},
+            {&control, channel::control},
+            {&iopub, channel::iopub},
+            {&stdin_channel, channel::stdin_channel},
+            {&heartbeat, channel::heartbeat}};
+        const auto on_heartbeat =
+            detail::zmtp_reader::callbacks{[&](std::vector<std::string>&&) {
+                                               ping_outstanding = false;
+                                               misses = 0;
+                                           },
+                                           [&](const detail::zmtp_dropped& drop) {
+                                               report_dropped(channel::heartbeat, drop.reason);
+                                           }};
 
         while (true) {
-            std::deque<std::pair<channel, std::vector<std::string>>> to_send;
             {
                 std::lock_guard lock(queue_mutex);
                 if (stopping) return;
-                to_send.swap(outgoing);
+                for (auto& [which, frames] : outgoing) channel_for(which).send(frames);
+                outgoing.clear();
                 for (auto& watch : new_watches) watches.push_back(std::move(watch));
                 new_watches.clear();
             }
-            for (auto& [which, frames] : to_send) {
-                auto& socket = socket_for(which);
-                for (std::size_t i = 0; i < frames.size(); ++i) {
-                    const auto flags =
-                        i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
-                    socket.send(zmq::buffer(frames[i]), flags);
-                }
+
+            auto wait_until = clock::time_point::max();  // no deadline: wait for I/O alone
+            std::vector<pollfd> items = {{wake_fd, POLLIN, 0}};
+            for (const auto& [socket, which] : poll_order) {
+                socket->retry();
+                items.push_back({socket->fd(), socket->events(), 0});  // fd -1: skipped by poll
+                if (socket->fd() < 0) wait_until = std::min(wait_until, socket->reconnect_due());
             }
-
-            std::vector<zmq::pollitem_t> items = {
-                {wake_reader.handle(), 0, ZMQ_POLLIN, 0},  {shell.handle(), 0, ZMQ_POLLIN, 0},
-                {control.handle(), 0, ZMQ_POLLIN, 0},      {iopub.handle(), 0, ZMQ_POLLIN, 0},
-                {stdin_socket.handle(), 0, ZMQ_POLLIN, 0}, {heartbeat.handle(), 0, ZMQ_POLLIN, 0}};
-            for (const auto& watch : watches)
-                items.push_back({nullptr, watch.first, ZMQ_POLLIN, 0});
-
-            auto timeout = std::chrono::milliseconds(-1);
+            for (const auto& watch : watches) items.push_back({watch.first, POLLIN, 0});
             if (heartbeat_enabled && !heartbeat_reported) {
-                timeout = std::max(std::chrono::milliseconds(0),
-                                   std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       next_ping - clock::now()));
+                wait_until = std::min(wait_until, next_ping);
             }
-            zmq::poll(items.data(), items.size(), timeout);
+            int timeout = -1;
+            if (wait_until != clock::time_point::max()) {
+                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    wait_until - clock::now());
+                timeout = static_cast<int>(std::max<long long>(0, left.count()) + 1);
+            }
+            const int ready = ::poll(items.data(), items.size(), timeout);
+            if (ready < 0 && errno != EINTR) {
+                throw std::system_error(errno, std::generic_category(), "poll");
+            }
 
-            if (items[0].revents & ZMQ_POLLIN) {
-                zmq::message_t drain;
-                while (wake_reader.recv(drain, zmq::recv_flags::dontwait)) {
-                }
+            if (items[0].revents & POLLIN) {
+                std::uint64_t count = 0;
+                [[maybe_unused]] const auto got = ::read(wake_fd, &count, sizeof count);
             }
-            const std::pair<std::size_t, channel> readable[] = {{1, channel::shell},
-                                                                {2, channel::control},
-                                                                {3, channel::iopub},
-                                                                {4, channel::stdin_channel}};
-            for (const auto& [index, which] : readable) {
-                if (!(items[index].revents & ZMQ_POLLIN)) continue;
-                auto& socket = which == channel::iopub ? iopub : socket_for(which);
-                // Drain what is there now, but bounded so one busy channel cannot starve others.
-                for (int budget = 0; budget < 64; ++budget) {
-                    std::vector<zmq::message_t> parts;
-                    if (!zmq::recv_multipart(socket, std::back_inserter(parts),
-                                             zmq::recv_flags::dontwait)) {
-                        break;
-                    }
-                    deliver(which, parts);
-                }
+            for (std::size_t i = 0; i < std::size(poll_order); ++i) {
+                const auto [socket, which] = poll_order[i];
+                if (items[i + 1].fd < 0) continue;
+                socket->handle(items[i + 1].revents,
+                               which == channel::heartbeat ? on_heartbeat : callbacks_for(which));
             }
-            if (items[5].revents & ZMQ_POLLIN) {
-                // One reply per ping: a REQ socket refuses a second recv before the next send.
-                zmq::message_t echo;
-                if (heartbeat.recv(echo, zmq::recv_flags::dontwait)) ping_outstanding = false;
-                misses = 0;
-            }
-            for (std::size_t i = 6; i < items.size(); ++i) {
-                if (!(items[i].revents & ZMQ_POLLIN)) continue;
-                auto& watch = watches[i - 6];
+            const std::size_t first_watch = 1 + std::size(poll_order);
+            for (std::size_t i = first_watch; i < items.size(); ++i) {
+                if (!(items[i].revents & POLLIN)) continue;
+                auto& watch = watches[i - first_watch];
                 auto callback = std::move(watch.second);
                 watch.first = -1;
                 if (callback) callback();
@@ -210,13 +230,12 @@ struct kernel_connection::impl {
                     heartbeat_reported = true;
                     log->warn("kernel heartbeat lost after {} missed pings", misses);
                     if (handlers.on_heartbeat_lost) handlers.on_heartbeat_lost();
+                } else if (heartbeat.fd() >= 0) {
+                    // As a REQ socket would frame it: an empty delimiter, then the ping.
+                    heartbeat.send({std::string(), "ping"});
+                    ping_outstanding = true;
                 } else {
-                    try {
-                        heartbeat.send(zmq::buffer("ping", 4), zmq::send_flags::dontwait);
-                        ping_outstanding = true;
-                    } catch (const zmq::error_t& e) {
-                        log->debug("heartbeat ping not sent: {}", e.what());
-                    }
+                    ping_outstanding = true;  // not even connected: counts as unanswered
                 }
                 next_ping = clock::now() + options.heartbeat_interval;
             }

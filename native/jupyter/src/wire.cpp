@@ -13,13 +13,12 @@ std::string dump(const json& value) {
 
 // A kernel may send bytes that are not UTF-8 (Python encodes lone surrogates with
 // "surrogateescape"); such a frame is parsed again with U+FFFD in their place instead of dropped.
-json parse_lenient(const std::string& frame) {
+json parse_lenient(const std::string& frame, const core::json_limits& limits) {
     try {
-        return json::parse(frame);
-    } catch (const json::parse_error&) {
-        const std::string repaired = core::sanitize_utf8(frame);
-        if (repaired == frame) throw;
-        return json::parse(repaired);
+        return core::decode_json(frame, limits);
+    } catch (const core::json_decode_error& e) {
+        if (e.why() != core::json_decode_error::reason::invalid_utf8) throw;
+        return core::decode_json(core::sanitize_utf8(frame), limits);
     }
 }
 
@@ -43,7 +42,8 @@ std::vector<std::string> encode(const message& msg, const signer& key) {
     return frames;
 }
 
-decode_result decode(std::vector<std::string> frames, const signer& key) {
+decode_result decode(std::vector<std::string> frames, const signer& key,
+                     const core::json_limits& limits) {
     decode_result result;
     const auto delim = std::find(frames.begin(), frames.end(), delimiter);
     if (delim == frames.end()) {
@@ -69,11 +69,11 @@ decode_result decode(std::vector<std::string> frames, const signer& key) {
     msg.identities.assign(std::make_move_iterator(frames.begin()),
                           std::make_move_iterator(frames.begin() + static_cast<long>(first - 1)));
     try {
-        msg.header = parse_lenient(frames[first + 1]);
-        msg.parent_header = parse_lenient(frames[first + 2]);
-        msg.metadata = parse_lenient(frames[first + 3]);
-        msg.content = parse_lenient(frames[first + 4]);
-    } catch (const json::exception& e) {
+        msg.header = parse_lenient(frames[first + 1], limits);
+        msg.parent_header = parse_lenient(frames[first + 2], limits);
+        msg.metadata = parse_lenient(frames[first + 3], limits);
+        msg.content = parse_lenient(frames[first + 4], limits);
+    } catch (const core::json_decode_error& e) {
         result.error = decode_error::invalid_json;
         result.detail = e.what();
         return result;

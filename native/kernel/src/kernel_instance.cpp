@@ -111,6 +111,21 @@ struct kernel_instance::impl {
         }
     }
 
+    // A message the connection dropped unread (over its size limits): it may have been the
+    // output of any execution under way, so each says that output was lost.
+    void on_dropped(jupyter::channel which, const std::string& reason) {
+        std::lock_guard lock(mutex);
+        for (auto& entry : routes) {
+            if (entry.second.idle) continue;
+            stream_output notice;
+            notice.name = "stderr";
+            notice.text = "\n[ipybox] a message from the kernel on " +
+                          std::string(jupyter::to_string(which)) + " was dropped (" + reason +
+                          "): output may be missing\n";
+            entry.second.execution->events.push(std::move(notice));
+        }
+    }
+
     void update_ready() {  // mutex held
         if (info_replied && iopub_seen && !is_ready) {
             is_ready = true;
@@ -259,6 +274,9 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     handlers.on_iopub = [raw](message&& msg) { raw->on_iopub(std::move(msg)); };
     handlers.on_control = [raw](message&& msg) { raw->log->debug("control: {}", msg.msg_type()); };
     handlers.on_heartbeat_lost = [raw] { raw->on_heartbeat_lost(); };
+    handlers.on_dropped = [raw](jupyter::channel which, const std::string& reason) {
+        raw->on_dropped(which, reason);
+    };
     auto created = std::unique_ptr<kernel_instance>(new kernel_instance(std::move(state)));
     created->pid_ = s.child->pid();
     jupyter::connection_options connection_options;

@@ -34,6 +34,7 @@ import pathlib
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from . import library, tool_client
+from .files import read_text
 from .search_index import describe_action
 
 __all__ = ["catalog", "new_gentool", "template_dir"]
@@ -227,7 +228,7 @@ def _save_through_host(
 def _summary(path: pathlib.Path) -> Tuple[str, List[str]]:
     """First docstring line of a module and the names of its top-level functions, unimported."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = ast.parse(read_text(path), filename=str(path))
     except (OSError, SyntaxError, ValueError) as error:
         return f"(cannot be read: {error})", []
     docstring = (ast.get_docstring(tree) or "").strip()

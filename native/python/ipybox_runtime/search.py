@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 from . import library
+from .files import read_text
 from .search_index import ToolDocument, describe_action, describe_tool_module, tokens
 
 __all__ = ["SearchHit", "SearchResults", "ToolIndex", "format_search", "search_tools"]
@@ -228,11 +229,13 @@ class ToolIndex:
 
 
 _CACHE_VERSION = 2
+# The cache of a large library (thousands of tools) is a few megabytes.
+_CACHE_LIMIT = 64 * 1024 * 1024
 
 
 def _load_cache(path: pathlib.Path) -> Dict[str, Tuple[_Stamp, ToolDocument]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, limit=_CACHE_LIMIT))
         if data.get("version") != _CACHE_VERSION:
             return {}
         loaded = {}

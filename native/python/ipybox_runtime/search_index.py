@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Set
 
+from .files import read_text
 from .generated_reader import ModuleOutline, outline_from_ast, read_generated
 
 # How much more a word counts in a tool's name, and in its one-line summary, than in the rest.
@@ -87,7 +88,7 @@ def _first_line(docstring: Optional[str]) -> str:
 
 def _parse(path: pathlib.Path) -> Optional[ast.Module]:
     try:
-        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        return ast.parse(read_text(path), filename=str(path))
     except (OSError, SyntaxError, ValueError):
         return None
 
@@ -105,8 +106,7 @@ def _model_text(outline: ModuleOutline) -> List[str]:
 def _read_tool_module(path: pathlib.Path) -> Optional[ModuleOutline]:
     """The module's outline: by the fast reader where it can, else from its syntax tree."""
     try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
+        text = read_text(path)
     except (OSError, ValueError):
         return None
     outline = read_generated(text)

@@ -4,20 +4,47 @@
 #include <system_error>
 #include <thread>
 
+#include "detail/route_helpers.hpp"
 #include "ipybox/core/log.hpp"
 
 namespace ipybox::toolserver::detail {
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 
+namespace {
+
+// Room for the header and for reading the body through it in pieces: the buffer never grows
+// past this, whatever the client sends.
+constexpr std::size_t read_buffer_bytes = 64 * 1024;
+
+core::json_limits json_limits_of(const tool_server_options& options) {
+    core::json_limits limits;
+    limits.max_bytes = options.max_body_bytes;
+    limits.max_depth = options.max_json_depth;
+    limits.max_values = options.max_json_values;
+    return limits;
+}
+
+}  // namespace
+
 server_state::server_state(asio::io_context& loop, tool_server_options o, approval::gate& gate,
                            tool_invoker& invoker, approval::gate* shell_gate,
                            library_writer* library)
     : io(loop),
       options(std::move(o)),
-      context{options.token, gate, invoker, shell_gate, library},
+      context{options.token, gate, invoker, shell_gate, library, json_limits_of(options)},
       log(core::logger("toolserver")),
-      acceptor(loop) {}
+      acceptor(loop),
+      budget(options.max_request_memory_bytes) {
+    const auto largest = request_cost(options.max_body_bytes, options.max_json_values);
+    if (largest > options.max_request_memory_bytes) {
+        throw std::invalid_argument("tool server: max_request_memory_bytes (" +
+                                    std::to_string(options.max_request_memory_bytes) +
+                                    ") cannot take a request of " +
+                                    std::to_string(options.max_body_bytes) +
+                                    " bytes, which may cost " + std::to_string(largest));
+    }
+}
 
 bool server_state::enter_worker() {
     std::lock_guard lock(mutex);
@@ -34,7 +61,10 @@ void server_state::leave_worker() {
 
 connection::connection(std::shared_ptr<server_state> state,
                        asio::local::stream_protocol::socket socket)
-    : state_(std::move(state)), socket_(std::move(socket)), deadline_(state_->io) {}
+    : state_(std::move(state)),
+      socket_(std::move(socket)),
+      deadline_(state_->io),
+      buffer_(std::max(read_buffer_bytes, state_->options.max_header_bytes + 1024)) {}
 
 void connection::start() {
     read_request();
@@ -44,10 +74,15 @@ void connection::close() {
     if (closed_) return;
     closed_ = true;
     deadline_.cancel();
+    if (waiting_) state_->budget.cancel(*std::exchange(waiting_, std::nullopt));
     boost::system::error_code ignored;
     socket_.shutdown(asio::local::stream_protocol::socket::shutdown_both, ignored);
     socket_.close(ignored);
     state_->open.erase(this);
+    // A request being handled gives its budget back when its worker is done (write_response).
+    if (!parser_) return;
+    parser_.reset();
+    release_budget();
 }
 
 void connection::arm_deadline(std::chrono::seconds limit) {
@@ -58,9 +93,62 @@ void connection::arm_deadline(std::chrono::seconds limit) {
     });
 }
 
+void connection::release_budget() {
+    state_->budget.release(std::exchange(reserved_, 0));
+}
+
 void connection::read_request() {
     parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(state_->options.max_header_bytes));
     parser_->body_limit(state_->options.max_body_bytes);
+    arm_deadline(state_->options.idle_timeout);
+    http::async_read_header(socket_, buffer_, *parser_,
+                            [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
+                                self->on_header(ec);
+                            });
+}
+
+void connection::on_header(boost::system::error_code ec) {
+    deadline_.cancel();
+    if (closed_) return;
+    if (ec == http::error::body_limit) {  // a Content-Length over the limit: nothing read
+        refuse(413, "the request body is too large");
+        return;
+    }
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+        refuse(431, "the request header is too large");
+        return;
+    }
+    if (ec) {  // closed by the client, timed out, or malformed: drop the connection
+        close();
+        return;
+    }
+    // A chunked body (or one that ends with the connection) may be as large as the limit.
+    const auto length = parser_->content_length();
+    const std::size_t body_bytes = length ? static_cast<std::size_t>(*length)
+                                   : parser_->chunked() || !parser_->is_done()
+                                       ? state_->options.max_body_bytes
+                                       : 0;
+    const auto cost = request_cost(body_bytes, state_->options.max_json_values);
+    // Admission may come at once (inside reserve) or later, from another request's release.
+    // The queue keeps a waiting connection alive; close() takes it out of the queue.
+    const auto ticket = state_->budget.reserve(cost, [self = shared_from_this(), cost] {
+        self->waiting_.reset();
+        self->reserved_ = cost;  // from here the cost is this connection's to give back
+        self->read_body();
+    });
+    if (reserved_ == 0) {
+        waiting_ = ticket;
+        state_->log->debug("a request of {} bytes waits for {} bytes of the request budget",
+                           body_bytes, cost);
+    }
+}
+
+void connection::read_body() {
+    if (closed_) {
+        release_budget();
+        return;
+    }
     arm_deadline(state_->options.idle_timeout);
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
@@ -71,24 +159,26 @@ void connection::read_request() {
 void connection::on_read(boost::system::error_code ec) {
     deadline_.cancel();
     if (closed_) return;
-    if (ec == http::error::body_limit) {
-        write_response(
-            {413, R"({"error":{"type":"bad_request","message":"the request body is too large"}})"},
-            false);
+    if (ec == http::error::body_limit) {  // a chunked body that grew past the limit
+        refuse(413, "the request body is too large");
         return;
     }
     if (ec) {  // closed by the client, timed out, or malformed: drop the connection
         close();
         return;
     }
-    const auto& message = parser_->get();
+    auto& message = parser_->get();
     http_request request{std::string(message.method_string()), std::string(message.target()),
-                         std::string(message[http::field::authorization]), message.body()};
-    handle_on_worker(std::move(request), message.keep_alive());
+                         std::string(message[http::field::authorization]),
+                         std::move(message.body())};
+    const bool keep_alive = message.keep_alive();
+    parser_.reset();  // the body now lives in `request` alone
+    handle_on_worker(std::move(request), keep_alive);
 }
 
 void connection::handle_on_worker(http_request request, bool keep_alive) {
     if (!state_->enter_worker()) {
+        release_budget();
         close();
         return;
     }
@@ -101,9 +191,11 @@ void connection::handle_on_worker(http_request request, bool keep_alive) {
             state->log->error("tool server request failed: {}", e.what());
             response = {500, R"({"error":{"type":"server_error","message":"internal error"}})"};
         }
+        request = {};  // its memory goes before its budget does
         // The answer goes back to the loop; this thread lets go of the connection first, so
         // that the connection is only ever destroyed where its socket lives.
         asio::post(state->io, [self = std::move(self), response = std::move(response), keep_alive] {
+            self->release_budget();
             self->write_response(response, keep_alive);
         });
         state->leave_worker();
@@ -112,11 +204,19 @@ void connection::handle_on_worker(http_request request, bool keep_alive) {
         std::thread(std::move(work)).detach();
     } catch (const std::system_error& e) {  // no thread to be had (a process limit, say)
         state_->leave_worker();
+        release_budget();
         state_->log->warn("tool server: no worker thread for a request: {}", e.what());
         write_response(
             {503, R"({"error":{"type":"server_error","message":"ipybox is out of threads"}})"},
             false);
     }
+}
+
+void connection::refuse(int status, const char* message) {
+    parser_.reset();
+    release_budget();
+    state_->log->warn("refused a request: {}", message);
+    write_response(error_response(status, error_type::bad_request, message), false);
 }
 
 void connection::write_response(const http_response& response, bool keep_alive) {
@@ -131,6 +231,7 @@ void connection::write_response(const http_response& response, bool keep_alive) 
         socket_, response_,
         [self = shared_from_this(), keep_alive](boost::system::error_code ec, std::size_t) {
             self->deadline_.cancel();
+            self->response_ = {};
             if (ec || !keep_alive || self->closed_) {
                 self->close();
                 return;

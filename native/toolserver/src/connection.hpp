@@ -9,6 +9,12 @@
 // a worker thread of its own, counted in server_state so that stopping can wait for it; there
 // are at most options.max_connections of them, one per connection.
 //
+// A request is read in two steps: its header (into a buffer of fixed size, up to
+// options.max_header_bytes), then, once the server's request_budget admits its cost, its body.
+// While a request waits for admission no deadline runs (the server is the slow party) and its
+// body stays in the socket. The cost is held until the answer is built and the request's memory
+// freed.
+//
 // Threads: every member runs on the io_context's thread, except the worker's body.
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -16,6 +22,7 @@
 #include <memory>
 #include <optional>
 
+#include "request_budget.hpp"
 #include "server_state.hpp"
 
 namespace ipybox::toolserver::detail {
@@ -33,9 +40,15 @@ class connection : public std::enable_shared_from_this<connection> {
     using request_parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
 
     void read_request();
+    void on_header(boost::system::error_code ec);
+    void read_body();
     void on_read(boost::system::error_code ec);
     void handle_on_worker(http_request request, bool keep_alive);
+    // Answers without handling (a refusal at the edge); the connection closes afterwards.
+    void refuse(int status, const char* message);
     void write_response(const http_response& response, bool keep_alive);
+    // Gives back the budget of the request just handled (if any).
+    void release_budget();
     // Arms the deadline of the operation about to start: when it passes, the socket is closed,
     // which completes that operation with an error.
     void arm_deadline(std::chrono::seconds limit);
@@ -46,6 +59,8 @@ class connection : public std::enable_shared_from_this<connection> {
     boost::beast::flat_buffer buffer_;
     std::optional<request_parser> parser_;
     boost::beast::http::response<boost::beast::http::string_body> response_;
+    std::size_t reserved_ = 0;                       // budget held by the current request
+    std::optional<request_budget::ticket> waiting_;  // while queued for the budget
     bool closed_ = false;
 };
 

@@ -104,7 +104,7 @@ http_response handle_gentools(const http_request& request, const route_context& 
             "this ipybox session does not save to the user library on the kernel's behalf "
             "(the kernel may write it itself)");
     }
-    auto parsed = detail::parse_object(request.body);
+    auto parsed = detail::parse_object(request.body, context.json_limits);
     if (auto* response = std::get_if<http_response>(&parsed)) return *response;
     auto read = read_save(std::get<json>(parsed));
     if (auto* problem = std::get_if<std::string>(&read)) {

@@ -13,15 +13,16 @@ http_response json_response(const json& document) {
     return {200, document.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
-std::variant<json, http_response> parse_object(const std::string& body) {
+std::variant<json, http_response> parse_object(const std::string& body,
+                                               const core::json_limits& limits) {
     try {
-        auto document = json::parse(body);
+        auto document = core::decode_json(body, limits);
         if (document.is_object()) return document;
         return error_response(400, error_type::bad_request,
                               "the request body is not a JSON object");
-    } catch (const json::parse_error& e) {
+    } catch (const core::json_decode_error& e) {
         return error_response(400, error_type::bad_request,
-                              std::string("the request body is not JSON: ") + e.what());
+                              std::string("the request body was refused: ") + e.what());
     }
 }
 

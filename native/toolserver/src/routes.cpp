@@ -16,12 +16,19 @@ using detail::parse_object;
 using detail::refusal;
 using nlohmann::json;
 
+// Moves the member `key` out of `object` (or gives `fallback`): the arguments can be most of a
+// large body, and the budget of a request counts one parsed copy of it (request_budget.hpp).
+json take(json& object, const char* key, json fallback) {
+    const auto it = object.find(key);
+    return it == object.end() ? std::move(fallback) : std::move(*it);
+}
+
 http_response handle_shell(const http_request& request, const route_context& context) {
     if (!context.shell_gate) {
         return error_response(404, error_type::bad_request,
                               "shell-command approval is not enabled in this ipybox session");
     }
-    auto parsed = parse_object(request.body);
+    auto parsed = parse_object(request.body, context.json_limits);
     if (auto* response = std::get_if<http_response>(&parsed)) return *response;
     auto& body = std::get<json>(parsed);
     const auto kind = body.value("tool_name", json()).is_string()
@@ -31,7 +38,7 @@ http_response handle_shell(const http_request& request, const route_context& con
         return error_response(400, error_type::bad_request,
                               "tool_name must be \"shell\" or \"shell_magic\"");
     }
-    approval::tool_call call{shell_server_name, kind, body.value("tool_args", json())};
+    approval::tool_call call{shell_server_name, kind, take(body, "tool_args", json())};
     const auto& args = call.arguments;
     const bool well_formed =
         args.is_object() && args.contains("cmd") && args["cmd"].is_string() &&
@@ -76,7 +83,7 @@ http_response handle_request(const http_request& request, const route_context& c
     if (request.target == "/shell") return handle_shell(request, context);
     if (request.target == "/gentools") return handle_gentools(request, context);
 
-    auto parsed = parse_object(request.body);
+    auto parsed = parse_object(request.body, context.json_limits);
     if (auto* response = std::get_if<http_response>(&parsed)) return *response;
     auto& body = std::get<json>(parsed);
     if (!body.contains("server_name") || !body["server_name"].is_string() ||
@@ -86,7 +93,7 @@ http_response handle_request(const http_request& request, const route_context& c
     }
     approval::tool_call call{body["server_name"].get<std::string>(),
                              body["tool_name"].get<std::string>(),
-                             body.value("tool_args", json::object())};
+                             take(body, "tool_args", json::object())};
     if (!call.arguments.is_object()) {
         return error_response(400, error_type::bad_request, "tool_args must be a JSON object");
     }

@@ -2,8 +2,8 @@
 // What the tool server and its connections share. The connections hold it by shared_ptr, so a
 // handler that runs after the server object is gone (an aborted read, say) still finds it.
 //
-// Threads: `acceptor` and `open` are used on the io_context's thread only; the worker count and
-// `stopping` under `mutex`, from any thread.
+// Threads: `acceptor`, `open` and `budget` are used on the io_context's thread only; the worker
+// count and `stopping` under `mutex`, from any thread.
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
@@ -15,6 +15,7 @@
 
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
+#include "request_budget.hpp"
 
 namespace ipybox::toolserver::detail {
 
@@ -30,6 +31,7 @@ struct server_state {
     std::shared_ptr<spdlog::logger> log;
     boost::asio::local::stream_protocol::acceptor acceptor;
     std::map<const connection*, std::weak_ptr<connection>> open;  // io thread only
+    request_budget budget;                                        // io thread only
 
     std::mutex mutex;
     std::condition_variable workers_done;

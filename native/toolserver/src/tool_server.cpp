@@ -102,4 +102,15 @@ const std::filesystem::path& tool_server::socket_path() const {
     return impl_->state->options.socket_path;
 }
 
+std::size_t tool_server::requests_waiting() const {
+    auto& state = *impl_->state;
+    std::size_t waiting = 0;
+    on_loop(state.io, [&] { waiting = state.budget.waiting(); });
+    return waiting;
+}
+
+std::size_t request_cost_of(const tool_server_options& options, std::size_t body_bytes) {
+    return detail::request_cost(body_bytes, options.max_json_values);
+}
+
 }  // namespace ipybox::toolserver

@@ -326,12 +326,19 @@ void directory::remove_tree(const fs::path& relative) const {
     }
 }
 
-fs::path write_file_beneath(const fs::path& trusted_root, const fs::path& file,
-                            std::string_view content) {
-    const auto relative = file.lexically_relative(trusted_root);
+std::optional<fs::path> relative_below(const fs::path& root, const fs::path& file) {
+    auto relative = file.lexically_relative(root);
     const bool below = !relative.empty() && !relative.is_absolute() &&
                        relative.begin()->string() != ".." && relative != ".";
-    if (below) return directory::open_root(trusted_root).write_file(relative, content);
+    if (!below) return std::nullopt;
+    return relative;
+}
+
+fs::path write_file_beneath(const fs::path& trusted_root, const fs::path& file,
+                            std::string_view content) {
+    if (const auto relative = relative_below(trusted_root, file)) {
+        return directory::open_root(trusted_root).write_file(*relative, content);
+    }
     directory::open_root(file.parent_path()).write_file(file.filename(), content);
     return file;
 }

@@ -1,11 +1,7 @@
 #include "ipybox/workspace/dotenv.hpp"
 
-#include <cerrno>
-#include <fstream>
-#include <sstream>
-#include <system_error>
-
 #include "ipybox/core/log.hpp"
+#include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::workspace {
 namespace {
@@ -151,18 +147,8 @@ std::map<std::string, std::string> parse_dotenv(std::string_view text) {
 }
 
 std::map<std::string, std::string> load_dotenv(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        const int error = errno;
-        if (error == ENOENT) return {};
-        throw std::system_error(error, std::generic_category(), "cannot read " + path.string());
-    }
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad()) {
-        throw std::system_error(EIO, std::generic_category(), "cannot read " + path.string());
-    }
-    return parse_dotenv(content.str());
+    const auto content = read_regular_file(path, max_settings_file_bytes);
+    return content ? parse_dotenv(*content) : std::map<std::string, std::string>();
 }
 
 }  // namespace ipybox::workspace

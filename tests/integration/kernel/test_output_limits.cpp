@@ -51,3 +51,33 @@ TEST_SUITE("kernel.output") {
         CHECK(result.text == "ok \xef\xbf\xbd end");
     }
 }
+
+TEST_SUITE("kernel.raw_messages") {
+    // Kernel code can send on IOPub itself, past the runtime's pacing of output.
+    const char* const raw_stream = R"PY(
+k = get_ipython().kernel
+k.session.send(k.iopub_socket, 'stream', {'name': 'stdout', 'text': 'y' * SIZE},
+               parent=k.get_parent('shell'))
+print('sent')
+)PY";
+
+    std::string raw_stream_of(std::size_t size) {
+        std::string code = raw_stream;
+        code.replace(code.find("SIZE"), 4, std::to_string(size));
+        return code;
+    }
+
+    TEST_CASE(
+        "a raw IOPub message over the size limit is dropped with a notice, the kernel lives") {
+        code_executor executor(executor_options_for("raw-oversized"));
+        const auto result = executor.execute(raw_stream_of(64 * 1024 * 1024));
+        CHECK(result.text.find("a message from the kernel on iopub was dropped (over 8388608 "
+                               "bytes): output may be missing") != std::string::npos);
+        CHECK(result.text.find("sent") != std::string::npos);
+        CHECK(result.text.find("yyyy") == std::string::npos);
+        CHECK(executor.execute("1 + 1").text == "2");
+        // Control: the same raw message, small, arrives as output.
+        CHECK(executor.execute(raw_stream_of(10)).text.find(std::string(10, 'y')) !=
+              std::string::npos);
+    }
+}

@@ -192,7 +192,9 @@ test("a repository made during the session is protected from the next kernel on"
   ].join("\n"));
   assert.equal(written, "[]");
   assert.doesNotMatch(fs.readFileSync(path.join(boxedWorkspace, ".git", "config"), "utf8"), /x$/);
-  fs.rmSync(path.join(boxedWorkspace, ".git"), { recursive: true });
+  // The repository stays: deleting a protected path on the host while a spare kernel may be
+  // starting races srt's own bookkeeping of that path (see SECURITY.md), which is not what
+  // this test is about.
 });
 
 test("the placeholders go when the last sandboxed session ends, and nothing else is left", async () => {
@@ -205,7 +207,8 @@ test("the placeholders go when the last sandboxed session ends, and nothing else
   assert.equal(await probe(second), "-");
   await second.close();
   servers.delete(second);
-  // ipybox's own folders stay (.ipybox/site-packages for install_package, images/).
-  const left = listTree(boxedWorkspace).filter((entry) => !/^(images|\.ipybox)\//.test(entry));
+  // ipybox's own folders stay (.ipybox/site-packages for install_package, images/), and so does
+  // the repository the user made in the .git placeholder.
+  const left = listTree(boxedWorkspace).filter((entry) => !/^(images|\.ipybox|\.git)\//.test(entry));
   assert.deepEqual(left, ["notes.txt"]);
 });

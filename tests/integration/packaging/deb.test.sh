@@ -26,7 +26,7 @@ check "the package holds no compiled Python (__pycache__)" lacks "$SCRATCH/last"
 check "everything is under /usr" eval '! grep -v "^\./usr/\|^\./$\|^\./usr$" "$SCRATCH/last"'
 
 dpkg-deb --field "$deb" Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' > "$SCRATCH/last"
-for package in libc6 libzmq5 libssl3 libstdc++6 python3 python3-ipykernel python3-pydantic \
+for package in libc6 libssl3 libstdc++6 python3 python3-ipykernel python3-pydantic \
     python3-matplotlib python3-pip; do
     check "Depends names $package" grep -qxF "$package" "$SCRATCH/last"
 done

@@ -1,6 +1,7 @@
 // The host's view of the gentools library: saved actions across roots, the mcptools modules they
 // import (read, never run), and pins that flag an action when a tool it calls changes.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -97,4 +98,37 @@ TEST_CASE("an action is flagged when a tool it was written against changes, unti
         gone.erase("everything.add");
         CHECK(update_pins(pins, actions, after, gone).contains("gentools.math.total"));
     }
+}
+
+TEST_CASE("a FIFO or a link to /dev/zero planted in gentools/ and mcptools/ is left out, unread") {
+    const auto dir = ipybox::testing::fresh_directory("gentools-planted");
+    const auto mcptools = dir / "mcptools";
+    write(mcptools / "everything" / "echo.py", "class Params: message: str\n");
+    REQUIRE(::mkfifo((mcptools / "everything" / "fifo.py").c_str(), 0600) == 0);
+    fs::create_symlink("/dev/zero", mcptools / "everything" / "zero.py");
+    const auto planted =
+        action(dir / "gentools", "text", "shout", "from mcptools.everything import echo\n");
+    fs::remove(planted / "impl.py");
+    REQUIRE(::mkfifo((planted / "impl.py").c_str(), 0600) == 0);
+    const auto linked = action(dir / "gentools", "text", "loud", "");
+    fs::remove(linked / "impl.py");
+    fs::create_symlink("/dev/zero", linked / "impl.py");
+    fs::create_directory_symlink("/", dir / "gentools" / "root");  // a category that is a link
+
+    // Returning at all is the point: the plain readers waited for a FIFO writer for ever, and
+    // read /dev/zero until memory ran out.
+    const auto actions = scan_actions({dir / "gentools"});
+    REQUIRE(actions.size() == 2);
+    CHECK(actions[0].module == "gentools.text.loud");
+    CHECK(actions[0].calls.empty());
+    CHECK(actions[1].module == "gentools.text.shout");
+    CHECK(actions[1].calls.empty());  // impl.py, the FIFO, was not read
+    const auto hashes = module_hashes(mcptools, "everything");
+    CHECK(hashes.size() == 3);
+    CHECK(hashes.at("everything.fifo") == hashes.at("everything.zero"));  // both read as empty
+    // Control: what the scan read before, std::ifstream through the link, has no end.
+    std::ifstream endless(linked / "impl.py", std::ios::binary);
+    std::string chunk(1 << 20, '\1');
+    endless.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    CHECK(endless.gcount() == static_cast<std::streamsize>(chunk.size()));
 }

@@ -69,6 +69,47 @@ connection_handlers recording(received& got) {
     return handlers;
 }
 
+// A plain libzmq subscriber to the fake kernel's IOPub, as ipybox used to read it, once the
+// kernel has seen its subscription. `max_frame` sets ZMQ_MAXMSGSIZE (-1: none).
+zmq::socket_t libzmq_subscriber(zmq::context_t& context, fake_kernel& kernel, int max_frame,
+                                int high_water_mark) {
+    zmq::socket_t subscriber(context, zmq::socket_type::sub);
+    subscriber.set(zmq::sockopt::linger, 0);
+    subscriber.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(max_frame));
+    subscriber.set(zmq::sockopt::rcvhwm, high_water_mark);
+    subscriber.set(zmq::sockopt::subscribe, "");
+    subscriber.connect(kernel.info.endpoint(channel::iopub));
+    zmq::message_t subscription;
+    kernel.sockets.iopub.set(zmq::sockopt::rcvtimeo, 5000);
+    REQUIRE(kernel.sockets.iopub.recv(subscription));  // XPUB: the subscription arrived
+    return subscriber;
+}
+
+// Frames and bytes of the first message `subscriber` receives whole that is not one of the small
+// probes of wait_for_subscription (six frames, a few hundred bytes).
+std::pair<std::size_t, std::size_t> receive_large(zmq::socket_t& subscriber) {
+    subscriber.set(zmq::sockopt::rcvtimeo, 10000);
+    while (true) {
+        std::vector<zmq::message_t> parts;
+        REQUIRE(zmq::recv_multipart(subscriber, std::back_inserter(parts)));
+        std::size_t bytes = 0;
+        for (const auto& part : parts) bytes += part.size();
+        if (parts.size() > 6 || bytes > 4096) return {parts.size(), bytes};
+    }
+}
+
+// Records what the connection dropped for its size.
+struct drops {
+    std::mutex mutex;
+    std::vector<std::pair<channel, std::string>> seen;
+    void attach(connection_handlers& handlers) {
+        handlers.on_dropped = [this](channel which, const std::string& reason) {
+            std::lock_guard lock(mutex);
+            seen.emplace_back(which, reason);
+        };
+    }
+};
+
 }  // namespace
 
 TEST_SUITE("jupyter.kernel_connection") {
@@ -145,5 +186,62 @@ TEST_SUITE("jupyter.kernel_connection") {
         kernel_connection connection(kernel.info, "session", handlers, {20ms, 3});
         for (int i = 0; i < 500 && !lost; ++i) std::this_thread::sleep_for(10ms);
         CHECK(lost);
+    }
+
+    TEST_CASE(
+        "an IOPub message over the size limit is dropped unread, said, and the next arrives") {
+        fake_kernel kernel;
+        zmq::context_t context(1);
+        auto plain = libzmq_subscriber(context, kernel, -1, 64);
+        received got;
+        drops dropped;
+        auto handlers = recording(got);
+        dropped.attach(handlers);
+        connection_options options{0ms, 3};
+        options.max_iopub_message_bytes = 1024 * 1024;
+        kernel_connection connection(kernel.info, "session", handlers, options);
+        wait_for_subscription(kernel, got);
+        const std::size_t before = got.iopub.size();
+
+        kernel.publish(stream_message(std::string(2 << 20, 'x')), kernel.info.key);
+        kernel.publish(stream_message("after"), kernel.info.key);
+        REQUIRE(got.wait_for(before + 1, 5s));
+        {
+            std::lock_guard lock(got.mutex);
+            CHECK(got.iopub.back().content["text"] == "after");
+        }
+        std::lock_guard lock(dropped.mutex);
+        REQUIRE(dropped.seen.size() == 1);
+        CHECK(dropped.seen[0].first == channel::iopub);
+        CHECK(dropped.seen[0].second == "over 1048576 bytes");
+        CHECK(connection.dropped_messages() == 1);
+        // Control: a libzmq subscriber as ipybox had one takes the whole message in.
+        CHECK(receive_large(plain).second > (2u << 20));
+    }
+
+    TEST_CASE("a message of 100,000 one-byte frames is dropped at the frame limit") {
+        fake_kernel kernel;
+        zmq::context_t context(1);
+        // The most libzmq offers: frames of at most 1 MiB, one message queued.
+        auto plain = libzmq_subscriber(context, kernel, 1 << 20, 1);
+        received got;
+        drops dropped;
+        auto handlers = recording(got);
+        dropped.attach(handlers);
+        kernel_connection connection(kernel.info, "session", handlers, {0ms, 3});
+        wait_for_subscription(kernel, got);
+        const std::size_t before = got.iopub.size();
+
+        std::vector<std::string> frames(100000, "x");
+        send_frames(kernel.sockets.iopub, frames);
+        kernel.publish(stream_message("after"), kernel.info.key);
+        REQUIRE(got.wait_for(before + 1, 5s));
+        {
+            std::lock_guard lock(dropped.mutex);
+            CHECK(dropped.seen == std::vector<std::pair<channel, std::string>>{
+                                      {channel::iopub, "over 256 frames"}});
+        }
+        // Control: libzmq assembles the whole message before its reader sees a frame.
+        CHECK(receive_large(plain).first == 100000);
     }
 }

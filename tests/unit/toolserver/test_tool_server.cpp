@@ -1,12 +1,17 @@
 // The tool server over a real Unix socket, with a minimal Beast client.
 #include <doctest/doctest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <condition_variable>
+#include <csignal>
 #include <functional>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "fakes.hpp"
@@ -220,5 +225,147 @@ TEST_SUITE("toolserver.server") {
             }
         }
         CHECK(answered);
+    }
+}
+
+namespace {
+
+// An invoker whose calls wait until the test lets them go, counting how many are in at once.
+class holding_invoker : public toolserver::tool_invoker {
+  public:
+    bool knows_server(const std::string&) const override { return true; }
+    toolserver::tool_outcome invoke(const approval::tool_call&) override {
+        std::unique_lock lock(mutex_);
+        ++inside_;
+        most_inside_ = std::max(most_inside_, inside_);
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return released_; });
+        --inside_;
+        return toolserver::tool_outcome::success({{"text", "done"}});
+    }
+    void wait_until_inside(std::size_t count) {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return inside_ >= count; });
+    }
+    void release_all() {
+        std::lock_guard lock(mutex_);
+        released_ = true;
+        changed_.notify_all();
+    }
+    std::size_t most_inside() {
+        std::lock_guard lock(mutex_);
+        return most_inside_;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::size_t inside_ = 0;
+    std::size_t most_inside_ = 0;
+    bool released_ = false;
+};
+
+// A valid /run body of about `bytes` bytes.
+std::string large_body(std::size_t bytes) {
+    return R"({"server_name":"s","tool_name":"t","tool_args":{"text":")" + std::string(bytes, 'x') +
+           R"("}})";
+}
+
+// `count` requests of 200 KiB sent at once to a server whose budget takes `admitted` of them:
+// how many the invoker held at once, and what each was answered.
+std::pair<std::size_t, std::vector<unsigned>> parallel_large_requests(std::size_t count,
+                                                                      std::size_t admitted) {
+    testing::running_loop loop;
+    core::private_directory dir("ipybox-ts-");
+    holding_invoker invoker;
+    testing::fixed_gate gate(approval::verdict::approved);
+    const auto body = large_body(200 * 1024);
+    toolserver::tool_server_options options{dir.path() / "tools.sock", "tok"};
+    options.max_body_bytes = body.size();
+    options.max_request_memory_bytes = admitted * toolserver::request_cost_of(options, body.size());
+    toolserver::tool_server server(loop.io, options, gate, invoker);
+    std::vector<std::future<unsigned>> answers;
+    for (std::size_t i = 0; i < count; ++i) {
+        answers.push_back(std::async(std::launch::async, [&] {
+            return post(server.socket_path(), "tok", body).result_int();
+        }));
+    }
+    // Every request is then either in the invoker or waiting for the budget, unread.
+    invoker.wait_until_inside(admitted);
+    while (server.requests_waiting() < count - admitted) std::this_thread::yield();
+    const auto held = invoker.most_inside();
+    invoker.release_all();
+    std::vector<unsigned> statuses;
+    for (auto& answer : answers) statuses.push_back(answer.get());
+    return {held, statuses};
+}
+
+}  // namespace
+
+TEST_SUITE("toolserver.limits") {
+    TEST_CASE("a deeply nested JSON body is answered 400 and the server lives on") {
+        served server;
+        const std::string deep =
+            R"({"server_name":"everything","tool_name":"echo","tool_args":{"a":)" +
+            std::string(200000, '[') + std::string(200000, ']') + "}}";
+        const auto refused = post(server.socket_path(), "tok", deep);
+        CHECK(refused.result_int() == 400);
+        CHECK(refused.body().find("nesting deeper than") != std::string::npos);
+        CHECK(server.invoker.calls.empty());
+        CHECK(post(server.socket_path(), "tok", R"({"server_name":"everything","tool_name":"a"})")
+                  .result_int() == 200);
+
+        // Control: parsed as the routes did before (nlohmann's parse, then a copy of the
+        // arguments, which recurses once a level), the body kills the process that handles it.
+        const pid_t child = ::fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            ::signal(SIGSEGV, SIG_DFL);  // doctest's handler would report from the child
+            ::signal(SIGBUS, SIG_DFL);
+            const auto parsed = nlohmann::json::parse(deep);
+            const auto arguments = parsed.value("tool_args", nlohmann::json());
+            ::_exit(arguments.is_object() ? 0 : 1);
+        }
+        int status = 0;
+        REQUIRE(::waitpid(child, &status, 0) == child);
+        CHECK(WIFSIGNALED(status));
+    }
+
+    TEST_CASE("parallel large requests wait for the memory budget instead of being read") {
+        // Four requests of 200 KiB with room for two: two are handled, two wait unread, and all
+        // four are answered once the first ones finish.
+        const auto [held, statuses] = parallel_large_requests(4, 2);
+        CHECK(held == 2);
+        CHECK(statuses == std::vector<unsigned>{200, 200, 200, 200});
+        // Control: with room for all four, all four are in the invoker at once.
+        const auto [held_unbounded, statuses_unbounded] = parallel_large_requests(4, 4);
+        CHECK(held_unbounded == 4);
+        CHECK(statuses_unbounded == std::vector<unsigned>{200, 200, 200, 200});
+    }
+
+    TEST_CASE("headers over max_header_bytes are answered 431, unread") {
+        const auto with_header = [](std::size_t limit) {
+            served server([limit](auto& options) { options.max_header_bytes = limit; });
+            asio::io_context io;
+            local::socket socket(io);
+            socket.connect(local::endpoint(server.socket_path().string()));
+            http::request<http::string_body> request{http::verb::get, "/status", 11};
+            request.set(http::field::authorization, "Bearer tok");
+            request.set("X-Padding", std::string(16 * 1024, 'p'));
+            http::write(socket, request);
+            boost::beast::flat_buffer buffer;
+            http::response<http::string_body> response;
+            http::read(socket, buffer, response);
+            return response.result_int();
+        };
+        CHECK(with_header(8 * 1024) == 431);
+        CHECK(with_header(32 * 1024) == 200);  // control: the same request under a larger limit
+    }
+
+    TEST_CASE("options whose budget cannot take the largest request are refused") {
+        const auto budget_of_one_body = [](toolserver::tool_server_options& options) {
+            options.max_request_memory_bytes = options.max_body_bytes;
+        };
+        CHECK_THROWS_AS(served{budget_of_one_body}, std::invalid_argument);
     }
 }

@@ -13,8 +13,10 @@ namespace ipybox::toolserver::detail {
 
 http_response error_response(int status, const char* type, const std::string& message);
 http_response json_response(const nlohmann::json& document);
-// The body as a JSON object, or the 400 response saying why it is not one.
-std::variant<nlohmann::json, http_response> parse_object(const std::string& body);
+// The body as a JSON object, decoded within `limits`, or the 400 response saying why it is not
+// one (not JSON, too deep, too many values, invalid UTF-8).
+std::variant<nlohmann::json, http_response> parse_object(const std::string& body,
+                                                         const core::json_limits& limits);
 // The answer for a call the gate did not approve; nullopt when it did.
 std::optional<http_response> refusal(const approval::tool_call& call,
                                      const approval::decision& decision);

@@ -1,13 +1,19 @@
 #pragma once
-// A client's connection to one kernel: the shell, control, stdin, iopub and heartbeat sockets,
-// owned by one I/O thread (ZeroMQ sockets never cross threads).
+// A client's connection to one kernel: the shell, control, stdin, iopub and heartbeat channels,
+// owned by one I/O thread.
+//
+// The channels speak ZMTP themselves (src/detail/zmtp.hpp) rather than through libzmq, which
+// assembles every message whole however many frames it has: here a message over its channel's
+// size or frame limit is dropped as it streams in, never held whole, so what a kernel sends costs
+// ipybox at most one message of each channel's limit at a time. Such a drop is logged, counted
+// and reported through on_dropped.
 //
 // Thread-safety: send() and watch_fd() may be called from any thread. Handlers run on the I/O
 // thread, one at a time; they must return quickly and must not call the destructor.
-// Ownership: the connection owns its ZeroMQ context and thread; the destructor stops the thread
-// (through an in-process wake socket) and closes every socket without lingering.
+// Ownership: the connection owns its sockets and thread; the destructor stops the thread
+// (through an eventfd) and closes every socket at once.
 // Messages with a bad signature or a malformed frame are dropped, counted and logged, never
-// delivered.
+// delivered. Their JSON is decoded with core::decode_json's limits (depth, values).
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -25,12 +31,23 @@ struct connection_handlers {
     std::function<void(message&&)> on_stdin;
     // Called once when `heartbeat_misses` consecutive pings went unanswered.
     std::function<void()> on_heartbeat_lost;
+    // Called when a message went over its channel's limits (`reason`: "over N bytes", "over N
+    // frames") and was dropped unread, as soon as it did.
+    std::function<void(channel which, const std::string& reason)> on_dropped;
 };
 
 struct connection_options {
     // Interval between heartbeat pings; zero disables the heartbeat.
     std::chrono::milliseconds heartbeat_interval{3000};
     int heartbeat_misses = 3;
+    // The most one message may take, all its frames together, and how many frames it may have;
+    // over either it is dropped. IOPub carries output (a display_data holds an image in base64),
+    // the other channels replies and input requests.
+    std::size_t max_iopub_message_bytes = 8 * 1024 * 1024;
+    std::size_t max_reply_bytes = 1024 * 1024;
+    std::size_t max_message_frames = 256;
+    // Values and keys of one decoded JSON frame, at most.
+    std::size_t max_json_values = 100000;
 };
 
 class kernel_connection {
@@ -52,7 +69,7 @@ class kernel_connection {
     void watch_fd(int fd, std::function<void()> on_readable);
 
     const std::string& session_id() const;
-    // Messages dropped because of a bad signature or malformed frames.
+    // Messages dropped: a bad signature, malformed frames, or over the size limits.
     std::size_t dropped_messages() const;
 
   private:

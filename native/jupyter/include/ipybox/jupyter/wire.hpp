@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ipybox/core/json_decode.hpp"
 #include "ipybox/jupyter/message.hpp"
 #include "ipybox/jupyter/signer.hpp"
 
@@ -32,8 +33,11 @@ struct decode_result {
     std::string detail;  // human-readable reason when msg is empty
 };
 
-// Checks the signature before parsing any JSON, so unauthenticated bytes are never interpreted.
-decode_result decode(std::vector<std::string> frames, const signer& key);
+// Checks the signature before parsing any JSON, so unauthenticated bytes are never interpreted;
+// then decodes each JSON frame with core::decode_json within `limits` (a frame over them is
+// invalid_json, naming the limit).
+decode_result decode(std::vector<std::string> frames, const signer& key,
+                     const core::json_limits& limits = {});
 
 const char* to_string(decode_error error);
 

@@ -3,7 +3,8 @@
 //
 //   POST /run  {"server_name", "tool_name", "tool_args"}  with  Authorization: Bearer <token>
 //     -> 200 {"result": {...}}  or  {"error": {"type", "message"}}   (401 without the token,
-//        400 for a malformed body, 404/405 for other paths and methods)
+//        400 for a malformed body or one over route_context::json_limits, 404/405 for other
+//        paths and methods)
 //   POST /shell {"tool_name": "shell" | "shell_magic", "tool_args": {"cmd": str, ...}}
 //     -> 200 {"approved": true}  or  {"error": {"type", "message"}}   (404 when this session does
 //        not approve shell commands). Asks the shell gate about server "ipybox", nothing runs here:
@@ -26,6 +27,7 @@
 #include <string>
 
 #include "ipybox/approval/gate.hpp"
+#include "ipybox/core/json_decode.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
@@ -49,6 +51,8 @@ struct route_context {
     tool_invoker& invoker;
     approval::gate* shell_gate = nullptr;  // null: shell-command approval is off
     library_writer* library = nullptr;     // null: POST /gentools is off
+    // Every body is decoded with these (core/json_decode.hpp); over them the answer is 400.
+    core::json_limits json_limits = {};
 };
 
 // The server name of shell-command approval requests; no MCP server may be registered under it.

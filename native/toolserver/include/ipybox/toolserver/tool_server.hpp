@@ -8,6 +8,12 @@
 // thread. Handling a request may block for a long time (an approval waits for a person, a tool
 // call for its MCP server): each request being handled has a worker thread, at most one per
 // connection and `max_connections` connections (src/connection.hpp).
+// Memory: everything a request may hold is bounded before its body is read. Headers are read up
+// to max_header_bytes into a buffer of fixed size; a body is read only once its cost (the body,
+// copies of it, the largest parse its JSON may give: src/request_budget.hpp) fits in
+// max_request_memory_bytes, shared by all connections; until then it waits, unread. A body over
+// max_body_bytes is answered 413 unread, headers over the limit 431, JSON over the decoder's
+// limits (max_json_depth, max_json_values; core/json_decode.hpp) 400.
 // Lifecycle: the constructor binds and starts accepting; stop() (or the destructor) closes the
 // listener and every open connection and waits for the workers. Thread-safety: stop() may be
 // called from any thread, the loop's included, once or more.
@@ -26,17 +32,28 @@ namespace ipybox::toolserver {
 struct tool_server_options {
     std::filesystem::path socket_path;  // created; its directory should be private (0700)
     std::string token;                  // required on every request
-    std::size_t max_body_bytes = 16 * 1024 * 1024;
+    std::size_t max_body_bytes = 8 * 1024 * 1024;
+    std::size_t max_header_bytes = 8 * 1024;  // request line and header fields together
     std::size_t max_connections = 64;
+    // The bodies of all requests in flight and what handling them holds, together. It must take
+    // the largest request: the constructor throws std::invalid_argument when it cannot.
+    std::size_t max_request_memory_bytes = 64 * 1024 * 1024;
+    std::size_t max_json_depth = 512;      // as the stdio side (mcp/jsonrpc)
+    std::size_t max_json_values = 100000;  // values and keys of one request body
     // The most a request may take to arrive, idle time before it included: an idle keep-alive
     // connection, or one that stops sending, is closed after this.
     std::chrono::seconds idle_timeout{300};
     std::chrono::seconds write_timeout{30};  // the most an answer may take to be taken
 };
 
+// What one request with a body of `body_bytes` takes of options.max_request_memory_bytes while
+// it is in flight.
+std::size_t request_cost_of(const tool_server_options& options, std::size_t body_bytes);
+
 class tool_server {
   public:
-    // Throws std::system_error if the socket cannot be bound. `shell_gate` decides about shell
+    // Throws std::system_error if the socket cannot be bound, std::invalid_argument if the
+    // options contradict each other. `shell_gate` decides about shell
     // commands (POST /shell); null turns that endpoint off. `library` saves code actions into
     // the user library (POST /gentools); null turns that endpoint off. The gates and the writer
     // must outlive the server.
@@ -50,6 +67,9 @@ class tool_server {
 
     void stop();
     const std::filesystem::path& socket_path() const;
+    // Requests whose header is read and whose body waits for the memory budget (for logs and
+    // tests). Must not be called on the loop's thread while the loop is blocked.
+    std::size_t requests_waiting() const;
 
   private:
     struct impl;

@@ -82,6 +82,10 @@ class directory {
     std::filesystem::path path_;
 };
 
+// `file` relative to `root` when it lies strictly below it (lexically, no `..`), else nullopt.
+std::optional<std::filesystem::path> relative_below(const std::filesystem::path& root,
+                                                    const std::filesystem::path& file);
+
 // Writes `file` (an absolute path) through a directory descriptor of `trusted_root` when `file`
 // lies below it, so no link planted between the two is followed; otherwise `file`'s parent is
 // the trusted root (a folder the user chose outside the workspace). Returns `file`.

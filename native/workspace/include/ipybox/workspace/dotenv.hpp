@@ -16,8 +16,9 @@ namespace ipybox::workspace {
 // (values are secrets). No `${VAR}` expansion. Pure apart from logging; thread-safe.
 std::map<std::string, std::string> parse_dotenv(std::string_view text);
 
-// Reads and parses the file at `path`. A missing file gives an empty map; any other read error
-// throws std::system_error naming the path.
+// Reads and parses the file at `path` (bounded_read.hpp: a link, a FIFO, a device or a file over
+// max_settings_file_bytes is refused with unreadable_file). A missing file gives an empty map;
+// any other read error throws std::system_error naming the path.
 std::map<std::string, std::string> load_dotenv(const std::filesystem::path& path);
 
 }  // namespace ipybox::workspace

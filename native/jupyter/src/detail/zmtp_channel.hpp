@@ -1,0 +1,67 @@
+#pragma once
+// One of a kernel's channels as ipybox connects to it: a stream socket (ipc:// or tcp://) to
+// the kernel's bound ZeroMQ socket, speaking ZMTP through zmtp.hpp. I/O only: it moves bytes
+// between the socket and the reader or the queue of outgoing messages, and reconnects.
+//
+// As libzmq's connecting sockets do, it connects before the kernel listens and retries (every
+// 10 ms, backing off to 100 ms) until it can, then for as long as it lives whenever the
+// connection breaks; messages sent meanwhile wait in its queue (the one being written when a
+// connection broke is sent again whole on the next). A SUB channel subscribes to everything on
+// each connection. Reading is bounded per call (fairness between channels) and by the reader's
+// limits (memory).
+//
+// Thread-safety: none; the owner's I/O thread drives it: poll on fd() for events(), then call
+// handle(revents); call retry() when reconnect_due() passes.
+#include <chrono>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "zmtp.hpp"
+
+namespace ipybox::jupyter::detail {
+
+class zmtp_channel {
+  public:
+    using clock = std::chrono::steady_clock;
+
+    // `endpoint` as in a connection file ("ipc:///dir/k-1", "tcp://127.0.0.1:5555");
+    // `socket_type` as ZMTP names it ("DEALER", "SUB", "REQ"). Throws std::invalid_argument for
+    // an endpoint it cannot use. Connects at once (or schedules the first retry).
+    zmtp_channel(std::string endpoint, std::string socket_type, zmtp_limits limits);
+    ~zmtp_channel();
+    zmtp_channel(const zmtp_channel&) = delete;
+    zmtp_channel& operator=(const zmtp_channel&) = delete;
+
+    // Queues a message; it goes out once the channel is connected.
+    void send(const std::vector<std::string>& frames);
+
+    int fd() const { return fd_; }  // -1 while waiting to reconnect
+    short events() const;           // POLLIN, and POLLOUT while there is to write
+    clock::time_point reconnect_due() const { return reconnect_at_; }  // valid while fd() < 0
+    // Reads what is there (at most `read_budget` bytes) and writes what it can. A broken
+    // connection or a protocol error closes the socket, logs why and schedules a reconnect.
+    void handle(short revents, const zmtp_reader::callbacks& calls,
+                std::size_t read_budget = 1024 * 1024);
+    void retry();  // connects again if its time has come
+
+  private:
+    void connect();
+    void on_connected();
+    void disconnect(const std::string& why);
+    bool flush();  // false when the connection broke
+
+    std::string endpoint_;
+    std::string socket_type_;
+    zmtp_limits limits_;
+    int fd_ = -1;
+    bool connecting_ = false;  // a non-blocking connect is under way
+    zmtp_reader reader_;
+    std::string handshake_;                  // greeting, READY (and subscription) still to write
+    std::deque<std::string> queue_;          // encoded messages
+    std::size_t written_ = 0;                // bytes of queue_.front() already written
+    std::chrono::milliseconds backoff_{10};  // before the next attempt
+    clock::time_point reconnect_at_{};
+};
+
+}  // namespace ipybox::jupyter::detail

@@ -1,0 +1,136 @@
+// ZMTP 3.0 as ipybox's channels speak it, without sockets: what a client sends first, messages
+// reassembled from any cut of the byte stream, and messages over the limits dropped as they
+// stream by while holding at most the limit.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "detail/zmtp.hpp"
+
+using namespace ipybox::jupyter::detail;
+
+namespace {
+
+// What a libzmq peer sends before traffic: its greeting and a READY (as a ROUTER).
+std::string peer_handshake() {
+    return zmtp_greeting() + zmtp_ready("ROUTER");
+}
+
+// A frame header declaring `size` bytes (flags as given, the long form when needed).
+std::string frame_header(std::uint64_t size, bool more) {
+    std::string header;
+    if (size > 255) {
+        header.push_back(static_cast<char>(0x02 | (more ? 0x01 : 0)));
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            header.push_back(static_cast<char>((size >> shift) & 0xff));
+        }
+    } else {
+        header.push_back(static_cast<char>(more ? 0x01 : 0));
+        header.push_back(static_cast<char>(size));
+    }
+    return header;
+}
+
+struct recorder {
+    std::vector<std::vector<std::string>> messages;
+    std::vector<std::string> dropped;
+    zmtp_reader::callbacks calls() {
+        return {[this](std::vector<std::string>&& frames) { messages.push_back(frames); },
+                [this](const zmtp_dropped& drop) { dropped.push_back(drop.reason); }};
+    }
+};
+
+}  // namespace
+
+TEST_SUITE("jupyter.zmtp") {
+    TEST_CASE("a client greets as ZMTP 3.0 with NULL security and announces its socket type") {
+        const auto greeting = zmtp_greeting();
+        REQUIRE(greeting.size() == 64);
+        CHECK(static_cast<unsigned char>(greeting[0]) == 0xff);
+        CHECK(greeting[9] == 0x7f);
+        CHECK(greeting[10] == 3);
+        CHECK(greeting[11] == 0);
+        CHECK(greeting.substr(12, 4) == "NULL");
+        CHECK(greeting[32] == 0);  // not as server
+        const auto ready = zmtp_ready("DEALER");
+        CHECK(ready == std::string("\x04\x1c\x05READY\x0bSocket-Type\0\0\0\x06"
+                                   "DEALER",
+                                   30));
+    }
+
+    TEST_CASE("messages come out whole however the byte stream is cut") {
+        const std::vector<std::vector<std::string>> sent = {
+            {"<IDS|MSG>", "signature", "{}"}, {std::string(300, 'x')}, {"", "ping"}};
+        std::string stream = peer_handshake();
+        for (const auto& message : sent) zmtp_append_message(stream, message);
+        for (const std::size_t cut :
+             {std::size_t(1), std::size_t(7), std::size_t(64), stream.size()}) {
+            zmtp_reader reader;
+            recorder got;
+            for (std::size_t at = 0; at < stream.size(); at += cut) {
+                reader.feed(std::string_view(stream).substr(at, cut), got.calls());
+            }
+            CHECK(reader.ready());
+            CHECK(got.messages == sent);
+            CHECK(got.dropped.empty());
+        }
+    }
+
+    TEST_CASE("a message over the byte limit is dropped as it streams by, never held") {
+        zmtp_reader reader({1024 * 1024, 64});
+        recorder got;
+        reader.feed(peer_handshake(), got.calls());
+        // One frame declaring 64 MiB, sent in pieces of 1 MiB.
+        reader.feed(frame_header(64u << 20, false), got.calls());
+        const std::string piece(1 << 20, 'x');
+        std::size_t most_held = 0;
+        for (int i = 0; i < 64; ++i) {
+            reader.feed(piece, got.calls());
+            most_held = std::max(most_held, reader.held_bytes());
+        }
+        CHECK(most_held == 0);
+        REQUIRE(got.dropped.size() == 1);
+        CHECK(got.dropped[0] == "over 1048576 bytes");
+        std::string next;
+        zmtp_append_message(next, {"after"});
+        reader.feed(next, got.calls());
+        CHECK(got.messages == std::vector<std::vector<std::string>>{{"after"}});
+    }
+
+    TEST_CASE("a message of a million one-byte frames is dropped at the frame limit") {
+        zmtp_reader reader({1024 * 1024, 256});
+        recorder got;
+        reader.feed(peer_handshake(), got.calls());
+        std::string frames;
+        for (int i = 0; i < 1000; ++i) frames += frame_header(1, true) + "x";
+        std::size_t most_held = 0;
+        for (int round = 0; round < 1000; ++round) {
+            reader.feed(frames, got.calls());
+            most_held = std::max(most_held, reader.held_bytes());
+        }
+        reader.feed(frame_header(1, false) + "x", got.calls());
+        CHECK(most_held <= 256);
+        CHECK(got.dropped == std::vector<std::string>{"over 256 frames"});
+        CHECK(got.messages.empty());
+    }
+
+    TEST_CASE("a peer that is not ZMTP 3 with NULL security, or refuses us, is an error") {
+        recorder got;
+        std::string http = "GET / HTTP/1.1\r\n";
+        http.resize(64, ' ');
+        CHECK_THROWS_AS(zmtp_reader().feed(http, got.calls()), zmtp_error);
+        auto curve = zmtp_greeting();
+        curve.replace(12, 5, "CURVE");
+        CHECK_THROWS_AS(zmtp_reader().feed(curve, got.calls()), zmtp_error);
+        std::string refusal = zmtp_greeting();
+        refusal += std::string(
+            "\x04\x0e\x05"
+            "ERROR\x07no way!",
+            16);
+        CHECK_THROWS_WITH_AS(zmtp_reader().feed(refusal, got.calls()), doctest::Contains("no way!"),
+                             zmtp_error);
+        std::string early = zmtp_greeting();
+        zmtp_append_message(early, {"before READY"});
+        CHECK_THROWS_AS(zmtp_reader().feed(early, got.calls()), zmtp_error);
+    }
+}
