@@ -150,6 +150,16 @@ int run_run(const run_options& options, const process::environment_map& environm
     const bool terminal = ::isatty(STDIN_FILENO) == 1;
     const std::string approve =
         !options.approve.empty() ? options.approve : (terminal ? "ask" : "all");
+    if (options.generate) {
+        // As the kernel's start does without --generate: the servers start in the workspace.
+        std::error_code error;
+        std::filesystem::create_directories(executor_config.workspace, error);
+        if (error) {
+            std::cerr << "ipybox: cannot create the workspace " << executor_config.workspace << ": "
+                      << error.message() << "\n";
+            return exit_start_failed;
+        }
+    }
     code_executor executor(std::move(executor_config));
     interrupt_forwarder forward_interrupts(executor);
     if (options.generate) {

@@ -125,7 +125,7 @@ void code_executor::cancel() {
 
 std::vector<std::string> code_executor::register_mcp_server(
     const std::string& name, const nlohmann::json& params, bool generate_sources,
-    std::vector<std::string>* loose_typing) {
+    std::vector<std::string>* loose_typing, const mcp::jsonrpc::cancellation_token* cancellation) {
     impl::validate_registrable_name(name);
     app::mcp_client_pool* pool = nullptr;
     {
@@ -138,8 +138,9 @@ std::vector<std::string> code_executor::register_mcp_server(
     impl_->tool_names->forget(name);
     if (!generate_sources) return {};
     try {
-        return app::generate_from_pool(*pool, name, impl_->options.workspace, "mcptools",
-                                       loose_typing);
+        return app::generate_from_pool(
+            *pool, name, impl_->options.workspace, "mcptools", loose_typing,
+            cancellation ? *cancellation : mcp::jsonrpc::cancellation_token());
     } catch (...) {
         // A failed re-registration leaves the working one (and its mcptools/) in place.
         if (previous) {

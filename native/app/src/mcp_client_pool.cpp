@@ -10,7 +10,10 @@
 namespace ipybox::app {
 
 mcp_client_pool::mcp_client_pool(boost::asio::io_context& io, pool_options options)
-    : io_(io), options_(std::move(options)) {}
+    : io_(io), options_(std::move(options)) {
+    options_.deadlines.connect = options_.connect_timeout;
+    options_.deadlines.call = options_.call_timeout;
+}
 
 mcp_client_pool::~mcp_client_pool() {
     close_sessions();
@@ -18,13 +21,15 @@ mcp_client_pool::~mcp_client_pool() {
 
 void mcp_client_pool::register_server(const std::string& name, nlohmann::json params) {
     validate_server_params(params);
+    auto fresh = std::make_shared<entry>();
+    fresh->deadlines = deadlines_for(params, options_.deadlines);
+    fresh->params = std::move(params);
     std::shared_ptr<mcp::session::client_session> previous;
     {
         std::lock_guard lock(mutex_);
         auto& slot = entries_[name];
         if (slot) previous = std::move(slot->session);
-        slot = std::make_shared<entry>();
-        slot->params = std::move(params);
+        slot = std::move(fresh);
     }
     if (previous) previous->close();
 }
@@ -65,7 +70,7 @@ std::shared_ptr<mcp_client_pool::entry> mcp_client_pool::find(const std::string&
 }
 
 std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(
-    const std::string& name) {
+    const std::string& name, const mcp::jsonrpc::cancellation_token& cancellation) {
     const auto slot = find(name);
     if (!slot) throw unknown_server("no MCP server named '" + name + "' is registered");
     std::lock_guard start_lock(slot->start_mutex);
@@ -80,14 +85,30 @@ std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(
     // only ever see "${VAR}", and each filled value is redacted from all ipybox emits.
     const auto params = workspace::substitute_placeholders(slot->params, options_.variables,
                                                            core::process_redactor());
-    auto channel =
-        make_transport(io_, name, params, options_.default_cwd, options_.inherited_environment);
+    const auto& deadlines = slot->deadlines;
+    auto channel = make_transport(io_, name, params, options_.default_cwd,
+                                  options_.inherited_environment, deadlines.close);
     mcp::session::client_options client;
     client.name = name;
-    client.connect_timeout = options_.connect_timeout;
-    client.request_timeout = options_.call_timeout;
+    client.connect_timeout = deadlines.connect;
+    client.request_timeout = deadlines.request;
+    client.max_request_duration = deadlines.max_request;
+    client.call_timeout = deadlines.call;
+    client.max_call_duration = deadlines.max_call;
     auto session = mcp::session::client_session::create(io_, std::move(channel), client);
-    session->initialize(boost::asio::use_future).get();
+    {
+        std::lock_guard lock(mutex_);
+        slot->starting = session;  // close_sessions() can end it while it starts
+    }
+    struct forget_starting {
+        mcp_client_pool& pool;
+        entry& slot;
+        ~forget_starting() {
+            std::lock_guard lock(pool.mutex_);
+            slot.starting.reset();
+        }
+    } forget{*this, *slot};
+    session->initialize(cancellation, boost::asio::use_future).get();
     std::lock_guard lock(mutex_);
     slot->session = session;
     return session;
@@ -96,7 +117,6 @@ std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(
 mcp::session::call_tool_result mcp_client_pool::call_tool(const std::string& server,
                                                           const std::string& tool,
                                                           const nlohmann::json& arguments) {
-    auto session = session_for(server);
     auto cancellation = std::make_shared<mcp::jsonrpc::cancellation_source>();
     {
         std::lock_guard lock(mutex_);
@@ -110,6 +130,8 @@ mcp::session::call_tool_result mcp_client_pool::call_tool(const std::string& ser
             pool.calls_.erase(call);
         }
     } forget_on_return{*this, cancellation};
+    // Inside the registration: cancel_calls() also ends a start-up this call waits for.
+    auto session = session_for(server, cancellation->token());
     mcp::session::call_options call;
     call.progress_resets_timeout = true;
     call.cancellation = cancellation->token();
@@ -125,8 +147,11 @@ void mcp_client_pool::cancel_calls(const std::string& reason) {
     for (const auto& call : calls) call->cancel(reason);
 }
 
-std::vector<mcp::session::tool_descriptor> mcp_client_pool::list_tools(const std::string& server) {
-    return session_for(server)->list_tools(boost::asio::use_future).get();
+std::vector<mcp::session::tool_descriptor> mcp_client_pool::list_tools(
+    const std::string& server, const mcp::jsonrpc::cancellation_token& cancellation) {
+    return session_for(server, cancellation)
+        ->list_tools(cancellation, boost::asio::use_future)
+        .get();
 }
 
 void mcp_client_pool::close_sessions() {
@@ -135,6 +160,7 @@ void mcp_client_pool::close_sessions() {
         std::lock_guard lock(mutex_);
         for (auto& [name, slot] : entries_) {
             if (slot->session) sessions.push_back(std::move(slot->session));
+            if (slot->starting) sessions.push_back(slot->starting);
         }
     }
     for (auto& session : sessions) session->close();

@@ -7,6 +7,12 @@
 // are restarted when the previous one closed (a crashed server costs one failed call, not all
 // later ones). Re-registering a name replaces its parameters and closes its session.
 //
+// Deadlines: every request to a server has them (server_deadlines.hpp: pool-wide defaults from
+// pool_options, per server from its "timeouts" parameter), and an answer that cannot be read
+// (not UTF-8, nested deeper than 512 levels, over the transports' 16 MiB message limit) fails its
+// request at once with mcp::jsonrpc::unreadable_answer. Tool results are therefore limited to
+// 16 MiB of JSON per answer; a larger one fails with an error naming the limit.
+//
 // Thread-safety: every method may be called from any thread; calls to different servers run in
 // parallel, and one server's start-up is serialised.
 #include <boost/asio/io_context.hpp>
@@ -23,6 +29,7 @@
 #include <vector>
 
 #include "ipybox/mcp/session/client_session.hpp"
+#include "server_deadlines.hpp"
 
 namespace ipybox::app {
 
@@ -35,6 +42,8 @@ struct pool_options {
     std::optional<std::map<std::string, std::string>> inherited_environment;
     std::chrono::milliseconds connect_timeout{30000};
     std::chrono::milliseconds call_timeout{600000};
+    // The rest of the defaults (request, max_request, max_call, close); connect and call above.
+    server_deadlines deadlines;
 };
 
 class unknown_server : public std::runtime_error {
@@ -59,12 +68,15 @@ class mcp_client_pool {
 
     // Blocking. Throws unknown_server, workspace::missing_variables_error (naming the variables),
     // std::invalid_argument for bad parameters, and mcp::jsonrpc::request_failed subclasses for
-    // connection and protocol failures.
+    // connection and protocol failures (request_cancelled once `cancellation` fires: the server
+    // is told, and a start-up in progress is abandoned).
     mcp::session::call_tool_result call_tool(const std::string& server, const std::string& tool,
                                              const nlohmann::json& arguments);
-    std::vector<mcp::session::tool_descriptor> list_tools(const std::string& server);
+    std::vector<mcp::session::tool_descriptor> list_tools(
+        const std::string& server, const mcp::jsonrpc::cancellation_token& cancellation = {});
 
-    // Closes every session; they restart on next use. Registrations stay.
+    // Closes every session, and those still starting; they restart on next use. Registrations
+    // stay.
     void close_sessions();
     // Cancels every call_tool() in flight: the servers get notifications/cancelled and the
     // callers a request_cancelled error. For calls whose execution has ended (timeout, cancel).
@@ -73,10 +85,13 @@ class mcp_client_pool {
   private:
     struct entry {
         nlohmann::json params;
+        server_deadlines deadlines;
         std::shared_ptr<mcp::session::client_session> session;
+        std::shared_ptr<mcp::session::client_session> starting;  // during initialize
         std::mutex start_mutex;
     };
-    std::shared_ptr<mcp::session::client_session> session_for(const std::string& name);
+    std::shared_ptr<mcp::session::client_session> session_for(
+        const std::string& name, const mcp::jsonrpc::cancellation_token& cancellation);
     std::shared_ptr<entry> find(const std::string& name) const;
 
     boost::asio::io_context& io_;

@@ -151,6 +151,10 @@ int run_mcp_server(const mcp_server_options& options) {
     });
 
     asio::thread_pool workers(4);
+    // Work that waits on MCP servers (register_mcp_server) runs on threads of its own: however
+    // many servers are stuck, cells, search, installs and resets keep the four above. Each
+    // registration is bounded by its server's deadlines and ends at notifications/cancelled.
+    asio::thread_pool server_work(4);
     std::promise<void> finished;
     std::once_flag finish_once;
     const auto finish = [&] { std::call_once(finish_once, [&] { finished.set_value(); }); };
@@ -180,13 +184,14 @@ int run_mcp_server(const mcp_server_options& options) {
                 return work();
             };
         };
-        session->add_tool(app::register_mcp_server_spec(),
-                          [&](nlohmann::json arguments, const request_context&) -> handler_result {
-                              return app::offload<call_tool_result>(
-                                  workers, [&tools, arguments = std::move(arguments)] {
-                                      return tools.register_server(arguments);
-                                  });
-                          });
+        session->add_tool(
+            app::register_mcp_server_spec(),
+            [&](nlohmann::json arguments, const request_context& context) -> handler_result {
+                return app::offload<call_tool_result>(
+                    server_work, [&tools, arguments = std::move(arguments), context] {
+                        return tools.register_server(arguments, context);
+                    });
+            });
         session->add_tool(app::install_package_spec(),
                           [&](nlohmann::json arguments, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
@@ -231,6 +236,8 @@ int run_mcp_server(const mcp_server_options& options) {
         // waiting on the session.
         kernel_starter.join();
         executor.cancel();
+        tools.stop_server_work("ipybox is shutting down");
+        server_work.join();
         executor.stop();
         workers.join();
         session->close();

@@ -16,13 +16,14 @@ namespace app {
 std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::string& server_name,
                                             const std::filesystem::path& trusted_root,
                                             const std::filesystem::path& package_root,
-                                            std::vector<std::string>* loose_typing) {
+                                            std::vector<std::string>* loose_typing,
+                                            const mcp::jsonrpc::cancellation_token& cancellation) {
     codegen::validate_server_name(server_name);
     std::vector<codegen::tool_descriptor> tools;
     // The generated files are the kernel's to read: a server that puts a value filled from a
     // ${VAR} into its tool list (a description echoing its environment) has it redacted.
     const auto& filled = core::process_redactor();
-    for (const auto& tool : pool.list_tools(server_name)) {
+    for (const auto& tool : pool.list_tools(server_name, cancellation)) {
         tools.push_back(codegen::parse_tool_descriptor(
             filled.redact_json(tool.raw.is_null() ? tool.to_json() : tool.raw)));
     }

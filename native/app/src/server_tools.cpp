@@ -44,8 +44,18 @@ server_tools::server_tools(boost::asio::io_context& io, const mcp_server_options
       registry_(registry),
       policy_(std::move(policy)) {}
 
-call_tool_result server_tools::register_server(const json& arguments) {
+call_tool_result server_tools::register_server(const json& arguments,
+                                               const mcp::session::request_context& context) {
+    // Either the client's notifications/cancelled or shutdown ends the work.
+    mcp::jsonrpc::cancellation_source cancelled;
+    const auto forward = [cancelled](const std::string& why) mutable { cancelled.cancel(why); };
+    const auto by_client = context.cancellation().on_cancel(forward);
+    const auto by_shutdown = stopping_.token().on_cancel(forward);
+    const auto cancellation = cancelled.token();
     return guarded("register_mcp_server", [&] {
+        if (cancellation.cancelled()) {  // while it waited for a thread
+            return call_tool_result::text("[ipybox] cancelled before it started", true);
+        }
         const auto name = required_string(arguments, "server_name");
         if (!arguments.contains("server_params") || !arguments["server_params"].is_object()) {
             throw argument_error(
@@ -58,7 +68,8 @@ call_tool_result server_tools::register_server(const json& arguments) {
         std::vector<std::string> modules;
         std::vector<std::string> loose_typing;
         try {
-            modules = executor_.register_mcp_server(name, params, true, &loose_typing);
+            modules =
+                executor_.register_mcp_server(name, params, true, &loose_typing, &cancellation);
         } catch (const std::invalid_argument&) {
             throw;
         } catch (const std::exception& e) {

@@ -34,7 +34,13 @@ class server_tools {
         session_ = session;
     }
 
-    mcp::session::call_tool_result register_server(const nlohmann::json& arguments);
+    // Cancelling the request (notifications/cancelled from the client) abandons the server's
+    // start-up and listing; the previous registration, if any, stays.
+    mcp::session::call_tool_result register_server(const nlohmann::json& arguments,
+                                                   const mcp::session::request_context& context);
+    // Cancels the server work in progress (registrations) and any that starts later: for
+    // shutdown, before the threads that run it are joined.
+    void stop_server_work(const std::string& reason) { stopping_.cancel(reason); }
     mcp::session::call_tool_result execute_cell(const nlohmann::json& arguments,
                                                 const mcp::session::request_context& context);
     mcp::session::call_tool_result install_package(const nlohmann::json& arguments);
@@ -60,6 +66,7 @@ class server_tools {
     server_registry& registry_;
     approval::policy policy_;
     std::weak_ptr<mcp::session::server_session> session_;
+    mcp::jsonrpc::cancellation_source stopping_;
 };
 
 }  // namespace ipybox::app

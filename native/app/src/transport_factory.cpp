@@ -4,6 +4,7 @@
 
 #include "ipybox/mcp/http/transport_factory.hpp"
 #include "ipybox/mcp/transport/stdio_client_transport.hpp"
+#include "server_deadlines.hpp"
 
 namespace ipybox::app {
 namespace {
@@ -27,6 +28,7 @@ void validate_server_params(const json& params) {
             "server parameters must be a JSON object: {\"command\", \"args\", \"env\"} for a "
             "stdio server or {\"url\", \"headers\"} for an HTTP server");
     }
+    deadlines_for(params, {});  // throws for bad "timeouts"
     if (params.contains("command")) {
         if (string_field(params, "command").empty()) {
             throw std::invalid_argument("server parameter \"command\" is empty");
@@ -60,7 +62,8 @@ void validate_server_params(const json& params) {
 std::shared_ptr<mcp::transport::transport> make_transport(
     boost::asio::io_context& io, const std::string& server_name, const json& params,
     const std::filesystem::path& default_cwd,
-    const std::optional<std::map<std::string, std::string>>& inherited) {
+    const std::optional<std::map<std::string, std::string>>& inherited,
+    std::chrono::milliseconds close_grace) {
     validate_server_params(params);
     if (!params.contains("command")) return mcp::http::make_http_transport(io, params, server_name);
     mcp::transport::stdio_client_options options;
@@ -73,6 +76,8 @@ std::shared_ptr<mcp::transport::transport> make_transport(
         params.contains("cwd") ? std::filesystem::path(string_field(params, "cwd")) : default_cwd;
     options.name = server_name;
     options.inherited = inherited;
+    options.stdin_close_grace = close_grace / 2;
+    options.terminate_grace = close_grace - options.stdin_close_grace;
     return mcp::transport::make_stdio_client_transport(io, std::move(options));
 }
 

@@ -115,6 +115,15 @@ TEST_SUITE("cli.run.approvals") {
         CHECK(r.exit_code == 1);
     }
 
+    TEST_CASE("--generate creates a missing workspace, as a run without it does") {
+        const auto workspace = fresh_directory("cli-generate-new") / "not" / "yet";
+        REQUIRE_FALSE(std::filesystem::exists(workspace));
+        const auto r = run_two_calls(workspace, "--generate --approve all");
+        CHECK_MESSAGE(r.exit_code == 0, r.err);
+        CHECK(std::filesystem::exists(workspace / "mcptools" / "everything" / "get_sum.py"));
+        CHECK(r.out == "The sum of 2 and 3 is 5.\nEcho: hi\n");
+    }
+
     TEST_CASE("--approve all runs every call, --approve none rejects the first") {
         const auto workspace = fresh_directory("cli-approve-all");
         auto r = run_two_calls(workspace, "--generate --approve all");

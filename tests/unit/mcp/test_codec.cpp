@@ -90,6 +90,42 @@ TEST_SUITE("mcp.jsonrpc.codec") {
               error_code::parse_error);
     }
 
+    TEST_CASE("an unreadable answer keeps its id and asks for no reply, unlike a request") {
+        // A Latin-1 byte in a tools/list answer: the decoder names the byte.
+        const auto answer =
+            failed("{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"d\":\"caf\xe9\"}}");
+        CHECK(answer.error.code == error_code::parse_error);
+        CHECK(answer.error.message == "Parse error: invalid UTF-8 at byte 43");
+        CHECK(answer.id == request_id(std::int64_t{12}));
+        CHECK_FALSE(answer.reply_expected);
+        // The same byte in a request: JSON-RPC answers a parse error with a null id.
+        const auto request = failed("{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"caf\xe9\"}");
+        CHECK_FALSE(request.id.has_value());
+        CHECK(request.reply_expected);
+        // An answer nested too deep, its id after the result (as the TypeScript SDK writes it).
+        const auto deep = failed("{\"result\":" + std::string(600, '[') + std::string(600, ']') +
+                                 ",\"jsonrpc\":\"2.0\",\"id\":\"abc\"}");
+        CHECK(deep.error.message == "Parse error: nesting deeper than 512 levels");
+        CHECK(deep.id == request_id(std::string("abc")));
+        CHECK_FALSE(deep.reply_expected);
+    }
+
+    TEST_CASE("an oversized message is described by its size and the limit") {
+        constexpr std::size_t mib = 1024 * 1024;
+        CHECK(oversized_reason(20 * mib, 16 * mib) ==
+              "a message of 20 MiB exceeds the 16 MiB limit");
+        CHECK(oversized_reason(std::nullopt, 16 * mib) == "a message exceeds the 16 MiB limit");
+        CHECK(oversized_reason(16 * mib + 1, 16 * mib) ==
+              "a message of 16.0 MiB (16777217 bytes) exceeds the 16 MiB limit");
+        ipybox::core::json_limits limits;
+        limits.max_bytes = 10;
+        const auto big =
+            std::get<decode_failure>(decode(R"({"jsonrpc":"2.0","id":1,"result":{}})", limits));
+        CHECK(big.error.message.find("exceed the limit of 10") != std::string::npos);
+        CHECK(big.id == request_id(std::int64_t{1}));
+        CHECK_FALSE(big.reply_expected);
+    }
+
     TEST_CASE("a wrong or missing jsonrpc version is an invalid request that keeps the id") {
         auto failure = failed(R"({"jsonrpc":"1.0","id":4,"method":"m"})");
         CHECK(failure.error.code == error_code::invalid_request);
@@ -150,9 +186,11 @@ TEST_SUITE("mcp.jsonrpc.codec") {
     TEST_CASE("refuses nesting deeper than the limit before parsing") {
         std::string deep(600, '[');
         deep += std::string(600, ']');
-        CHECK(failed(deep).error.code == error_code::parse_error);
-        CHECK(nesting_depth(R"({"a":"[[[[{{{{","b":[1,[2]]})", 100) == 3);
-        CHECK(nesting_depth(R"({"a":"\"[["})", 100) == 1);
+        const auto failure = failed(deep);
+        CHECK(failure.error.code == error_code::parse_error);
+        CHECK(failure.error.message == "Parse error: nesting deeper than 512 levels");
+        CHECK(std::holds_alternative<message>(
+            decode(R"({"jsonrpc":"2.0","method":"m","params":{"a":"[[[[{{{{"}})")));
     }
 
     TEST_CASE("encodes each kind of message and decodes it back unchanged") {

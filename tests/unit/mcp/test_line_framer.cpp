@@ -13,9 +13,13 @@ namespace {
 struct collected {
     std::vector<std::string> lines;
     std::vector<std::size_t> oversized;
+    std::string skipped;
+    std::vector<std::size_t> ended;
     line_sink sink() {
         return {[this](std::string_view line) { lines.emplace_back(line); },
-                [this](std::size_t limit) { oversized.push_back(limit); }};
+                [this](std::size_t limit) { oversized.push_back(limit); },
+                [this](std::string_view bytes) { skipped += bytes; },
+                [this](std::size_t length) { ended.push_back(length); }};
     }
 };
 
@@ -78,6 +82,21 @@ TEST_SUITE("mcp.transport.line_framer") {
         framer.finish(out.sink());
         CHECK(out.lines == std::vector<std::string>{"first", "last"});
         CHECK(framer.buffered_bytes() == 0);
+    }
+
+    TEST_CASE("hands every byte of an oversized line on, and its length when it ends") {
+        line_framer framer(8);
+        collected out;
+        framer.feed("{\"id\":7,", out.sink());
+        CHECK(framer.inside_line());
+        framer.feed("\"result\":1}\nok\n", out.sink());
+        CHECK(out.skipped == "{\"id\":7,\"result\":1}");
+        CHECK(out.ended == std::vector<std::size_t>{19});
+        CHECK(out.lines == std::vector<std::string>{"ok"});
+        CHECK_FALSE(framer.inside_line());
+        framer.feed("0123456789", out.sink());  // cut off by the end of input
+        framer.finish(out.sink());
+        CHECK(out.ended == std::vector<std::size_t>{19, 10});
     }
 
     TEST_CASE("the default limit is 16 MiB") {

@@ -1,4 +1,7 @@
 // Each session against a raw JSON-RPC peer, for the cases a well-behaved peer never produces.
+#include <boost/asio/steady_timer.hpp>
+
+#include "ipybox/core/random.hpp"
 #include "session_fixture.hpp"
 
 using namespace ipybox::testing;
@@ -195,6 +198,66 @@ TEST_SUITE("mcp.session.client_protocol") {
         f.client->list_tools(result.handler());
         REQUIRE(run_until(f.io, [&] { return result.done(); }));
         CHECK(result.failed_with<protocol_error>());
+        CHECK(result.error_message().find("repeats cursor 'again'") != std::string::npos);
+    }
+
+    TEST_CASE("list_tools stops after 10,000 pages and says so, not that a cursor repeats") {
+        raw_server_fixture f("2025-11-25");
+        f.server->dispatcher->on_request(
+            "tools/list", [](const incoming_request& request, responder r) {
+                const auto cursor = request.params.value("cursor", std::string("0"));
+                r.reply({{"tools", json::array()},
+                         {"nextCursor", std::to_string(std::stoll(cursor) + 1)}});
+            });
+        REQUIRE_FALSE(f.initialize().error());
+        outcome<std::vector<tool_descriptor>> result;
+        f.client->list_tools(result.handler());
+        REQUIRE(run_until(
+            f.io, [&] { return result.done(); }, 60s));
+        CHECK(result.failed_with<protocol_error>());
+        CHECK(result.error_message().find("stopped after 10000 pages") != std::string::npos);
+        CHECK(result.error_message().find("repeats") == std::string::npos);
+    }
+
+    TEST_CASE("the pages of one listing share its total limit") {
+        client_options options;
+        options.request_timeout = 10s;  // no page waits this long
+        options.max_request_duration = 300ms;
+        raw_server_fixture f("2025-11-25", options);
+        // Each page comes after 50 ms, with yet another cursor.
+        f.server->dispatcher->on_request(
+            "tools/list", [&io = f.io](const incoming_request&, responder r) {
+                auto timer = std::make_shared<asio::steady_timer>(io, 50ms);
+                timer->async_wait([timer, r](const boost::system::error_code&) {
+                    r.reply({{"tools", json::array()},
+                             {"nextCursor", "c" + ipybox::core::random_hex(4)}});
+                });
+            });
+        REQUIRE_FALSE(f.initialize().error());
+        outcome<std::vector<tool_descriptor>> result;
+        f.client->list_tools(result.handler());
+        REQUIRE(run_until(f.io, [&] { return result.done(); }));
+        CHECK(result.failed_with<request_timeout>());
+        CHECK(result.error_message().find("'tools/list'") != std::string::npos);
+        CHECK(result.error_message().find("total limit") != std::string::npos);
+    }
+
+    TEST_CASE("a cancelled initialize fails at once and closes the session") {
+        raw_server_fixture f("");
+        std::optional<responder> hold;
+        f.server->dispatcher->on_request("initialize", [&](const incoming_request&, responder r) {
+            hold = r;  // never answers
+        });
+        ipybox::mcp::jsonrpc::cancellation_source source;
+        outcome<server_description> result;
+        f.client->initialize(source.token(), result.handler());
+        run_for(f.io, 20ms);
+        source.cancel("the user gave up");
+        REQUIRE(run_until(f.io, [&] { return result.done(); }));
+        CHECK_MESSAGE(result.failed_with<ipybox::mcp::jsonrpc::request_cancelled>(),
+                      result.error_message());
+        CHECK(result.error_message().find("the user gave up") != std::string::npos);
+        REQUIRE(run_until(f.io, [&] { return f.client->is_closed(); }));
     }
 
     TEST_CASE("a server that declares no tools capability is not sent tools requests") {

@@ -31,6 +31,9 @@
 namespace boost::asio {
 class io_context;
 }
+namespace ipybox::mcp::jsonrpc {
+class cancellation_token;
+}
 
 namespace ipybox {
 
@@ -210,10 +213,12 @@ class code_executor {
     // std::runtime_error when the server cannot be reached. `loose_typing`, when given, receives
     // "<module>: <note>" for each part of a tool's schema that its module types more loosely
     // (as Any, sending the caller's value unchanged), as each module's docstring says too.
-    std::vector<std::string> register_mcp_server(const std::string& name,
-                                                 const nlohmann::json& params,
-                                                 bool generate_sources = true,
-                                                 std::vector<std::string>* loose_typing = nullptr);
+    // `cancellation`, when given, abandons the connection and the listing once it fires (the
+    // registration then fails and the previous one, if any, stays).
+    std::vector<std::string> register_mcp_server(
+        const std::string& name, const nlohmann::json& params, bool generate_sources = true,
+        std::vector<std::string>* loose_typing = nullptr,
+        const mcp::jsonrpc::cancellation_token* cancellation = nullptr);
 
     // The tools of every registered MCP server, connecting to those not yet connected (lists are
     // cached until the server is registered again). A server that cannot be listed adds

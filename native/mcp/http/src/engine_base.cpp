@@ -5,6 +5,8 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/redactor.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 
 namespace ipybox::mcp::http::detail {
 namespace {
@@ -72,9 +74,9 @@ asio::awaitable<std::string> engine_base::read_error_body(connection& exchange) 
 }
 
 asio::awaitable<void> engine_base::read_events(connection& exchange, sse_parser& parser,
-                                               std::function<bool(const sse_event&)> on_event) {
+                                               std::function<bool(const sse_event&)> on_event,
+                                               const std::optional<jsonrpc::request_id>& awaiting) {
     std::string chunk(event_read_chunk, '\0');
-    auto discarded = parser.discarded_events();
     while (true) {
         const auto count = co_await exchange.read_some(chunk.data(), chunk.size());
         if (count == 0) {
@@ -85,29 +87,51 @@ asio::awaitable<void> engine_base::read_events(connection& exchange, sse_parser&
         for (const auto& event : parser.feed(std::string_view(chunk.data(), count))) {
             keep_reading = on_event(event) && keep_reading;
         }
-        if (parser.discarded_events() != discarded) {
-            discarded = parser.discarded_events();
-            log_->error("{}: dropped an SSE event larger than {} bytes", description_,
-                        options_.max_message_bytes);
+        for (const auto& envelope : parser.take_oversized()) {
+            auto failure = jsonrpc::unreadable_message(
+                jsonrpc::oversized_reason(std::nullopt, options_.max_message_bytes), envelope);
+            if (auto frame = unusable_answer(std::move(failure), awaiting, "(not kept)")) {
+                deliver(std::move(*frame));
+            }
         }
+        if (parser.inside_event()) report_activity();
         if (!keep_reading) co_return;
     }
 }
 
-std::optional<jsonrpc::decode_result> engine_base::decode_event(const sse_event& event) {
+std::optional<jsonrpc::decode_result> engine_base::decode_event(
+    const sse_event& event, const std::optional<jsonrpc::request_id>& awaiting) {
     if (event.data.empty()) return std::nullopt;
     if (event.type != "message") {
         log_->debug("{}: ignoring an SSE event of type '{}'", description_, shorten(event.type));
         return std::nullopt;
     }
-    auto frame = jsonrpc::decode(event.data);
-    if (const auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);
+    core::json_limits limits;
+    limits.max_bytes = options_.max_message_bytes;
+    auto frame = jsonrpc::decode(event.data, limits);
+    if (auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);
         failure && failure->error.code == jsonrpc::error_code::parse_error) {
-        log_->warn("{}: ignoring an SSE message that is not JSON: {}", description_,
-                   shorten(event.data));
-        return std::nullopt;
+        return unusable_answer(std::move(*failure), awaiting, event.data);
     }
     return frame;
+}
+
+std::optional<jsonrpc::decode_result> engine_base::unusable_answer(
+    jsonrpc::decode_failure failure, const std::optional<jsonrpc::request_id>& awaiting,
+    std::string_view excerpt) {
+    if (failure.reply_expected) {
+        // Quoted and escaped, redacted before it is cut (as the stdio transport does).
+        log_->warn("{}: ignoring an SSE message that cannot be read ({}): {}", description_,
+                   failure.error.message,
+                   core::quote_untrusted(core::redact_secrets(excerpt), 200));
+        return std::nullopt;
+    }
+    if (!failure.id && awaiting) failure.id = awaiting;
+    return jsonrpc::decode_result(std::move(failure));
+}
+
+void engine_base::report_activity() {
+    if (callbacks_.activity) callbacks_.activity();
 }
 
 void engine_base::deliver(jsonrpc::decode_result incoming) {

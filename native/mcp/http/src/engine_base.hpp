@@ -23,6 +23,7 @@ namespace ipybox::mcp::http::detail {
 struct owner_callbacks {
     std::function<void(jsonrpc::decode_result)> deliver;
     std::function<void(mcp::transport::close_info)> closed;
+    std::function<void()> activity;  // bytes arrived and a message is still in transit
 };
 
 // "MCP server 'name' (url)" or "MCP server at url"; the query is left out (it may hold a token).
@@ -47,12 +48,22 @@ class engine_base : public std::enable_shared_from_this<engine_base> {
     // The body of an error response, for messages; empty when it cannot be read.
     asio::awaitable<std::string> read_error_body(connection& exchange);
     // Reads an SSE body to its end. `on_event` returns false to stop after the current chunk.
-    // Throws exchange_failure.
+    // An event over the size limit that looked like an answer is delivered as a decode failure
+    // (see unusable_answer). Throws exchange_failure.
     asio::awaitable<void> read_events(connection& exchange, sse_parser& parser,
-                                      std::function<bool(const sse_event&)> on_event);
+                                      std::function<bool(const sse_event&)> on_event,
+                                      const std::optional<jsonrpc::request_id>& awaiting = {});
     // The JSON-RPC message in an SSE `message` event; nullopt (logged) for other events, empty
-    // data (priming events) and text that is not JSON.
-    std::optional<jsonrpc::decode_result> decode_event(const sse_event& event);
+    // data (priming events) and text that is not JSON and shows no sign of being an answer.
+    std::optional<jsonrpc::decode_result> decode_event(
+        const sse_event& event, const std::optional<jsonrpc::request_id>& awaiting = {});
+    // What to do with a message that could not be read: nullopt (logged) unless it looked like
+    // an answer; then the failure, its id filled in with `awaiting` (the request whose stream
+    // carried it) when it could not be read from the text.
+    std::optional<jsonrpc::decode_result> unusable_answer(
+        jsonrpc::decode_failure failure, const std::optional<jsonrpc::request_id>& awaiting,
+        std::string_view excerpt);
+    void report_activity();
 
     void deliver(jsonrpc::decode_result incoming);
     // Ends the transport because of `reason` (not requested): cancels everything, reports once.
@@ -85,6 +96,7 @@ class engine_base::lease {
 
     connection& operator*() const { return *connection_; }
     connection* operator->() const { return connection_.get(); }
+    const std::shared_ptr<connection>& shared() const { return connection_; }
 
   private:
     engine_base& engine_;

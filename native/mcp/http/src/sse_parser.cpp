@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace ipybox::mcp::http {
 namespace {
@@ -31,6 +32,8 @@ std::vector<sse_event> sse_parser::feed(std::string_view bytes) {
 }
 
 void sse_parser::finish() {
+    discarded_line_ = discarded_line::undecided;
+    discarded_field_.clear();
     line_.clear();
     data_.clear();
     type_.clear();
@@ -60,13 +63,35 @@ void sse_parser::append_to_line(std::string_view bytes) {
     if (bytes.empty()) return;
     if (discarding_) {
         discard_line_has_content_ = true;
+        scan_discarded(bytes);
         return;
     }
     line_.append(bytes);
     if (over_limit()) {
+        const auto partial = std::move(line_);
         start_discarding();
         discard_line_has_content_ = true;
+        scan_discarded(partial);  // the line goes on: the rest of it follows the same way
     }
+}
+
+// Data lines of a discarded event go to the envelope scan; the field name is read from the first
+// five bytes of each line. The space after "data:" and the line breaks are whitespace to JSON.
+void sse_parser::scan_discarded(std::string_view bytes) {
+    constexpr std::string_view data_field = "data:";
+    if (discarded_line_ == discarded_line::undecided) {
+        const auto wanted = data_field.size() - discarded_field_.size();
+        discarded_field_.append(bytes.substr(0, wanted));
+        bytes.remove_prefix(std::min(wanted, bytes.size()));
+        if (discarded_field_.size() < data_field.size()) return;
+        discarded_line_ =
+            discarded_field_ == data_field ? discarded_line::data : discarded_line::other;
+    }
+    if (discarded_line_ == discarded_line::data) discarded_envelope_.feed(bytes);
+}
+
+std::vector<jsonrpc::envelope_hints> sse_parser::take_oversized() {
+    return std::exchange(oversized_, {});
 }
 
 void sse_parser::end_line(std::vector<sse_event>& out) {
@@ -74,7 +99,11 @@ void sse_parser::end_line(std::vector<sse_event>& out) {
         if (!discard_line_has_content_) {  // the blank line that ends the oversized event
             discarding_ = false;
             ++discarded_;
+            oversized_.push_back(discarded_envelope_.hints());
         }
+        if (discarded_line_ == discarded_line::data) discarded_envelope_.feed("\n");
+        discarded_line_ = discarded_line::undecided;
+        discarded_field_.clear();
         discard_line_has_content_ = false;
         return;
     }
@@ -143,6 +172,11 @@ void sse_parser::dispatch(std::vector<sse_event>& out) {
 void sse_parser::start_discarding() {
     discarding_ = true;
     discard_line_has_content_ = false;
+    // The data lines buffered so far begin the discarded event's envelope.
+    discarded_envelope_ = {};
+    discarded_envelope_.feed(data_);
+    discarded_line_ = discarded_line::undecided;
+    discarded_field_.clear();
     line_.clear();
     data_.clear();
     type_.clear();

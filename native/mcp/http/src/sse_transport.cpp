@@ -18,6 +18,9 @@ std::shared_ptr<sse_transport> sse_transport::create(boost::asio::io_context& io
                               },
                               [weak](mcp::transport::close_info info) {
                                   if (auto self = weak.lock()) self->report_closed(std::move(info));
+                              },
+                              [weak] {
+                                  if (auto self = weak.lock()) self->report_activity();
                               }});
     return created;
 }

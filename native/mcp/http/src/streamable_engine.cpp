@@ -1,11 +1,16 @@
 #include "streamable_engine.hpp"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
+#include <cctype>
 
 namespace ipybox::mcp::http::detail {
 namespace {
 
 bool answers(const jsonrpc::decode_result& frame, const jsonrpc::request_id& id) {
+    if (const auto* failure = std::get_if<jsonrpc::decode_failure>(&frame)) {
+        return !failure->reply_expected && failure->id == id;  // an unusable answer to it
+    }
     const auto* msg = std::get_if<jsonrpc::message>(&frame);
     if (msg == nullptr) return false;
     if (const auto* response = std::get_if<jsonrpc::response>(msg)) return response->id == id;
@@ -109,7 +114,7 @@ bool streamable_engine::session_expired(unsigned status, bool sent_session_id) {
 
 bool streamable_engine::take_event(const sse_event& event,
                                    const std::optional<jsonrpc::request_id>& awaiting) {
-    auto frame = decode_event(event);
+    auto frame = decode_event(event, awaiting);
     if (!frame) return false;
     const bool is_answer = awaiting && answers(*frame, *awaiting);
     deliver(std::move(*frame));
@@ -152,6 +157,7 @@ asio::awaitable<void> streamable_engine::post(outgoing message) {
         pump();
     };
     lease exchange(*this, target_, {options_.connect_timeout, options_.read_timeout});
+    const carrier carrying(*this, message.id, exchange);
     const bool sent_session_id = session_id().has_value();
     std::optional<exchange_failure> failure;
     try {
@@ -195,9 +201,9 @@ asio::awaitable<void> streamable_engine::post(outgoing message) {
         co_return;
     }
     if (kind == body_kind::json) {
-        std::string body;
+        std::optional<std::string> body;
         try {
-            body = co_await exchange->read_all(options_.max_message_bytes);
+            body = co_await read_json_body(*exchange);
         } catch (const exchange_failure& caught) {
             failure = caught;
         }
@@ -205,7 +211,36 @@ asio::awaitable<void> streamable_engine::post(outgoing message) {
             on_exchange_failure(*failure, message.id, "while reading a response");
             co_return;
         }
-        for (auto& frame : decode_json_body(body)) deliver(std::move(frame));
+        if (!body) {  // over the limit; the rest was not read
+            if (message.id) {
+                jsonrpc::envelope_hints answer;
+                answer.id = message.id;
+                answer.has_result = true;
+                const auto length = exchange->header("Content-Length");
+                std::optional<std::size_t> size;
+                if (!length.empty() && length.size() < 19 &&
+                    std::all_of(length.begin(), length.end(), ::isdigit)) {
+                    size = std::stoull(length);
+                }
+                deliver(jsonrpc::unreadable_message(
+                    jsonrpc::oversized_reason(size, options_.max_message_bytes), answer));
+            } else {
+                log_->warn("{}: refused a response body over {} bytes", description(),
+                           options_.max_message_bytes);
+            }
+            co_return;
+        }
+        core::json_limits limits;
+        limits.max_bytes = options_.max_message_bytes;
+        for (auto& frame : decode_json_body(*body, limits)) {
+            // The body answers this POST's request: an unreadable one is that request's answer.
+            if (auto* bad = std::get_if<jsonrpc::decode_failure>(&frame);
+                bad && message.id && bad->error.code == jsonrpc::error_code::parse_error) {
+                bad->reply_expected = false;
+                if (!bad->id) bad->id = message.id;
+            }
+            deliver(std::move(frame));
+        }
         co_return;
     }
     if (message.id) {
@@ -223,14 +258,17 @@ asio::awaitable<void> streamable_engine::follow_post_stream(connection& exchange
     bool answered = false;
     std::optional<exchange_failure> failure;
     try {
-        co_await read_events(exchange, parser, [this, &id, &answered](const sse_event& event) {
-            if (take_event(event, id)) answered = true;
-            return true;
-        });
+        co_await read_events(
+            exchange, parser,
+            [this, &id, &answered](const sse_event& event) {
+                if (take_event(event, id)) answered = true;
+                return true;
+            },
+            id);
     } catch (const exchange_failure& caught) {
         failure = caught;
     }
-    if (closing_ || !id || answered) co_return;
+    if (closing_ || !id || answered || abandoned_.count(*id) != 0) co_return;
     if (failure && failure->kind() == failure_kind::cancelled) co_return;
     if (!parser.last_event_id().empty()) {
         // The server may close a stream early and expect us to resume it (2025-11-25 polling).
@@ -247,6 +285,46 @@ asio::awaitable<void> streamable_engine::follow_post_stream(connection& exchange
     deliver(http_failure_response(
         *id, description() + ": the response stream closed without an answer (" + why +
                  ") and cannot be resumed (its events carried no ids)"));
+}
+
+asio::awaitable<std::optional<std::string>> streamable_engine::read_json_body(
+    connection& exchange) {
+    std::string body;
+    std::string chunk(64 * 1024, '\0');
+    while (true) {
+        const auto count = co_await exchange.read_some(chunk.data(), chunk.size());
+        if (count == 0) co_return body;
+        if (body.size() + count > options_.max_message_bytes) {
+            exchange.cancel();
+            co_return std::nullopt;
+        }
+        body.append(chunk.data(), count);
+        report_activity();
+    }
+}
+
+streamable_engine::carrier::carrier(streamable_engine& engine,
+                                    const std::optional<jsonrpc::request_id>& id,
+                                    const lease& exchange)
+    : engine_(engine), id_(id) {
+    if (id_) engine_.carriers_[*id_] = exchange.shared();
+}
+
+streamable_engine::carrier::~carrier() {
+    if (!id_) return;
+    const auto found = engine_.carriers_.find(*id_);
+    if (found != engine_.carriers_.end()) engine_.carriers_.erase(found);
+    engine_.abandoned_.erase(*id_);
+}
+
+void streamable_engine::abandon_request(const jsonrpc::request_id& id) {
+    asio::post(strand_,
+               [self = std::static_pointer_cast<streamable_engine>(shared_from_this()), id] {
+                   const auto found = self->carriers_.find(id);
+                   if (found == self->carriers_.end()) return;
+                   self->abandoned_.insert(id);
+                   found->second->cancel();
+               });
 }
 
 }  // namespace ipybox::mcp::http::detail

@@ -3,6 +3,8 @@
 // their response streams live in streamable_engine.cpp; GET streams (listening, resumption) and
 // the DELETE on close in streamable_streams.cpp.
 #include <deque>
+#include <map>
+#include <set>
 
 #include "engine_base.hpp"
 
@@ -15,6 +17,9 @@ class streamable_engine final : public engine_base {
     // Thread-safe: each posts to the strand.
     void send(std::string body, std::optional<jsonrpc::request_id> id);
     void close();
+    // Thread-safe: posts to the strand. Cancels the exchange that carries the answer to `id`
+    // (its POST or the GET resuming its stream); nothing more is delivered for it.
+    void abandon_request(const jsonrpc::request_id& id);
     // Thread-safe.
     void set_protocol_version(const std::string& version);
     std::optional<std::string> session_id() const;
@@ -25,11 +30,28 @@ class streamable_engine final : public engine_base {
         std::optional<jsonrpc::request_id> id;  // set for requests
     };
 
+    // Registers the exchange carrying the answer to a request for abandon_request(), while it
+    // lives. Strand only.
+    class carrier {
+      public:
+        carrier(streamable_engine& engine, const std::optional<jsonrpc::request_id>& id,
+                const lease& exchange);
+        ~carrier();
+        carrier(const carrier&) = delete;
+        carrier& operator=(const carrier&) = delete;
+
+      private:
+        streamable_engine& engine_;
+        std::optional<jsonrpc::request_id> id_;
+    };
+
     // Starts queued POSTs in order; see the ordering rule in streamable_http_transport.hpp.
     void pump();
     asio::awaitable<void> post(outgoing message);
     asio::awaitable<void> follow_post_stream(connection& exchange,
                                              std::optional<jsonrpc::request_id> id);
+    // A JSON response body, or nullopt (the exchange cancelled) when it passes the size limit.
+    asio::awaitable<std::optional<std::string>> read_json_body(connection& exchange);
     void on_exchange_failure(const exchange_failure& failure,
                              const std::optional<jsonrpc::request_id>& id, const char* what);
 
@@ -59,6 +81,8 @@ class streamable_engine final : public engine_base {
     bool barrier_busy_ = false;        // a notification or response POST awaits its answer
     std::size_t unsent_requests_ = 0;  // request POSTs started but not yet written
     bool listening_ = false;
+    std::map<jsonrpc::request_id, std::shared_ptr<connection>> carriers_;
+    std::set<jsonrpc::request_id> abandoned_;  // given up by our side while still carried
 };
 
 }  // namespace ipybox::mcp::http::detail

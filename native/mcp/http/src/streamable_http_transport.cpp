@@ -18,6 +18,9 @@ std::shared_ptr<streamable_http_transport> streamable_http_transport::create(
                               },
                               [weak](mcp::transport::close_info info) {
                                   if (auto self = weak.lock()) self->report_closed(std::move(info));
+                              },
+                              [weak] {
+                                  if (auto self = weak.lock()) self->report_activity();
                               }});
     return created;
 }
@@ -45,6 +48,10 @@ void streamable_http_transport::do_send(jsonrpc::message msg) {
     std::optional<jsonrpc::request_id> id;
     if (const auto* request = std::get_if<jsonrpc::request>(&msg)) id = request->id;
     engine_->send(jsonrpc::encode(msg), std::move(id));
+}
+
+void streamable_http_transport::abandon_request(const jsonrpc::request_id& id) {
+    engine_->abandon_request(id);
 }
 
 void streamable_http_transport::do_close() {

@@ -41,7 +41,10 @@ asio::awaitable<void> streamable_engine::get_stream(std::optional<jsonrpc::reque
     while (!closing_) {
         if (wait && !co_await sleep(retry.value_or(options_.default_reconnect_delay))) co_return;
         wait = true;
+        if (awaiting && abandoned_.count(*awaiting) != 0) co_return;
         lease exchange(*this, target_, {options_.connect_timeout, options_.read_timeout});
+        // The request's own POST registered the id; its carrier forgets it when the POST ends.
+        if (awaiting) carriers_[*awaiting] = exchange.shared();
         const bool sent_session_id = session_id().has_value();
         std::optional<exchange_failure> failure;
         bool progressed = false;
@@ -84,7 +87,8 @@ asio::awaitable<void> streamable_engine::get_stream(std::optional<jsonrpc::reque
                             progressed = true;
                             if (take_event(event, awaiting)) answered = true;
                             return !answered;
-                        });
+                        },
+                        awaiting);
                 } catch (const exchange_failure& caught) {
                     failure = caught;
                 }

@@ -96,22 +96,21 @@ bool is_valid_session_id(std::string_view session_id) {
                        [](unsigned char c) { return c >= 0x21 && c <= 0x7e; });
 }
 
-std::vector<jsonrpc::decode_result> decode_json_body(std::string_view body) {
+std::vector<jsonrpc::decode_result> decode_json_body(std::string_view body,
+                                                     const core::json_limits& limits) {
     std::vector<jsonrpc::decode_result> out;
     const auto text = trim(body);
     if (text.empty()) return out;
     if (!text.starts_with('[')) {
-        out.push_back(jsonrpc::decode(text));
+        out.push_back(jsonrpc::decode(text, limits));
         return out;
     }
-    // A batch: checked for depth like any single message, then split.
-    if (jsonrpc::nesting_depth(text, jsonrpc::default_max_depth + 1) > jsonrpc::default_max_depth) {
-        out.push_back(jsonrpc::decode(text));  // reports the depth failure
-        return out;
-    }
-    const auto parsed = jsonrpc::json::parse(text, nullptr, false);
-    if (parsed.is_discarded()) {
-        out.push_back(jsonrpc::decode(text));  // reports the parse error
+    // A batch: decoded under the same limits as any single message, then split.
+    jsonrpc::json parsed;
+    try {
+        parsed = core::decode_json(text, limits);
+    } catch (const core::json_decode_error& error) {
+        out.push_back(jsonrpc::unreadable_message(error.what(), jsonrpc::scan_envelope(text)));
         return out;
     }
     for (const auto& element : parsed) out.push_back(jsonrpc::decode_json(element));

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "ipybox/core/text.hpp"
+
 namespace ipybox::mcp::jsonrpc {
 namespace {
 
@@ -12,15 +14,13 @@ decode_failure invalid(const std::string& detail, std::optional<request_id> id =
             reply_expected};
 }
 
-decode_failure parse_failure(const std::string& detail) {
-    return {{error_code::parse_error, "Parse error: " + detail, nullptr}, std::nullopt, true};
-}
-
-// Strips nlohmann's "[json.exception.parse_error.101] " prefix; the rest names line and column.
-std::string describe_parse_error(const json::parse_error& error) {
-    std::string text = error.what();
-    if (const auto pos = text.find("] "); pos != std::string::npos) text.erase(0, pos + 2);
-    return text;
+std::string human_size(std::size_t bytes) {
+    constexpr std::size_t mib = 1024 * 1024;
+    if (bytes >= mib && bytes % mib == 0) return std::to_string(bytes / mib) + " MiB";
+    if (bytes < mib) return std::to_string(bytes) + " bytes";
+    const auto tenths = bytes * 10 / mib;
+    return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " MiB (" +
+           std::to_string(bytes) + " bytes)";
 }
 
 decode_result decode_error_object(const json& value, std::optional<request_id> id) {
@@ -61,43 +61,34 @@ decode_result decode_response(const json& value) {
 
 }  // namespace
 
-std::size_t nesting_depth(std::string_view text, std::size_t limit) {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : text) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > deepest) deepest = depth;
-            if (deepest > limit) return deepest;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
+std::string oversized_reason(std::optional<std::size_t> size, std::size_t limit) {
+    return (size ? "a message of " + human_size(*size) : std::string("a message")) +
+           " exceeds the " + human_size(limit) + " limit";
 }
 
-decode_result decode(std::string_view text, std::size_t max_depth) {
-    if (nesting_depth(text, max_depth) > max_depth) {
-        return parse_failure("nesting deeper than " + std::to_string(max_depth) + " levels");
+decode_failure unreadable_message(const std::string& reason, const envelope_hints& hints) {
+    decode_failure failure{
+        {error_code::parse_error, "Parse error: " + reason, nullptr}, std::nullopt, true};
+    if (hints.looks_like_response()) {
+        failure.id = hints.id;
+        failure.reply_expected = false;
     }
+    return failure;
+}
+
+decode_result decode(std::string_view text, const core::json_limits& limits) {
     json value;
     try {
-        value = json::parse(text);
-    } catch (const json::parse_error& error) {
-        return parse_failure(describe_parse_error(error));
+        value = core::decode_json(text, limits);
+    } catch (const core::json_decode_error& error) {
+        // A syntax error quotes the token it stopped at, which can be most of the text: the
+        // reason goes into errors and log lines, so it is cut (between UTF-8 characters).
+        constexpr std::size_t longest_reason = 300;
+        std::string_view reason = error.what();
+        if (reason.size() <= longest_reason)
+            return unreadable_message(std::string(reason), scan_envelope(text));
+        const auto cut = core::utf8_complete_prefix_length(reason.substr(0, longest_reason));
+        return unreadable_message(std::string(reason.substr(0, cut)) + "...", scan_envelope(text));
     }
     return decode_json(value);
 }

@@ -11,9 +11,11 @@ namespace {
 
 const std::string cancelled_method = "notifications/cancelled";
 
+}  // namespace
+
 // Completions always run later on the io_context, never inside the call that settles them.
-void post_completion(boost::asio::io_context& io, completion<json> done, std::exception_ptr error,
-                     json result) {
+void detail::post_completion(boost::asio::io_context& io, completion<json> done,
+                             std::exception_ptr error, json result) {
     boost::asio::post(
         io, [done = std::move(done), error = std::move(error), result = std::move(result)] {
             try {
@@ -23,8 +25,6 @@ void post_completion(boost::asio::io_context& io, completion<json> done, std::ex
             }
         });
 }
-
-}  // namespace
 
 std::shared_ptr<dispatcher> dispatcher::create(boost::asio::io_context& io, send_function send,
                                                dispatcher_options options) {
@@ -93,13 +93,14 @@ void dispatcher::send_request(const std::string& method, json params, request_op
     }
     const bool wants_progress = static_cast<bool>(options.on_progress);
     const auto timeout = options.timeout.value_or(impl_->options.default_timeout);
+    const auto max_duration = options.max_duration.value_or(impl_->options.default_max_duration);
     std::int64_t id = 0;
     {
         std::unique_lock lock(impl_->mutex);
         if (impl_->closed) {
             auto error = std::make_exception_ptr(connection_closed(method, impl_->close_reason));
             lock.unlock();
-            post_completion(io_, std::move(done), std::move(error), nullptr);
+            detail::post_completion(io_, std::move(done), std::move(error), nullptr);
             return;
         }
         id = impl_->next_id++;
@@ -108,8 +109,13 @@ void dispatcher::send_request(const std::string& method, json params, request_op
         entry.done = std::move(done);
         entry.on_progress = std::move(options.on_progress);
         entry.timeout = timeout;
+        entry.max_duration = max_duration;
+        entry.started = entry.quiet_since = std::chrono::steady_clock::now();
         entry.progress_resets_timeout = options.progress_resets_timeout;
-        if (timeout.count() > 0) entry.timer = std::make_unique<boost::asio::steady_timer>(io_);
+        entry.activity_resets_timeout = options.activity_resets_timeout;
+        if (timeout.count() > 0 || max_duration.count() > 0) {
+            entry.timer = std::make_unique<boost::asio::steady_timer>(io_);
+        }
         impl_->outgoing.emplace(id, std::move(entry));
         arm_timer(id);
     }
@@ -139,38 +145,6 @@ void dispatcher::send_request(const std::string& method, json params, request_op
     }
 }
 
-// Caller holds the mutex.
-void dispatcher::arm_timer(std::int64_t id) {
-    auto& entry = impl_->outgoing.at(id);
-    if (!entry.timer) return;
-    const auto generation = ++entry.generation;
-    entry.timer->expires_after(entry.timeout);
-    entry.timer->async_wait(
-        [weak = weak_from_this(), id, generation](const boost::system::error_code& error) {
-            if (error == boost::asio::error::operation_aborted) return;
-            if (auto self = weak.lock()) self->on_timer(id, generation);
-        });
-}
-
-void dispatcher::on_timer(std::int64_t id, std::uint64_t generation) {
-    impl::pending entry;
-    {
-        std::lock_guard lock(impl_->mutex);
-        const auto found = impl_->outgoing.find(id);
-        if (found == impl_->outgoing.end() || found->second.generation != generation) return;
-        entry = std::move(found->second);
-        impl_->outgoing.erase(found);
-    }
-    impl_->log->info("{}: '{}' (id {}) timed out after {} ms", impl_->options.name, entry.method,
-                     id, entry.timeout.count());
-    send_quietly(notification{
-        cancelled_method,
-        {{"requestId", id},
-         {"reason", "timed out after " + std::to_string(entry.timeout.count()) + " ms"}}});
-    auto error = std::make_exception_ptr(request_timeout(entry.method, entry.timeout));
-    post_completion(io_, std::move(entry.done), std::move(error), nullptr);
-}
-
 void dispatcher::fail_pending(std::int64_t id, std::exception_ptr error, bool notify_peer,
                               const std::string& cancel_reason) {
     impl::pending entry;
@@ -184,8 +158,9 @@ void dispatcher::fail_pending(std::int64_t id, std::exception_ptr error, bool no
     if (notify_peer) {
         send_quietly(
             notification{cancelled_method, {{"requestId", id}, {"reason", cancel_reason}}});
+        abandon(id);
     }
-    post_completion(io_, std::move(entry.done), std::move(error), nullptr);
+    detail::post_completion(io_, std::move(entry.done), std::move(error), nullptr);
 }
 
 void dispatcher::handle_response(const request_id& id, std::exception_ptr error, json result) {
@@ -202,13 +177,17 @@ void dispatcher::handle_response(const request_id& id, std::exception_ptr error,
         entry = std::move(found->second);
         impl_->outgoing.erase(found);
     }
-    post_completion(io_, std::move(entry.done), std::move(error), std::move(result));
+    detail::post_completion(io_, std::move(entry.done), std::move(error), std::move(result));
 }
 
 void dispatcher::receive(decode_result incoming) {
     const auto& log = impl_->log;
     const auto& name = impl_->options.name;
     if (auto* failure = std::get_if<decode_failure>(&incoming)) {
+        if (!failure->reply_expected) {  // it looked like an answer to one of our requests
+            fail_unreadable_answer(*failure);
+            return;
+        }
         log->warn("{}: received a malformed message: {}", name, failure->error.message);
         if (failure->reply_expected && !closed()) {
             send_quietly(error_response{failure->id, failure->error});
@@ -261,7 +240,7 @@ void dispatcher::close(const std::string& reason) {
     for (auto& source : incoming) source.cancel("the connection closed: " + reason);
     for (auto& [id, entry] : outgoing) {
         auto error = std::make_exception_ptr(connection_closed(entry.method, reason));
-        post_completion(io_, std::move(entry.done), std::move(error), nullptr);
+        detail::post_completion(io_, std::move(entry.done), std::move(error), nullptr);
     }
 }
 

@@ -119,7 +119,10 @@ void dispatcher::handle_notification(notification note) {
             const auto found = impl_->outgoing.find(token.get<std::int64_t>());
             if (found == impl_->outgoing.end()) return;
             callback = found->second.on_progress;
-            if (found->second.progress_resets_timeout) arm_timer(found->first);
+            if (found->second.progress_resets_timeout) {
+                found->second.quiet_since = std::chrono::steady_clock::now();
+                arm_timer(found->first);
+            }
         }
         if (!callback) return;
         try {

@@ -25,6 +25,10 @@ struct incoming_state {
     ~incoming_state();
 };
 
+// Runs `done` later on `io`, never inside the call that settles it; a throw is logged.
+void post_completion(boost::asio::io_context& io, completion<json> done, std::exception_ptr error,
+                     json result);
+
 // The mapping from a handler's exception to the error a peer receives.
 error_object error_from_exception(std::exception_ptr error);
 std::string describe_exception(std::exception_ptr error);
@@ -36,9 +40,13 @@ struct dispatcher::impl {
         std::string method;
         completion<json> done;
         std::function<void(const progress_update&)> on_progress;
-        std::unique_ptr<boost::asio::steady_timer> timer;  // null: no timeout
+        std::unique_ptr<boost::asio::steady_timer> timer;  // null: neither timeout nor limit
         std::chrono::milliseconds timeout{0};
+        std::chrono::milliseconds max_duration{0};
+        std::chrono::steady_clock::time_point started;
+        std::chrono::steady_clock::time_point quiet_since;  // the timeout counts from here
         bool progress_resets_timeout = false;
+        bool activity_resets_timeout = false;
         std::uint64_t generation = 0;  // bumped on each arming; stale timer callbacks compare it
         cancellation_registration cancel_registration;
     };
@@ -55,6 +63,8 @@ struct dispatcher::impl {
     std::map<std::string, notification_handler> notification_handlers;
     std::map<std::int64_t, pending> outgoing;
     std::map<request_id, cancellation_source> incoming;
+    // steady_clock ticks of the last note_activity().
+    std::atomic<std::chrono::steady_clock::rep> last_activity{0};
 };
 
 }  // namespace ipybox::mcp::jsonrpc

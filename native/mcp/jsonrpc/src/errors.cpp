@@ -27,6 +27,14 @@ request_timeout::request_timeout(const std::string& method, std::chrono::millise
                                  "operation is expected to take longer)"),
       after_(after) {}
 
+request_timeout::request_timeout(const std::string& method, std::chrono::milliseconds after,
+                                 const std::string& what)
+    : request_failed(method, what), after_(after) {}
+
+unreadable_answer::unreadable_answer(const std::string& method, std::string reason,
+                                     const std::string& what)
+    : request_failed(method, what), reason_(std::move(reason)) {}
+
 request_cancelled::request_cancelled(const std::string& method, const std::string& reason)
     : request_failed(method, "'" + method + "' was cancelled: " + reason) {}
 

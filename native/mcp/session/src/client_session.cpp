@@ -11,12 +11,16 @@
 namespace ipybox::mcp::session {
 namespace {
 
-// Follows nextCursor until the server stops sending one.
+// Follows nextCursor until the server stops sending one. Each page has the request timeout;
+// all pages together share one total limit.
 struct list_tools_operation : std::enable_shared_from_this<list_tools_operation> {
     static constexpr std::size_t max_pages = 10000;
 
     std::weak_ptr<detail::protocol_core> protocol;  // weak: the session owns it
     std::chrono::milliseconds timeout{0};
+    std::chrono::milliseconds max_duration{0};  // of the whole listing; zero: none
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    jsonrpc::cancellation_token cancellation;
     jsonrpc::completion<std::vector<tool_descriptor>> done;
     std::vector<tool_descriptor> tools;
     std::set<std::string> cursors;
@@ -26,6 +30,15 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
         if (cursor) params["cursor"] = *cursor;
         jsonrpc::request_options options;
         options.timeout = timeout;
+        options.max_duration = max_duration;
+        if (max_duration.count() > 0) {
+            // What is left of the listing's limit; at least 1 ms (zero would mean "none").
+            const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - started);
+            options.max_duration = std::max(max_duration - spent, std::chrono::milliseconds(1));
+        }
+        options.activity_resets_timeout = true;
+        options.cancellation = cancellation;
         const auto core = protocol.lock();
         if (!core) {
             done(std::make_exception_ptr(
@@ -54,8 +67,16 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
             const auto next = result.find("nextCursor");
             if (next != result.end() && next->is_string() && !next->get<std::string>().empty()) {
                 const auto cursor = next->get<std::string>();
-                if (!cursors.insert(cursor).second || cursors.size() > max_pages) {
-                    throw protocol_error("tools/list", "the server repeats cursor '" + cursor +
+                if (cursors.size() + 1 >= max_pages) {
+                    throw protocol_error("tools/list",
+                                         "stopped after " + std::to_string(max_pages) +
+                                             " pages: the server still sends a next cursor, and "
+                                             "ipybox reads at most " +
+                                             std::to_string(max_pages) + " pages of tools");
+                }
+                if (!cursors.insert(cursor).second) {
+                    throw protocol_error("tools/list", "the server repeats cursor '" +
+                                                           cursor.substr(0, 100) +
                                                            "'; pagination would never end");
                 }
                 fetch(cursor);
@@ -113,15 +134,16 @@ client_session::client_session(boost::asio::io_context& io,
     : io_(io), state_(std::make_unique<state>()) {
     if (options.client_info.version.empty()) options.client_info.version = core::version;
     state_->options = std::move(options);
-    state_->protocol = detail::protocol_core::create(
-        io, std::move(channel),
-        detail::protocol_options_for(detail::sender::client, state_->options,
-                                     spdlog::level::debug));
+    auto protocol =
+        detail::protocol_options_for(detail::sender::client, state_->options, spdlog::level::debug);
+    protocol.max_request_duration = state_->options.max_request_duration;
+    state_->protocol = detail::protocol_core::create(io, std::move(channel), std::move(protocol));
 }
 
 client_session::~client_session() = default;
 
-void client_session::start_initialize(jsonrpc::completion<server_description> done) {
+void client_session::start_initialize(jsonrpc::cancellation_token cancellation,
+                                      jsonrpc::completion<server_description> done) {
     auto& protocol = *state_->protocol;
     if (!protocol.advance(detail::phase::created, detail::phase::initializing)) {
         throw std::logic_error("client_session::initialize() called twice");
@@ -135,8 +157,12 @@ void client_session::start_initialize(jsonrpc::completion<server_description> do
     const json params = {{"protocolVersion", std::string(latest_protocol_version)},
                          {"capabilities", state_->options.capabilities},
                          {"clientInfo", state_->options.client_info.to_json()}};
+    jsonrpc::request_options options;
+    options.timeout = state_->options.connect_timeout;
+    options.max_duration = state_->options.connect_timeout;
+    options.cancellation = std::move(cancellation);
     protocol.send_initialize(
-        params, state_->options.connect_timeout,
+        params, std::move(options),
         // Weak: a pending request must not keep its own session alive (an owner that drops the
         // session gets its pending operations failed by the destructor instead).
         [weak = weak_from_this(), done = std::move(done)](const std::exception_ptr& error,
@@ -177,10 +203,13 @@ void client_session::start_initialize(jsonrpc::completion<server_description> do
         });
 }
 
-void client_session::start_list_tools(jsonrpc::completion<std::vector<tool_descriptor>> done) {
+void client_session::start_list_tools(jsonrpc::cancellation_token cancellation,
+                                      jsonrpc::completion<std::vector<tool_descriptor>> done) {
     auto operation = std::make_shared<list_tools_operation>();
     operation->protocol = state_->protocol;
     operation->timeout = state_->options.request_timeout;
+    operation->max_duration = state_->options.max_request_duration;
+    operation->cancellation = std::move(cancellation);
     operation->done = std::move(done);
     require_initialized("tools/list");
     operation->fetch(std::nullopt);
@@ -194,7 +223,11 @@ void client_session::start_call_tool(std::string name, json arguments, call_opti
         throw std::invalid_argument("tool arguments must be a JSON object (tool '" + name + "')");
     }
     jsonrpc::request_options request;
-    request.timeout = options.timeout.value_or(state_->options.request_timeout);
+    const auto& defaults = state_->options;
+    request.timeout =
+        options.timeout.value_or(defaults.call_timeout.value_or(defaults.request_timeout));
+    request.max_duration = options.max_duration.value_or(defaults.max_call_duration);
+    request.activity_resets_timeout = true;
     request.cancellation = std::move(options.cancellation);
     request.on_progress = std::move(options.on_progress);
     request.progress_resets_timeout = options.progress_resets_timeout;
@@ -214,8 +247,10 @@ void client_session::start_call_tool(std::string name, json arguments, call_opti
 
 void client_session::start_ping(jsonrpc::completion<std::chrono::microseconds> done) {
     const auto started = std::chrono::steady_clock::now();
+    jsonrpc::request_options options;
+    options.activity_resets_timeout = true;  // the dispatcher's defaults are ours (see create)
     state_->protocol->send_request(
-        "ping", nullptr, {},
+        "ping", nullptr, std::move(options),
         [done = std::move(done), started](std::exception_ptr error, const json&) {
             done(std::move(error), std::chrono::duration_cast<std::chrono::microseconds>(
                                        std::chrono::steady_clock::now() - started));

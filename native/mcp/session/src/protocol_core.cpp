@@ -19,7 +19,12 @@ protocol_core::protocol_core(boost::asio::io_context& io,
     if (!channel_) throw std::invalid_argument("an MCP session needs a transport");
     jsonrpc::dispatcher_options dispatch;
     dispatch.default_timeout = options_.request_timeout;
+    dispatch.default_max_duration = options_.max_request_duration;
     dispatch.name = options_.name;
+    if (!options_.peer.empty()) dispatch.peer = options_.peer;
+    dispatch.on_abandon = [weak = std::weak_ptr<transport::transport>(channel_)](std::int64_t id) {
+        if (auto open = weak.lock()) open->abandon_request(jsonrpc::request_id(id));
+    };
     dispatcher_ = jsonrpc::dispatcher::create(
         io, [channel = channel_](jsonrpc::message msg) { channel->send(std::move(msg)); },
         std::move(dispatch));
@@ -41,6 +46,9 @@ void protocol_core::start() {
             },
             [weak_self](const transport::close_info& info) {
                 if (auto self = weak_self.lock()) self->transport_closed(info);
+            },
+            [weak_dispatcher] {
+                if (auto dispatcher = weak_dispatcher.lock()) dispatcher->note_activity();
             });
     } catch (const std::exception& error) {
         {
@@ -123,10 +131,8 @@ void protocol_core::send_request(const std::string& method, json params,
     dispatcher_->send_request(method, std::move(params), std::move(options), std::move(done));
 }
 
-void protocol_core::send_initialize(json params, std::chrono::milliseconds timeout,
+void protocol_core::send_initialize(json params, jsonrpc::request_options options,
                                     jsonrpc::completion<json> done) {
-    jsonrpc::request_options options;
-    options.timeout = timeout;
     dispatcher_->send_request("initialize", std::move(params), std::move(options), std::move(done));
 }
 

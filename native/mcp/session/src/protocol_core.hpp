@@ -37,6 +37,8 @@ struct protocol_options {
     sender role = sender::client;  // the side this core sends requests from
     std::string name;              // label for logs
     std::chrono::milliseconds request_timeout{0};
+    std::chrono::milliseconds max_request_duration{0};  // zero: no total limit
+    std::string peer;  // for error messages: "MCP server 'x'" or "the MCP client"
     spdlog::level::level_enum close_log_level = spdlog::level::debug;
     // The owner's callback, once, after the dispatcher has failed what was pending.
     std::function<void(const transport::close_info&)> on_closed;
@@ -47,7 +49,10 @@ struct protocol_options {
 template <class RoleOptions>
 protocol_options protocol_options_for(sender role, const RoleOptions& options,
                                       spdlog::level::level_enum close_log_level) {
-    return {role, options.name, options.request_timeout, close_log_level, options.on_closed};
+    const auto peer = role == sender::client ? "MCP server '" + options.name + "'"
+                                             : std::string("the MCP client");
+    return {role, options.name,    options.request_timeout, std::chrono::milliseconds(0),
+            peer, close_log_level, options.on_closed};
 }
 
 class protocol_core : public std::enable_shared_from_this<protocol_core> {
@@ -81,7 +86,7 @@ class protocol_core : public std::enable_shared_from_this<protocol_core> {
     void send_request(const std::string& method, json params, jsonrpc::request_options options,
                       jsonrpc::completion<json> done);
     // The one request allowed before ready, sent without a capability check.
-    void send_initialize(json params, std::chrono::milliseconds timeout,
+    void send_initialize(json params, jsonrpc::request_options options,
                          jsonrpc::completion<json> done);
     void notify(const std::string& method, json params = nullptr);
     void on_request(const std::string& method, jsonrpc::request_handler handler);

@@ -188,14 +188,16 @@ void child_connection::read_stdout() {
         asio::buffer(stdout_buffer_),
         on_strand([](child_connection& self, const boost::system::error_code& error,
                      std::size_t size) {
-            const line_sink sink{[&self](std::string_view line) { self.on_stdout_line(line); },
-                                 [&self](std::size_t limit) {
-                                     self.log_->error(
-                                         "{}: skipped a message longer than {} bytes on stdout",
-                                         self.describe(), limit);
-                                 }};
+            const line_sink sink{
+                [&self](std::string_view line) { self.on_stdout_line(line); },
+                [&self](std::size_t) { self.oversized_line_ = {}; },
+                [&self](std::string_view bytes) { self.oversized_line_.feed(bytes); },
+                [&self](std::size_t line_bytes) { self.on_stdout_oversized(line_bytes); }};
             if (!error) {
                 self.stdout_framer_.feed(std::string_view(self.stdout_buffer_.data(), size), sink);
+                if (self.stdout_framer_.inside_line() && self.report_.on_activity) {
+                    self.report_.on_activity();
+                }
                 self.read_stdout();
                 return;
             }
@@ -205,9 +207,14 @@ void child_connection::read_stdout() {
 }
 
 void child_connection::on_stdout_line(std::string_view line) {
-    auto frame = jsonrpc::decode(line);
+    core::json_limits limits;
+    limits.max_bytes = options_.max_line_bytes;
+    auto frame = jsonrpc::decode(line, limits);
+    // Banners and log lines are skipped; an answer that cannot be read goes on, so that the
+    // request it answers fails instead of waiting.
     if (const auto* failure = std::get_if<jsonrpc::decode_failure>(&frame);
-        failure && failure->error.code == jsonrpc::error_code::parse_error) {
+        failure && failure->error.code == jsonrpc::error_code::parse_error &&
+        failure->reply_expected) {
         // Quoted and escaped: the line is the server's, and stderr may be a terminal. Redacted
         // before it is cut, so that a cut cannot keep part of a secret.
         log_->warn("{}: ignoring a line on stdout that is not JSON: {}", describe(),
@@ -215,6 +222,16 @@ void child_connection::on_stdout_line(std::string_view line) {
         return;
     }
     if (report_.on_frame) report_.on_frame(std::move(frame));
+}
+
+void child_connection::on_stdout_oversized(std::size_t line_bytes) {
+    const auto reason = jsonrpc::oversized_reason(line_bytes, options_.max_line_bytes);
+    const auto& hints = oversized_line_.hints();
+    if (!hints.looks_like_response()) {
+        log_->error("{}: skipped a line on stdout: {}", describe(), reason);
+        return;
+    }
+    if (report_.on_frame) report_.on_frame(jsonrpc::unreadable_message(reason, hints));
 }
 
 void child_connection::read_stderr() {
@@ -227,7 +244,8 @@ void child_connection::read_stderr() {
                                      self.on_stderr_line("(a stderr line over " +
                                                          std::to_string(limit) +
                                                          " bytes was skipped)");
-                                 }};
+                                 },
+                                 nullptr, nullptr};
             if (!error) {
                 self.stderr_framer_.feed(std::string_view(self.stderr_buffer_.data(), size), sink);
                 self.read_stderr();

@@ -32,6 +32,7 @@ class child_connection : public std::enable_shared_from_this<child_connection> {
     struct callbacks {
         std::function<void(jsonrpc::decode_result)> on_frame;
         std::function<void(close_info)> on_end;  // once, after the child was reaped
+        std::function<void()> on_activity;       // a chunk left a message in transit
     };
 
     child_connection(boost::asio::io_context& io, stdio_client_options options);
@@ -63,6 +64,7 @@ class child_connection : public std::enable_shared_from_this<child_connection> {
     void read_stdout();
     void read_stderr();
     void on_stdout_line(std::string_view line);
+    void on_stdout_oversized(std::size_t line_bytes);
     void on_stderr_line(std::string_view line);
     void on_stdout_end();
     void watch_exit();
@@ -87,6 +89,7 @@ class child_connection : public std::enable_shared_from_this<child_connection> {
     std::array<char, 64 * 1024> stdout_buffer_{};
     std::array<char, 8 * 1024> stderr_buffer_{};
     line_framer stdout_framer_;
+    jsonrpc::envelope_scanner oversized_line_;  // the envelope of a line over the limit
     line_framer stderr_framer_;
     std::deque<std::string> stderr_tail_;
     std::deque<std::string> write_queue_;

@@ -18,20 +18,23 @@ void line_framer::feed(std::string_view bytes, const line_sink& sink) {
     while (!bytes.empty()) {
         const auto newline = bytes.find('\n');
         const auto chunk = bytes.substr(0, newline);
-        if (!skipping_) {
-            // One byte of slack: a '\r' may still turn out to precede the '\n'.
-            if (buffer_.size() + chunk.size() > max_line_bytes_ + 1) {
-                skipping_ = true;
-                buffer_.clear();
-                buffer_.shrink_to_fit();
-                if (sink.on_oversized) sink.on_oversized(max_line_bytes_);
-            } else {
-                buffer_.append(chunk);
-            }
+        if (skipping_) {
+            skip(chunk, sink);
+        } else if (buffer_.size() + chunk.size() > max_line_bytes_ + 1) {
+            // One byte of slack above: a '\r' may still turn out to precede the '\n'.
+            skipping_ = true;
+            skipped_bytes_ = 0;
+            if (sink.on_oversized) sink.on_oversized(max_line_bytes_);
+            skip(buffer_, sink);
+            buffer_.clear();
+            buffer_.shrink_to_fit();
+            skip(chunk, sink);
+        } else {
+            buffer_.append(chunk);
         }
         if (newline == std::string_view::npos) return;
         if (skipping_) {
-            skipping_ = false;
+            end_skipped(sink);
         } else {
             emit(sink);
         }
@@ -40,9 +43,23 @@ void line_framer::feed(std::string_view bytes, const line_sink& sink) {
 }
 
 void line_framer::finish(const line_sink& sink) {
-    if (!skipping_) emit(sink);
-    skipping_ = false;
+    if (skipping_) {
+        end_skipped(sink);
+    } else {
+        emit(sink);
+    }
     buffer_.clear();
+}
+
+void line_framer::skip(std::string_view bytes, const line_sink& sink) {
+    skipped_bytes_ += bytes.size();
+    if (sink.on_skipped && !bytes.empty()) sink.on_skipped(bytes);
+}
+
+void line_framer::end_skipped(const line_sink& sink) {
+    skipping_ = false;
+    if (sink.on_oversized_end) sink.on_oversized_end(skipped_bytes_);
+    skipped_bytes_ = 0;
 }
 
 void line_framer::emit(const line_sink& sink) {
@@ -50,6 +67,8 @@ void line_framer::emit(const line_sink& sink) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.size() > max_line_bytes_) {
         if (sink.on_oversized) sink.on_oversized(max_line_bytes_);
+        if (sink.on_skipped) sink.on_skipped(line);
+        if (sink.on_oversized_end) sink.on_oversized_end(line.size());
     } else if (!is_blank(line) && sink.on_line) {
         sink.on_line(line);
     }

@@ -29,6 +29,11 @@ class stdio_client_transport final : public transport {
                  if (auto self = weak.lock()) {
                      static_cast<stdio_client_transport&>(*self).report_closed(std::move(info));
                  }
+             },
+             [weak] {
+                 if (auto self = weak.lock()) {
+                     static_cast<const stdio_client_transport&>(*self).report_activity();
+                 }
              }});
     }
 

@@ -135,7 +135,8 @@ class stdio_server_transport final : public transport {
                                                               nullptr},
                                                              std::nullopt,
                                                              true});
-                }};
+                },
+                nullptr, nullptr};
             std::string buffer(read_chunk, '\0');
             while (true) {
                 pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {stop_reader_[0], POLLIN, 0}};

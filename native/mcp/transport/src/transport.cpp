@@ -6,12 +6,14 @@ namespace ipybox::mcp::transport {
 
 transport::~transport() = default;
 
-void transport::start(message_handler on_message, close_handler on_close) {
+void transport::start(message_handler on_message, close_handler on_close,
+                      activity_handler on_activity) {
     {
         std::lock_guard lock(mutex_);
         if (state_ != state::created) throw std::logic_error("transport::start called twice");
         on_message_ = std::move(on_message);
         on_close_ = std::move(on_close);
+        on_activity_ = std::move(on_activity);
         state_ = state::open;
     }
     try {
@@ -53,6 +55,12 @@ bool transport::is_open() const {
 }
 
 void transport::set_protocol_version(const std::string& /*version*/) {}
+
+void transport::abandon_request(const jsonrpc::request_id& /*id*/) {}
+
+void transport::report_activity() const {
+    if (on_activity_) on_activity_();
+}
 
 void transport::deliver(jsonrpc::decode_result incoming) {
     message_handler handler;

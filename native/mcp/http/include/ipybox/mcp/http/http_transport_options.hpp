@@ -19,7 +19,8 @@ struct http_transport_options {
     // listening stream that reaches it is reopened, not treated as an error.
     std::chrono::milliseconds read_timeout = std::chrono::seconds(300);
     std::string name;  // for logs and error messages; default: the URL without its query
-    std::size_t max_message_bytes = 32 * 1024 * 1024;  // one JSON body or one SSE event
+    // One JSON body or one SSE event; the same limit as the stdio transport's lines.
+    std::size_t max_message_bytes = 16 * 1024 * 1024;
     std::string extra_ca_file;  // PEM file trusted in addition to the system store (https)
 
     // Streamable HTTP only.

@@ -13,6 +13,9 @@
 //   line ("data:") is dispatched with empty data: MCP servers send those to prime Last-Event-ID.
 // - Bounded: an event whose buffered data (or a single line) exceeds `max_event_bytes` is dropped
 //   up to its blank line and counted in discarded_events(); parsing continues with the next one.
+//   Its data lines still pass through an envelope scan (jsonrpc/envelope_scan.hpp, constant
+//   memory), whose result take_oversized() hands out once the event has ended: an answer that
+//   is refused for its size can then fail the request it answers.
 // - finish() marks the end of the stream: an event without its blank line is discarded.
 #include <chrono>
 #include <cstddef>
@@ -20,6 +23,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ipybox/mcp/jsonrpc/envelope_scan.hpp"
 
 namespace ipybox::mcp::http {
 
@@ -47,6 +52,10 @@ class sse_parser {
     // The reconnection delay the server asked for, if it did.
     std::optional<std::chrono::milliseconds> retry() const { return retry_; }
     std::size_t discarded_events() const { return discarded_; }
+    // The envelopes of the events discarded since the last call, in order.
+    std::vector<jsonrpc::envelope_hints> take_oversized();
+    // True when bytes of an event that is not complete yet are buffered (a message in transit).
+    bool inside_event() const { return !line_.empty() || saw_data_ || discarding_; }
 
   private:
     void process(std::string_view bytes, std::vector<sse_event>& out);
@@ -55,6 +64,7 @@ class sse_parser {
     void on_field(std::string_view name, std::string_view value);
     void dispatch(std::vector<sse_event>& out);
     void start_discarding();
+    void scan_discarded(std::string_view bytes);
     bool over_limit() const;
 
     std::size_t max_event_bytes_;
@@ -71,6 +81,15 @@ class sse_parser {
     bool discarding_ = false;
     bool discard_line_has_content_ = false;
     std::size_t discarded_ = 0;
+    // The discarded event's envelope: its data lines are scanned, other lines are not.
+    jsonrpc::envelope_scanner discarded_envelope_;
+    std::string discarded_field_;  // the start of a discarded line, until "data:" is decided
+    enum class discarded_line {
+        undecided,
+        data,
+        other
+    } discarded_line_ = discarded_line::undecided;
+    std::vector<jsonrpc::envelope_hints> oversized_;
 };
 
 }  // namespace ipybox::mcp::http

@@ -22,6 +22,9 @@
 //   the server cannot be reached (refused, DNS, TLS verification) or a connection breaks with no
 //   way to resume, and when a request carrying the session id gets 404 (the session expired: a
 //   new session must be initialized).
+// - Limits: a JSON body or SSE event over max_message_bytes is refused unread; when it answers
+//   a request (a JSON body always answers its POST's request) that request fails with
+//   jsonrpc::unreadable_answer naming the limit, as it does for a body that is not JSON.
 // - close(): cancels every exchange, sends DELETE with the session id (405 is fine), then reports
 //   on_close with requested = true. Destroying the transport without close() does the same,
 //   minus the report.
@@ -50,6 +53,8 @@ class streamable_http_transport final : public transport::transport {
 
     std::string describe() const override;
     void set_protocol_version(const std::string& version) override;
+    // Cancels the POST (or the GET resuming its stream) that carries the answer to `id`.
+    void abandon_request(const jsonrpc::request_id& id) override;
 
     // The session id the server assigned, once the initialize response has arrived.
     std::optional<std::string> session_id() const;

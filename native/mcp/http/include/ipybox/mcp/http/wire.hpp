@@ -30,9 +30,10 @@ body_kind classify_content_type(std::string_view content_type);
 bool is_valid_session_id(std::string_view session_id);
 
 // A JSON response body as messages: one object -> one message, an array (a 2025-03-26 batch) ->
-// one per element, empty or whitespace -> none. Text that is not JSON, or deeper than
-// jsonrpc::default_max_depth, yields one decode_failure.
-std::vector<jsonrpc::decode_result> decode_json_body(std::string_view body);
+// one per element, empty or whitespace -> none. Text that core::decode_json refuses under
+// `limits` (not JSON, invalid UTF-8, too deep, too large) yields one decode_failure.
+std::vector<jsonrpc::decode_result> decode_json_body(std::string_view body,
+                                                     const core::json_limits& limits = {});
 
 // "HTTP 401 Unauthorized: <what the body says>". When the body is a JSON-RPC error (as MCP servers
 // send with 4xx), its message is quoted; otherwise the start of the body, sanitised and shortened.

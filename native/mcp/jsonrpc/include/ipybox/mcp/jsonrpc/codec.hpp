@@ -2,7 +2,12 @@
 // Pure codec between one JSON text and one `message`. No I/O, no state, thread-safe.
 //
 // Decoding rules (each pinned by a unit test):
-// - not JSON, or nested deeper than `max_depth`          -> -32700 parse error, id unknown
+// - not JSON, or over the limits of core::decode_json (size, invalid UTF-8, nesting, value
+//   count; the one bounded decoder, json_decode.hpp) -> -32700 parse error whose message is
+//   "Parse error: " and the decoder's reason, e.g. "invalid UTF-8 at byte 1234". Its id stays
+//   unknown unless a bounded scan of the text (envelope_scan.hpp) shows an answer ("result" or
+//   "error", no "method"): then the id is kept when readable and no reply is expected, so that
+//   the dispatcher can fail the request it answers.
 // - a top-level array (a batch)                          -> -32600 invalid request. Batching was
 //   removed from MCP in 2025-06-18; we reject it for every negotiated version (no known MCP peer
 //   sends batches) and answer with a single error response whose id is null.
@@ -21,6 +26,8 @@
 #include <string_view>
 #include <variant>
 
+#include "ipybox/core/json_decode.hpp"
+#include "ipybox/mcp/jsonrpc/envelope_scan.hpp"
 #include "ipybox/mcp/jsonrpc/message.hpp"
 
 namespace ipybox::mcp::jsonrpc {
@@ -29,15 +36,22 @@ namespace ipybox::mcp::jsonrpc {
 struct decode_failure {
     error_object error;            // code is parse_error or invalid_request
     std::optional<request_id> id;  // the offending message's id, when readable
-    bool reply_expected = true;    // false when the bad message looked like a response: answering
-                                   // a response risks an error ping-pong between two peers
+    bool reply_expected = true;    // false exactly when the bad message looked like a response
+                                   // (an answer to one of ours): answering a response risks an
+                                   // error ping-pong between two peers
 };
 
 using decode_result = std::variant<message, decode_failure>;
 
-inline constexpr std::size_t default_max_depth = 512;
+decode_result decode(std::string_view text, const core::json_limits& limits = {});
 
-decode_result decode(std::string_view text, std::size_t max_depth = default_max_depth);
+// The failure for a message refused unread or unparsed (e.g. "a message of 20971520 bytes exceeds
+// the limit of 16777216"): a parse error whose id and reply_expected follow `hints` as above.
+decode_failure unreadable_message(const std::string& reason, const envelope_hints& hints);
+
+// "a message of 20 MiB exceeds the 16 MiB limit"; with no size (the reader stopped at the limit)
+// "a message exceeds the 16 MiB limit". Sizes that are not whole MiB are given in bytes too.
+std::string oversized_reason(std::optional<std::size_t> size, std::size_t limit);
 
 // Interprets an already parsed JSON value (same rules, minus the parse step).
 decode_result decode_json(const json& value);
@@ -46,9 +60,5 @@ json to_json(const message& msg);
 // The same text as to_json(msg).dump(), without copying the message's params or result into an
 // envelope first (a result with inlined images can be megabytes).
 std::string encode(const message& msg);
-
-// Deepest nesting of arrays/objects in `text`, scanning at most until it exceeds `limit`. Pure
-// byte scan (strings and escapes respected); used to refuse hostile input before parsing it.
-std::size_t nesting_depth(std::string_view text, std::size_t limit);
 
 }  // namespace ipybox::mcp::jsonrpc

@@ -43,9 +43,16 @@ struct progress_update {
     std::string message;  // empty when absent
 };
 
+// Deadlines. `timeout` is the longest wait for the answer without a sign of life; the signs that
+// restart it are opted into below (progress notifications naming the request; bytes of a message
+// still arriving, as the transport reports them through note_activity()). `max_duration` bounds
+// the whole request whatever arrives: an answer trickling in at 2 bytes a second, or progress
+// that never ends, still fails when it is reached. Either failure is `request_timeout`.
 struct request_options {
     // nullopt: the dispatcher's default; zero: no timeout.
     std::optional<std::chrono::milliseconds> timeout;
+    // nullopt: the dispatcher's default; zero: no total limit.
+    std::optional<std::chrono::milliseconds> max_duration;
     // Cancelling sends notifications/cancelled and fails the request with `request_cancelled`.
     cancellation_token cancellation;
     // When set, params._meta.progressToken is added and matching progress notifications are
@@ -53,11 +60,21 @@ struct request_options {
     std::function<void(const progress_update&)> on_progress;
     // Each progress notification restarts the timeout (for long operations that report).
     bool progress_resets_timeout = false;
+    // Bytes of a message still arriving on the connection restart the timeout (a large answer on
+    // a slow link). The bytes need not belong to this request's answer: the transport cannot
+    // tell before the message is complete, so max_duration is what bounds a chatty peer.
+    bool activity_resets_timeout = false;
 };
 
 struct dispatcher_options {
     std::chrono::milliseconds default_timeout = std::chrono::seconds(60);
-    std::string name = "jsonrpc";  // prefix of log lines, e.g. "server" or "client everything"
+    std::chrono::milliseconds default_max_duration{0};  // zero: no total limit
+    std::string name = "jsonrpc";   // prefix of log lines, e.g. "server" or "client everything"
+    std::string peer = "the peer";  // for error messages, e.g. "MCP server 'everything'"
+    // Called (outside any lock) when a request of ours ends without its answer because it timed
+    // out or was cancelled, so that the transport can stop waiting for it (e.g. close the HTTP
+    // exchange that carries it). Must not throw.
+    std::function<void(std::int64_t id)> on_abandon;
 };
 
 class dispatcher;
@@ -119,7 +136,14 @@ class dispatcher : public std::enable_shared_from_this<dispatcher> {
     void on_notification(const std::string& method, notification_handler handler);
 
     // Sends a request; `done` receives the result, or a `request_failed` subclass:
-    // remote_error, request_timeout, request_cancelled, connection_closed.
+    // remote_error, request_timeout, request_cancelled, connection_closed, unreadable_answer.
+    //
+    // Unreadable answers (a decode_failure whose reply_expected is false: it looked like a
+    // response) never leave a request pending: the request whose id the failure names fails
+    // with unreadable_answer; when no id could be read, every request pending on this
+    // connection fails with it (they share the channel that could not be read; a later answer to
+    // one of them is then dropped). An unreadable message that does not look like a response is
+    // answered -32700/-32600 as above and fails nothing.
     void send_request(const std::string& method, json params, request_options options,
                       completion<json> done);
     // Fire and forget; failures to send are logged.
@@ -129,6 +153,9 @@ class dispatcher : public std::enable_shared_from_this<dispatcher> {
     void receive(decode_result incoming);
     // Transport side: the channel is gone. Idempotent; the first reason is kept.
     void close(const std::string& reason);
+    // Transport side: bytes of a message still in transit arrived (see activity_resets_timeout).
+    // Cheap (one atomic store); any thread.
+    void note_activity();
 
     bool closed() const;
     std::size_t pending_requests() const;
@@ -147,9 +174,11 @@ class dispatcher : public std::enable_shared_from_this<dispatcher> {
     void handle_notification(notification note);
     void handle_response(const request_id& id, std::exception_ptr error, json result);
     void on_timer(std::int64_t id, std::uint64_t generation);
+    void fail_unreadable_answer(const decode_failure& failure);
     void fail_pending(std::int64_t id, std::exception_ptr error, bool notify_peer,
                       const std::string& cancel_reason);
     void arm_timer(std::int64_t id);
+    void abandon(std::int64_t id);
     void send_quietly(message msg);
 
     boost::asio::io_context& io_;

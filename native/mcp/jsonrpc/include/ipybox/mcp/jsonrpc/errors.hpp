@@ -49,10 +49,14 @@ class remote_error : public request_failed {
     error_object error_;
 };
 
-// No answer within the request's timeout. notifications/cancelled has been sent to the peer.
+// No answer within the request's timeout (or its total limit: `after` is then that limit).
+// notifications/cancelled has been sent to the peer.
 class request_timeout : public request_failed {
   public:
     request_timeout(const std::string& method, std::chrono::milliseconds after);
+    // `what` is the whole message (the dispatcher names the peer and the request id in it).
+    request_timeout(const std::string& method, std::chrono::milliseconds after,
+                    const std::string& what);
     std::chrono::milliseconds after() const noexcept { return after_; }
 
   private:
@@ -63,6 +67,17 @@ class request_timeout : public request_failed {
 class request_cancelled : public request_failed {
   public:
     request_cancelled(const std::string& method, const std::string& reason);
+};
+
+// The answer arrived but could not be read: not JSON (e.g. invalid UTF-8), nested too deep, over
+// the size limit, or not a valid response. `reason()` says which, e.g. "invalid UTF-8 at byte 9".
+class unreadable_answer : public request_failed {
+  public:
+    unreadable_answer(const std::string& method, std::string reason, const std::string& what);
+    const std::string& reason() const noexcept { return reason_; }
+
+  private:
+    std::string reason_;
 };
 
 // The connection closed (or could not carry the request) before an answer arrived. `reason()` is

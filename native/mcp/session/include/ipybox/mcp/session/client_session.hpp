@@ -9,7 +9,9 @@
 // `asio::use_awaitable`, `asio::use_future`; see jsonrpc/completion.hpp). Every failure is a
 // `jsonrpc::request_failed`:
 //   remote_error        the server answered with a JSON-RPC error (e.g. unknown tool: -32602)
-//   request_timeout     no answer in time (connect_timeout for initialize; per call otherwise)
+//   request_timeout     no answer in time (see the deadlines in client_options)
+//   unreadable_answer   the answer arrived but could not be read (invalid UTF-8, nested too
+//                       deep, over the transport's size limit, not a valid response)
 //   request_cancelled   the caller's cancellation token fired
 //   connection_closed   the transport closed or could not be started; reason says why, e.g.
 //                       "MCP server 'x' (pid 7) exited with status 3; last stderr lines: ..."
@@ -40,11 +42,26 @@
 
 namespace ipybox::mcp::session {
 
+// Deadlines: every request we send has two (jsonrpc::request_options). A timeout, the longest
+// wait without a sign of life, where bytes of a message still arriving count as one (and, for
+// tools/call, progress notifications): a large answer on a slow link is not cut off. And a total
+// limit that nothing extends: an answer trickling at 2 bytes a second, or a server that reports
+// progress forever, fails when it is reached, with request_timeout naming it.
+//   initialize               connect_timeout, total
+//   tools/list               request_timeout per page; max_request_duration for the whole
+//                            listing, all pages together
+//   tools/call               call_timeout (default request_timeout); max_call_duration
+//   ping, request()          request_timeout; max_request_duration
+// The session's end is bounded by the transport (stdio: stdin close, SIGTERM, SIGKILL after its
+// grace periods; HTTP: the DELETE's own deadline).
 struct client_options {
     implementation_info client_info{"ipybox", "", std::nullopt};  // empty version: ours
     json capabilities = json::object();  // e.g. {"elicitation": {}} once we answer elicitation
     std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);  // initialize
     std::chrono::milliseconds request_timeout = std::chrono::seconds(60);  // default per request
+    std::chrono::milliseconds max_request_duration = std::chrono::minutes(10);
+    std::optional<std::chrono::milliseconds> call_timeout;  // nullopt: request_timeout
+    std::chrono::milliseconds max_call_duration = std::chrono::hours(1);
     std::string name = "client";  // label for logs, e.g. the server's configured name
     // Called once when the connection ends (server exit, close()), on the io_context.
     std::function<void(const transport::close_info&)> on_closed;
@@ -59,7 +76,8 @@ struct server_description {
 };
 
 struct call_options {
-    std::optional<std::chrono::milliseconds> timeout;  // default: client_options.request_timeout
+    std::optional<std::chrono::milliseconds> timeout;       // default: client_options.call_timeout
+    std::optional<std::chrono::milliseconds> max_duration;  // default: max_call_duration
     std::function<void(const jsonrpc::progress_update&)> on_progress;  // asks for progress
     bool progress_resets_timeout = false;
     jsonrpc::cancellation_token cancellation;
@@ -76,25 +94,37 @@ class client_session : public std::enable_shared_from_this<client_session> {
     client_session& operator=(const client_session&) = delete;
 
     // Starts the transport, negotiates the protocol version (offers 2025-11-25, accepts any of
-    // supported_protocol_versions()), sends notifications/initialized. On failure the transport
-    // is closed. Completes with server_description. Calling it twice is a logic error.
+    // supported_protocol_versions()), sends notifications/initialized. On failure (including
+    // `cancellation` firing) the transport is closed. Completes with server_description. Calling
+    // it twice is a logic error.
     template <class Token>
-    auto initialize(Token&& token) {
+    auto initialize(jsonrpc::cancellation_token cancellation, Token&& token) {
         return jsonrpc::initiate<server_description>(
             io_, std::forward<Token>(token),
-            [self = shared_from_this()](jsonrpc::completion<server_description> done) {
-                self->start_initialize(std::move(done));
+            [self = shared_from_this(), cancellation = std::move(cancellation)](
+                jsonrpc::completion<server_description> done) mutable {
+                self->start_initialize(std::move(cancellation), std::move(done));
             });
     }
-
-    // All tools, following nextCursor to the end. Completes with std::vector<tool_descriptor>.
     template <class Token>
-    auto list_tools(Token&& token) {
+    auto initialize(Token&& token) {
+        return initialize(jsonrpc::cancellation_token(), std::forward<Token>(token));
+    }
+
+    // All tools, following nextCursor to the end (at most 10,000 pages). Completes with
+    // std::vector<tool_descriptor>.
+    template <class Token>
+    auto list_tools(jsonrpc::cancellation_token cancellation, Token&& token) {
         return jsonrpc::initiate<std::vector<tool_descriptor>>(
             io_, std::forward<Token>(token),
-            [self = shared_from_this()](jsonrpc::completion<std::vector<tool_descriptor>> done) {
-                self->start_list_tools(std::move(done));
+            [self = shared_from_this(), cancellation = std::move(cancellation)](
+                jsonrpc::completion<std::vector<tool_descriptor>> done) mutable {
+                self->start_list_tools(std::move(cancellation), std::move(done));
             });
+    }
+    template <class Token>
+    auto list_tools(Token&& token) {
+        return list_tools(jsonrpc::cancellation_token(), std::forward<Token>(token));
     }
 
     // Completes with call_tool_result.
@@ -145,8 +175,10 @@ class client_session : public std::enable_shared_from_this<client_session> {
     client_session(boost::asio::io_context& io, std::shared_ptr<transport::transport> channel,
                    client_options options);
 
-    void start_initialize(jsonrpc::completion<server_description> done);
-    void start_list_tools(jsonrpc::completion<std::vector<tool_descriptor>> done);
+    void start_initialize(jsonrpc::cancellation_token cancellation,
+                          jsonrpc::completion<server_description> done);
+    void start_list_tools(jsonrpc::cancellation_token cancellation,
+                          jsonrpc::completion<std::vector<tool_descriptor>> done);
     void start_call_tool(std::string name, json arguments, call_options options,
                          jsonrpc::completion<call_tool_result> done);
     void start_ping(jsonrpc::completion<std::chrono::microseconds> done);

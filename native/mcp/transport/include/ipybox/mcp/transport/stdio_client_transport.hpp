@@ -9,8 +9,12 @@
 // - The child leads its own process group; shutdown signals go to the group (npx, sh -c ...).
 //   Descriptors other than stdio are not inherited; SIGPIPE and the signal mask are reset to their
 //   defaults in the child.
-// - stdout: JSON lines. Lines that are not JSON (banners, hot-reload noise) are logged and
-//   skipped; valid JSON that is not a JSON-RPC message is handed on as a decode failure.
+// - stdout: JSON lines, decoded under core::decode_json's limits with max_line_bytes as the size
+//   limit. Lines that are not JSON (banners, hot-reload noise) are logged and skipped, unless
+//   they look like an answer (envelope_scan.hpp): an answer that cannot be read (invalid UTF-8,
+//   too deep, longer than max_line_bytes) is handed on as a decode failure naming the reason, so
+//   that its request fails at once; so is valid JSON that is not a JSON-RPC message. Bytes of a
+//   line still arriving are reported as activity (transport.hpp).
 // - stderr: forwarded line by line to the "mcp" logger at `stderr_level`, never to our stdout. The
 //   last few lines are kept and quoted when the child dies unexpectedly.
 // - close(): close the child's stdin, wait `stdin_close_grace`, SIGTERM, wait `terminate_grace`,
