@@ -20,16 +20,66 @@ struct match {
     const std::string* name;
 };
 
+// `value` with every byte outside RFC 3986's unreserved set written %XX; with `plus`, a space
+// as '+' (form encoding).
+std::string percent_encoded(std::string_view value, bool plus) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        const bool unreserved = (byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
+                                (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' ||
+                                c == '~';
+        if (unreserved) {
+            out += c;
+        } else if (plus && c == ' ') {
+            out += '+';
+        } else {
+            out += '%';
+            out += hex[byte >> 4];
+            out += hex[byte & 0x0f];
+        }
+    }
+    return out;
+}
+
+// `value` with each backslash doubled and, with `quote`, each `quote` escaped by a backslash:
+// how Python's repr(), shells and many loggers write a string inside quotes.
+std::string backslash_escaped(std::string_view value, char quote) {
+    std::string out;
+    for (const char c : value) {
+        if (c == '\\' || (quote != 0 && c == quote)) out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// The forms in which a server, a library or ipybox itself writes a value back: as it is,
+// JSON-escaped (quotes, backslashes, control characters), backslash-escaped as repr() does in
+// either kind of quotes, and percent-encoded as in a URL or a form. Each is searched for.
+std::vector<std::string> written_forms(std::string_view value) {
+    const auto json = nlohmann::json(std::string(value))
+                          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::vector<std::string> forms{
+        std::string(value),
+        json.substr(1, json.size() - 2),
+        backslash_escaped(value, 0),
+        backslash_escaped(value, '\''),
+        backslash_escaped(value, '"'),
+        percent_encoded(value, false),
+        percent_encoded(value, true),
+    };
+    for (auto& form : forms) form = ascii_lower(form);
+    std::sort(forms.begin(), forms.end());
+    forms.erase(std::unique(forms.begin(), forms.end()), forms.end());
+    return forms;
+}
+
 }  // namespace
 
 void redactor::remember(std::string_view name, std::string_view value) {
     if (value.size() < min_value_length) return;
-    // The JSON-escaped form differs for values with quotes, backslashes or control characters.
-    const auto escaped = nlohmann::json(std::string(value))
-                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    std::vector<std::string> forms{ascii_lower(value)};
-    const auto inner = ascii_lower(std::string_view(escaped).substr(1, escaped.size() - 2));
-    if (inner != forms.front()) forms.push_back(inner);
+    auto forms = written_forms(value);
 
     std::unique_lock lock(mutex_);
     for (auto& form : forms) {

@@ -242,7 +242,7 @@ std::vector<placeholder> missing_placeholders(const fs::path& workspace,
     return {wanted.begin(), wanted.end()};
 }
 
-placeholder_hold::placeholder_hold(fs::path workspace, fs::path holds_directory)
+placeholder_hold::placeholder_hold(fs::path workspace, const fs::path& holds_directory)
     : workspace_(std::move(workspace)) {
     std::error_code error;
     fs::create_directories(holds_directory, error);

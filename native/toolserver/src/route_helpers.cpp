@@ -1,5 +1,7 @@
 #include "detail/route_helpers.hpp"
 
+#include "ipybox/core/untrusted_text.hpp"
+
 namespace ipybox::toolserver::detail {
 
 using nlohmann::json;
@@ -29,7 +31,10 @@ std::variant<json, http_response> parse_object(const std::string& body,
 std::optional<http_response> refusal(const approval::tool_call& call,
                                      const approval::decision& decision) {
     const auto suffix = decision.reason.empty() ? std::string() : ": " + decision.reason;
-    const auto subject = "Approval request for " + call.server_name + "." + call.tool_name;
+    // The names came from kernel code (the tool's as the server spelled it): escaped, so that a
+    // line break or an escape sequence in them cannot reach a terminal through the error.
+    const auto subject = "Approval request for " + core::render_untrusted(call.server_name) + "." +
+                         core::render_untrusted(call.tool_name);
     switch (decision.outcome) {
         case approval::verdict::approved:
             return std::nullopt;

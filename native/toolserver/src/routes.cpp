@@ -6,6 +6,7 @@
 
 #include "detail/route_helpers.hpp"
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 
 namespace ipybox::toolserver {
 namespace {
@@ -99,8 +100,9 @@ http_response handle_request(const http_request& request, const route_context& c
     }
     if (!context.invoker.knows_server(call.server_name)) {
         return error_response(200, error_type::unknown_server,
-                              "no MCP server named '" + call.server_name +
-                                  "' is registered with this ipybox session");
+                              "no MCP server named " +
+                                  core::quote_untrusted(call.server_name, 200) +
+                                  " is registered with this ipybox session");
     }
     if (auto refused = refusal(call, context.gate.decide(call))) return *refused;
     tool_outcome outcome;

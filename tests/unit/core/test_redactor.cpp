@@ -33,6 +33,21 @@ TEST_SUITE("core.redactor") {
         CHECK(r.redact("raw pa\"ss\\word") == "raw ${PASSWORD}");
     }
 
+    TEST_CASE("a value is also found as repr() and a URL write it back") {
+        redactor r;
+        // A server that logs its configuration with %r: repr() doubles the backslash and
+        // escapes the quote it is written in (found by an outside attack on the stderr lines
+        // ipybox keeps for errors).
+        r.remember("SEC", "q\"uo'te\\back-7777");
+        CHECK(r.redact("args=['q\"uo\\'te\\\\back-7777']") == "args=['${SEC}']");
+        CHECK(r.redact("{'k': \"q\\\"uo'te\\\\back-7777\"}") == "{'k': \"${SEC}\"}");
+        // Percent-encoded in a request line a server echoes, or form-encoded.
+        r.remember("KEY", "k3y/PART 1?x");
+        CHECK(r.redact("GET /mcp?key=k3y%2FPART%201%3Fx HTTP/1.1") ==
+              "GET /mcp?key=${KEY} HTTP/1.1");
+        CHECK(r.redact("key=k3y%2fPART+1%3fx") == "key=${KEY}");
+    }
+
     TEST_CASE("overlapping values are replaced as one run that names both") {
         redactor r;
         r.remember("A", "abcdef");

@@ -60,8 +60,28 @@ TEST_SUITE("mcp.http.url") {
     }
 
     TEST_CASE("error messages name the URL and the problem") {
-        CHECK_THROWS_WITH(parse_url("ftp://x/"), doctest::Contains("'ftp' is not supported"));
+        CHECK_THROWS_WITH(parse_url("ftp://x/"),
+                          doctest::Contains("'ftp://x/': the scheme is not supported"));
         CHECK_THROWS_WITH(parse_url("http://u:p@x/"), doctest::Contains("credentials in a header"));
+    }
+
+    TEST_CASE("an error quotes the whole URL, never a piece of it") {
+        // A piece of a value filled from a ${VAR} would escape redaction, which knows only the
+        // whole value (found by an outside attack: "the port 'k3yPART1' is not a number").
+        for (const char* url : {"http://127.0.0.1:k3yPART1/SECRETPART2/mcp",
+                                "http://[k3yPART1]/mcp", "https://k3y{PART1}.example/mcp",
+                                "k3yPART1://host/mcp", "http://127.0.0.1:99999/mcp"}) {
+            try {
+                parse_url(url);
+                FAIL("parsed " << url);
+            } catch (const url_error& e) {
+                const std::string text = e.what();
+                CHECK(text.find(std::string("'") + url + "'") != std::string::npos);
+                CHECK(text.find("k3yPART1'") == std::string::npos);
+                CHECK(text.find("k3y{PART1}'") == std::string::npos);
+                CHECK(text.find(" 99999 ") == std::string::npos);
+            }
+        }
     }
 
     TEST_CASE("path segments") {

@@ -1,8 +1,10 @@
 // Header rules, Content-Type classes, session ids, JSON bodies and HTTP failure messages.
 #include <doctest/doctest.h>
 
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/mcp/http/wire.hpp"
 
+namespace core = ipybox::core;
 namespace http = ipybox::mcp::http;
 namespace jsonrpc = ipybox::mcp::jsonrpc;
 
@@ -88,6 +90,19 @@ TEST_SUITE("mcp.http.wire") {
         const auto long_body = http::describe_http_status(500, "", std::string(1000, 'x'));
         CHECK(long_body.size() < 400);
         CHECK(long_body.ends_with("..."));
+    }
+
+    TEST_CASE("a secret the body's cut would split is redacted whole, not half shown") {
+        // A server's 404 page echoes the URL path that carried a filled ${TOKEN}, the token
+        // straddling the 300 bytes of the body that are quoted.
+        const std::string token = "tok-3f9c2a7b41d8e6905c";
+        core::process_redactor().remember("WIRE_TEST_TOKEN", token);
+        const auto body = std::string(290, '.') + "/mcp/" + token + "/mcp not found";
+        const auto described = http::describe_http_status(404, "Not Found", body);
+        CHECK(described.find("tok-") == std::string::npos);
+        CHECK(described.find("/mcp/${WIR") != std::string::npos);  // the placeholder, cut
+        // Control: without the redaction, the cut would have kept the token's first bytes.
+        CHECK(body.substr(0, 300).find("tok-") != std::string::npos);
     }
 
     TEST_CASE("a failed exchange becomes an error response for its request") {

@@ -6,6 +6,8 @@
 namespace ipybox::mcp::http {
 namespace {
 
+// The problem is told without quoting a piece of the URL: a piece of a value filled from a
+// ${VAR} is not something the redactor can recognise, while the whole URL, quoted here, is.
 [[noreturn]] void fail(std::string_view text, const std::string& problem) {
     throw url_error("invalid URL '" + std::string(text) + "': " + problem);
 }
@@ -41,11 +43,11 @@ std::size_t scheme_length(std::string_view text) {
 std::uint16_t parse_port(std::string_view text, std::string_view digits) {
     if (digits.size() > 5 || !std::all_of(digits.begin(), digits.end(),
                                           [](unsigned char c) { return std::isdigit(c) != 0; })) {
-        fail(text, "the port '" + std::string(digits) + "' is not a number from 1 to 65535");
+        fail(text, "the port is not a number from 1 to 65535");
     }
     const auto value = std::stoul(std::string(digits));
     if (value == 0 || value > 65535) {
-        fail(text, "the port " + std::string(digits) + " is outside 1-65535");
+        fail(text, "the port is outside 1-65535");
     }
     return static_cast<std::uint16_t>(value);
 }
@@ -142,7 +144,7 @@ url parse_url(std::string_view text) {
     url result;
     result.scheme = lower(text.substr(0, scheme_end));
     if (result.scheme != "http" && result.scheme != "https") {
-        fail(text, "the scheme '" + result.scheme + "' is not supported (use http or https)");
+        fail(text, "the scheme is not supported (use http or https)");
     }
     std::string_view rest = text.substr(scheme_end + 3);
     const auto authority_end = rest.find_first_of("/?#");
@@ -166,7 +168,7 @@ url parse_url(std::string_view text) {
                            std::all_of(literal.begin(), literal.end(), [](unsigned char c) {
                                return std::isxdigit(c) || c == ':' || c == '.';
                            });
-        if (!valid) fail(text, "'" + std::string(literal) + "' is not an IPv6 address");
+        if (!valid) fail(text, "the host in brackets is not an IPv6 address");
         result.host = lower(literal);
         const auto after = authority.substr(close + 1);
         if (!after.empty()) {
@@ -183,7 +185,7 @@ url parse_url(std::string_view text) {
         }
         if (host.empty()) fail(text, "the host is empty");
         if (!std::all_of(host.begin(), host.end(), is_reg_name_char)) {
-            fail(text, "the host '" + std::string(host) + "' contains characters not allowed");
+            fail(text, "the host contains characters not allowed");
         }
         result.host = lower(host);
     }

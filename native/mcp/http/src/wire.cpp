@@ -5,6 +5,7 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/core/text.hpp"
 
 namespace ipybox::mcp::http {
@@ -53,12 +54,16 @@ constexpr std::array managed_headers{"host",
                                      "keep-alive",
                                      "proxy-connection"};
 
+// The first `limit` bytes of a server's text, on one line. Secrets are redacted before the cut:
+// a cut inside one would leave its first part, which the redactor no longer recognises.
 std::string one_line(std::string_view text, std::size_t limit) {
-    std::string out = core::sanitize_utf8(text.substr(0, limit));
+    const auto redacted = core::redact_secrets(text);
+    const std::string_view whole = redacted;
+    std::string out = core::sanitize_utf8(whole.substr(0, limit));
     for (char& c : out) {
         if (c == '\r' || c == '\n' || c == '\t') c = ' ';
     }
-    if (text.size() > limit) out += "...";
+    if (whole.size() > limit) out += "...";
     return out;
 }
 

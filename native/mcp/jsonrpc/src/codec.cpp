@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/core/text.hpp"
 
 namespace ipybox::mcp::jsonrpc {
@@ -83,8 +84,10 @@ decode_result decode(std::string_view text, const core::json_limits& limits) {
     } catch (const core::json_decode_error& error) {
         // A syntax error quotes the token it stopped at, which can be most of the text: the
         // reason goes into errors and log lines, so it is cut (between UTF-8 characters).
+        // Secrets are redacted before the cut: a cut inside one would leave its first part.
         constexpr std::size_t longest_reason = 300;
-        std::string_view reason = error.what();
+        const auto redacted = core::redact_secrets(error.what());
+        std::string_view reason = redacted;
         if (reason.size() <= longest_reason)
             return unreadable_message(std::string(reason), scan_envelope(text));
         const auto cut = core::utf8_complete_prefix_length(reason.substr(0, longest_reason));

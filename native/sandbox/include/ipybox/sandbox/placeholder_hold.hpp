@@ -60,7 +60,7 @@ class placeholder_hold {
   public:
     // `holds_directory`: a folder no kernel can write (ipybox's state). Created if missing.
     // Throws protection_unavailable when the lock files cannot be opened.
-    placeholder_hold(std::filesystem::path workspace, std::filesystem::path holds_directory);
+    placeholder_hold(std::filesystem::path workspace, const std::filesystem::path& holds_directory);
     ~placeholder_hold();
     placeholder_hold(const placeholder_hold&) = delete;
     placeholder_hold& operator=(const placeholder_hold&) = delete;
