@@ -75,4 +75,40 @@ void write_environment_file(const std::filesystem::path& file,
     ::close(fd);
 }
 
+process::spawn_options kernel_spawn_options(const kernel_launch& launch,
+                                            const kernel_wrapping& wrapping,
+                                            const std::filesystem::path& kernel_directory,
+                                            const std::filesystem::path& connection_file) {
+    process::spawn_options options;
+    std::vector<std::string> command = wrapping.command_prefix;
+    auto environment = launch.environment;
+    for (const auto& [name, value] : wrapping.environment) environment[name] = value;
+    auto& python_path = environment["PYTHONPATH"];
+    python_path =
+        launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
+    environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();
+    environment["IPYBOX_LIFELINE"] = "stdin";  // see kernel_main.py: the kernel exits when we do
+    if (wrapping.wrapper_environment) {
+        // `. file` sets the kernel's variables inside the wrapper, then the kernel replaces the
+        // shell. A missing or unreadable file stops the shell: no kernel without its settings.
+        const auto environment_file = kernel_directory / "kernel.env";
+        write_environment_file(environment_file, environment);
+        for (const char* arg : {"/bin/sh", "-c", ". \"$0\" && exec \"$@\""}) {
+            command.emplace_back(arg);
+        }
+        command.push_back(environment_file.string());
+        options.environment = *wrapping.wrapper_environment;
+    } else {
+        options.environment = std::move(environment);
+    }
+    for (auto& arg : kernel_command(launch.python, connection_file)) {
+        command.push_back(std::move(arg));
+    }
+    options.executable = command.front();
+    options.arguments.assign(command.begin() + 1, command.end());
+    options.working_directory = launch.working_directory;
+    options.stdin_lifeline = true;
+    return options;
+}
+
 }  // namespace ipybox::kernel::detail

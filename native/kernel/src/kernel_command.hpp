@@ -5,9 +5,21 @@
 #include <string>
 #include <vector>
 
+#include "ipybox/kernel/kernel_instance.hpp"
+#include "ipybox/process/child_process.hpp"
 #include "ipybox/process/environment.hpp"
 
 namespace ipybox::kernel::detail {
+
+// How the kernel of `launch` is spawned, inside `wrapping` when it has a command prefix: its
+// command line, environment (the runtime first on PYTHONPATH, IPYBOX_WORKSPACE, the lifeline)
+// and working directory; with a wrapper_environment, the kernel's variables go into
+// `kernel_directory`/kernel.env and the wrapper runs `/bin/sh -c '. file && exec kernel'`.
+// Containment and output handling are the caller's. Throws what write_environment_file throws.
+process::spawn_options kernel_spawn_options(const kernel_launch& launch,
+                                            const kernel_wrapping& wrapping,
+                                            const std::filesystem::path& kernel_directory,
+                                            const std::filesystem::path& connection_file);
 
 // {python, "-c", <bootstrap>, "-f", connection_file}. The bootstrap removes the current
 // directory ('' in sys.path: the workspace, which kernel code writes) before it imports

@@ -211,47 +211,13 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     }
 
     process::spawn_options options;
-    kernel_wrapping wrapping;
-    if (launch.wrap) {
-        try {
-            wrapping = launch.wrap(s.directory.path());
-        } catch (const std::exception& e) {
-            throw kernel_start_error(std::string("cannot prepare the kernel's sandbox: ") +
-                                     e.what());
-        }
+    try {  // the sandbox's preparation, or the kernel's environment file
+        const auto wrapping = launch.wrap ? launch.wrap(s.directory.path()) : kernel_wrapping{};
+        options =
+            detail::kernel_spawn_options(launch, wrapping, s.directory.path(), connection_file);
+    } catch (const std::exception& e) {
+        throw kernel_start_error(std::string("cannot prepare the kernel's start: ") + e.what());
     }
-    std::vector<std::string> command = wrapping.command_prefix;
-    auto environment = launch.environment;
-    for (const auto& [name, value] : wrapping.environment) environment[name] = value;
-    auto& python_path = environment["PYTHONPATH"];
-    python_path =
-        launch.runtime_directory.string() + (python_path.empty() ? "" : ":" + python_path);
-    environment["IPYBOX_WORKSPACE"] = launch.working_directory.string();
-    environment["IPYBOX_LIFELINE"] = "stdin";  // see kernel_main.py: the kernel exits when we do
-    if (wrapping.wrapper_environment) {
-        // `. file` sets the kernel's variables inside the wrapper, then the kernel replaces the
-        // shell. A missing or unreadable file stops the shell: no kernel without its settings.
-        const auto environment_file = s.directory.path() / "kernel.env";
-        try {
-            detail::write_environment_file(environment_file, environment);
-        } catch (const std::exception& e) {
-            throw kernel_start_error(e.what());
-        }
-        for (const char* arg : {"/bin/sh", "-c", ". \"$0\" && exec \"$@\""}) {
-            command.emplace_back(arg);
-        }
-        command.push_back(environment_file.string());
-        options.environment = *wrapping.wrapper_environment;
-    } else {
-        options.environment = std::move(environment);
-    }
-    for (auto& arg : detail::kernel_command(launch.python, connection_file)) {
-        command.push_back(std::move(arg));
-    }
-    options.executable = command.front();
-    options.arguments.assign(command.begin() + 1, command.end());
-    options.working_directory = launch.working_directory;
-    options.stdin_lifeline = true;
     auto log = s.log;
     options.on_output_line = [log](std::string_view line) { log->debug("kernel: {}", line); };
     try {

@@ -89,4 +89,30 @@ TEST_SUITE("kernel.kernel_command") {
         }
         CHECK(shell_quoted("it's") == "'it'\\''s'");
     }
+
+    TEST_CASE("inside a wrapper, the kernel's variables go to the file and never to the wrapper") {
+        core::private_directory directory("ipybox-envfile-");
+        ipybox::kernel::kernel_launch launch;
+        launch.python = "/usr/bin/python3";
+        launch.runtime_directory = "/opt/runtime";
+        launch.working_directory = directory.path();
+        launch.environment = {{"NODE_OPTIONS", "--require=/x.js"}, {"PATH", "/usr/bin"}};
+        ipybox::kernel::kernel_wrapping wrapping;
+        wrapping.command_prefix = {"/usr/bin/srt", "--settings", "s.json", "--"};
+        wrapping.wrapper_environment = ipybox::process::environment_map{{"PATH", "/bin"}};
+        const auto options =
+            kernel_spawn_options(launch, wrapping, directory.path(), directory.path() / "k.json");
+        CHECK(options.executable == "/usr/bin/srt");
+        CHECK(options.environment == *wrapping.wrapper_environment);
+        const auto file = directory.path() / "kernel.env";
+        CHECK(sourced_value(file, "NODE_OPTIONS") == "--require=/x.js");
+        CHECK(sourced_value(file, "PYTHONPATH") == "/opt/runtime");
+        // Control: without a wrapper environment, the kernel's variables are the process's own.
+        wrapping.wrapper_environment.reset();
+        core::private_directory plain("ipybox-envfile-");
+        const auto direct =
+            kernel_spawn_options(launch, wrapping, plain.path(), plain.path() / "k.json");
+        CHECK(direct.environment.at("NODE_OPTIONS") == "--require=/x.js");
+        CHECK_FALSE(std::filesystem::exists(plain.path() / "kernel.env"));
+    }
 }
