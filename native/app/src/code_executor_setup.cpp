@@ -123,6 +123,7 @@ kernel::kernel_session& code_executor::impl::session() {
     launch.runtime_directory = options.runtime_directory;
     launch.working_directory = options.workspace;
     launch.transport = options.transport;
+    launch.io = loop;  // the kernels' sockets, exits and output: no thread of their own
     launch.environment = inherited;
     if (!launch.environment.count("LANG")) launch.environment["LANG"] = "C.UTF-8";
     for (const auto& [name, value] : options.kernel_env) launch.environment[name] = value;

@@ -5,13 +5,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "detail/epoll_mirror.hpp"
 #include "detail/zmtp_channel.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/jupyter/wire.hpp"
@@ -20,6 +27,8 @@ namespace ipybox::jupyter {
 
 namespace {
 
+namespace asio = boost::asio;
+using clock = std::chrono::steady_clock;
 using detail::zmtp_channel;
 using detail::zmtp_limits;
 
@@ -27,7 +36,7 @@ using detail::zmtp_limits;
 constexpr zmtp_limits heartbeat_limits{64 * 1024, 16};
 }  // namespace
 
-struct kernel_connection::impl {
+struct kernel_connection::impl : std::enable_shared_from_this<impl> {
     connection_info info;
     std::string session_id;
     connection_handlers handlers;
@@ -44,20 +53,37 @@ struct kernel_connection::impl {
     zmtp_channel heartbeat;
     int wake_fd = -1;
 
-    std::mutex queue_mutex;  // guards outgoing, new_watches and stopping
+    std::mutex queue_mutex;  // guards outgoing and new_watches (filled from any thread)
     std::deque<std::pair<channel, std::vector<std::string>>> outgoing;
     std::vector<std::pair<int, std::function<void()>>> new_watches;
-    bool stopping = false;
 
-    std::vector<std::pair<int, std::function<void()>>> watches;  // I/O thread only
     std::atomic<std::size_t> dropped{0};
-    std::thread thread;
+
+    // The loop's own state: touched only by passes (run_step), one at a time under step_mutex.
+    std::mutex step_mutex;
+    bool stopped = false;  // set by the destructor: no pass runs, no handler is called after it
+    std::vector<std::pair<int, std::function<void()>>> watches;
+    clock::time_point next_ping;
+    bool ping_outstanding = false;
+    int misses = 0;
+    bool heartbeat_reported = false;
+    detail::epoll_mirror interest;
+
+    // Where the waiting happens: the caller's io_context, or one of the connection's own run by
+    // a thread of its own (the only thread a connection may have).
+    std::unique_ptr<asio::io_context> own_io;
+    std::thread own_thread;
+    asio::strand<asio::io_context::executor_type> strand;
+    asio::posix::stream_descriptor ready;  // the epoll set's descriptor
+    asio::steady_timer timer;
+    bool waiting_ready = false;  // on the strand
 
     static zmtp_limits limits(std::size_t bytes, const connection_options& o) {
         return {bytes, o.max_message_frames};
     }
 
-    impl(const connection_info& i, std::string session, connection_handlers h, connection_options o)
+    impl(asio::io_context& io, const connection_info& i, std::string session,
+         connection_handlers h, connection_options o)
         : info(i),
           session_id(std::move(session)),
           handlers(std::move(h)),
@@ -69,14 +95,24 @@ struct kernel_connection::impl {
           stdin_channel(info.endpoint(channel::stdin_channel), "DEALER",
                         limits(o.max_reply_bytes, o)),
           heartbeat(info.endpoint(channel::heartbeat), "REQ", heartbeat_limits),
-          wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+          wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+          next_ping(clock::now() + o.heartbeat_interval),
+          strand(asio::make_strand(io)),
+          ready(strand),
+          timer(strand) {
         if (wake_fd < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+        ready.assign(::dup(interest.fd()));
         json_limits.max_bytes = std::max(o.max_iopub_message_bytes, o.max_reply_bytes);
         json_limits.max_values = o.max_json_values;
     }
 
     ~impl() {
         if (wake_fd >= 0) ::close(wake_fd);
+    }
+
+    void start() {
+        interest.mirror(poll_set());
+        asio::post(strand, [self = shared_from_this()] { self->run_step(); });
     }
 
     void wake() {
@@ -138,124 +174,179 @@ struct kernel_connection::impl {
             }};
     }
 
-    // The I/O thread must survive anything: a dead thread would leave every execution waiting.
-    void run() noexcept {
-        while (true) {
-            try {
-                loop();
-                return;
-            } catch (const std::exception& e) {
-                log->error("kernel connection I/O error (continuing): {}", e.what());
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
+    // One pass of the loop: outgoing messages, new watches, whatever is readable or writable
+    // now (a poll that does not wait), the heartbeat. Returns when the next pass is due at the
+    // latest (a reconnect, a ping), or time_point::max() when only I/O can wake it. The waiting
+    // itself is the io_context's, on `ready`: an epoll set that mirrors the poll set.
+    clock::time_point step() {
+        const bool heartbeat_enabled = options.heartbeat_interval.count() > 0;
+        {
+            std::lock_guard lock(queue_mutex);
+            for (auto& [which, frames] : outgoing) channel_for(which).send(frames);
+            outgoing.clear();
+            for (auto& watch : new_watches) watches.push_back(std::move(watch));
+            new_watches.clear();
         }
+        std::uint64_t count = 0;
+        [[maybe_unused]] const auto got = ::read(wake_fd, &count, sizeof count);
+
+        auto items = poll_set();
+        const int ready_count = ::poll(items.data(), items.size(), 0);
+        if (ready_count < 0 && errno != EINTR) {
+            throw std::system_error(errno, std::generic_category(), "poll");
+        }
+        if (ready_count > 0) dispatch(items);
+
+        if (heartbeat_enabled && !heartbeat_reported && clock::now() >= next_ping) {
+            if (ping_outstanding && ++misses >= options.heartbeat_misses) {
+                heartbeat_reported = true;
+                log->warn("kernel heartbeat lost after {} missed pings", misses);
+                if (handlers.on_heartbeat_lost) handlers.on_heartbeat_lost();
+            } else if (heartbeat.fd() >= 0) {
+                // As a REQ socket would frame it: an empty delimiter, then the ping.
+                heartbeat.send({std::string(), "ping"});
+                ping_outstanding = true;
+            } else {
+                ping_outstanding = true;  // not even connected: counts as unanswered
+            }
+            next_ping = clock::now() + options.heartbeat_interval;
+        }
+
+        auto due = clock::time_point::max();
+        for (const auto& [socket, which] : poll_order()) {
+            socket->retry();
+            if (socket->fd() < 0) due = std::min(due, socket->reconnect_due());
+        }
+        if (heartbeat_enabled && !heartbeat_reported) due = std::min(due, next_ping);
+        interest.mirror(poll_set());
+        return due;
     }
 
-    void loop() {
-        using clock = std::chrono::steady_clock;
-        const bool heartbeat_enabled = options.heartbeat_interval.count() > 0;
-        auto next_ping = clock::now() + options.heartbeat_interval;
-        bool ping_outstanding = false;
-        int misses = 0;
-        bool heartbeat_reported = false;
-        const std::pair<zmtp_channel*, channel> poll_order[] = {
-            {&shell, channel::shell},
-            {&control, channel::control},
-            {&iopub, channel::iopub},
-            {&stdin_channel, channel::stdin_channel},
-            {&heartbeat, channel::heartbeat}};
-        const auto on_heartbeat =
-            detail::zmtp_reader::callbacks{[&](std::vector<std::string>&&) {
-                                               ping_outstanding = false;
-                                               misses = 0;
-                                           },
-                                           [&](const detail::zmtp_dropped& drop) {
-                                               report_dropped(channel::heartbeat, drop.reason);
-                                           }};
+    std::array<std::pair<zmtp_channel*, channel>, 5> poll_order() {
+        return {{{&shell, channel::shell},
+                 {&control, channel::control},
+                 {&iopub, channel::iopub},
+                 {&stdin_channel, channel::stdin_channel},
+                 {&heartbeat, channel::heartbeat}}};
+    }
 
-        while (true) {
-            {
-                std::lock_guard lock(queue_mutex);
-                if (stopping) return;
-                for (auto& [which, frames] : outgoing) channel_for(which).send(frames);
-                outgoing.clear();
-                for (auto& watch : new_watches) watches.push_back(std::move(watch));
-                new_watches.clear();
-            }
-
-            auto wait_until = clock::time_point::max();  // no deadline: wait for I/O alone
-            std::vector<pollfd> items = {{wake_fd, POLLIN, 0}};
-            for (const auto& [socket, which] : poll_order) {
-                socket->retry();
-                items.push_back({socket->fd(), socket->events(), 0});  // fd -1: skipped by poll
-                if (socket->fd() < 0) wait_until = std::min(wait_until, socket->reconnect_due());
-            }
-            for (const auto& watch : watches) items.push_back({watch.first, POLLIN, 0});
-            if (heartbeat_enabled && !heartbeat_reported) {
-                wait_until = std::min(wait_until, next_ping);
-            }
-            int timeout = -1;
-            if (wait_until != clock::time_point::max()) {
-                const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    wait_until - clock::now());
-                timeout = static_cast<int>(std::max<long long>(0, left.count()) + 1);
-            }
-            const int ready = ::poll(items.data(), items.size(), timeout);
-            if (ready < 0 && errno != EINTR) {
-                throw std::system_error(errno, std::generic_category(), "poll");
-            }
-
-            if (items[0].revents & POLLIN) {
-                std::uint64_t count = 0;
-                [[maybe_unused]] const auto got = ::read(wake_fd, &count, sizeof count);
-            }
-            for (std::size_t i = 0; i < std::size(poll_order); ++i) {
-                const auto [socket, which] = poll_order[i];
-                if (items[i + 1].fd < 0) continue;
-                socket->handle(items[i + 1].revents,
-                               which == channel::heartbeat ? on_heartbeat : callbacks_for(which));
-            }
-            const std::size_t first_watch = 1 + std::size(poll_order);
-            for (std::size_t i = first_watch; i < items.size(); ++i) {
-                if (!(items[i].revents & POLLIN)) continue;
-                auto& watch = watches[i - first_watch];
-                auto callback = std::move(watch.second);
-                watch.first = -1;
-                if (callback) callback();
-            }
-            std::erase_if(watches, [](const auto& watch) { return watch.first < 0; });
-
-            if (heartbeat_enabled && !heartbeat_reported && clock::now() >= next_ping) {
-                if (ping_outstanding && ++misses >= options.heartbeat_misses) {
-                    heartbeat_reported = true;
-                    log->warn("kernel heartbeat lost after {} missed pings", misses);
-                    if (handlers.on_heartbeat_lost) handlers.on_heartbeat_lost();
-                } else if (heartbeat.fd() >= 0) {
-                    // As a REQ socket would frame it: an empty delimiter, then the ping.
-                    heartbeat.send({std::string(), "ping"});
-                    ping_outstanding = true;
-                } else {
-                    ping_outstanding = true;  // not even connected: counts as unanswered
-                }
-                next_ping = clock::now() + options.heartbeat_interval;
-            }
+    // The wake eventfd, each channel (fd -1 while reconnecting: poll skips it), then the watches.
+    std::vector<pollfd> poll_set() {
+        std::vector<pollfd> items = {{wake_fd, POLLIN, 0}};
+        for (const auto& [socket, which] : poll_order()) {
+            items.push_back({socket->fd(), socket->events(), 0});
         }
+        for (const auto& watch : watches) items.push_back({watch.first, POLLIN, 0});
+        return items;
+    }
+
+    void dispatch(const std::vector<pollfd>& items) {
+        const auto order = poll_order();
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const auto [socket, which] = order[i];
+            if (items[i + 1].fd < 0 || items[i + 1].revents == 0) continue;
+            socket->handle(items[i + 1].revents,
+                           which == channel::heartbeat ? heartbeat_callbacks() : callbacks_for(which));
+        }
+        const std::size_t first_watch = 1 + order.size();
+        for (std::size_t i = first_watch; i < items.size(); ++i) {
+            if (!(items[i].revents & POLLIN)) continue;
+            auto& watch = watches[i - first_watch];
+            auto callback = std::move(watch.second);
+            watch.first = -1;
+            if (callback) callback();
+        }
+        std::erase_if(watches, [](const auto& watch) { return watch.first < 0; });
+    }
+
+    detail::zmtp_reader::callbacks heartbeat_callbacks() {
+        return {[this](std::vector<std::string>&&) {
+                    ping_outstanding = false;
+                    misses = 0;
+                },
+                [this](const detail::zmtp_dropped& drop) {
+                    report_dropped(channel::heartbeat, drop.reason);
+                }};
+    }
+
+    // Runs a pass unless the connection was closed, then waits for the next: I/O on `ready`
+    // (level-triggered, so data a pass left unread wakes it again) or the due time. A pass that
+    // throws is logged and retried shortly: the loop must survive anything, or every execution
+    // would be left waiting.
+    void run_step() {
+        std::unique_lock lock(step_mutex);
+        if (stopped) return;
+        auto due = clock::time_point::max();
+        try {
+            due = step();
+        } catch (const std::exception& e) {
+            log->error("kernel connection I/O error (continuing): {}", e.what());
+            due = clock::now() + std::chrono::milliseconds(10);
+        }
+        lock.unlock();
+        wait_for_next(due);
+    }
+
+    void wait_for_next(clock::time_point due) {
+        auto self = shared_from_this();
+        if (!waiting_ready) {
+            waiting_ready = true;
+            ready.async_wait(asio::posix::stream_descriptor::wait_read,
+                             [self](const boost::system::error_code& error) {
+                                 self->waiting_ready = false;
+                                 if (!error) self->run_step();
+                             });
+        }
+        if (due == clock::time_point::max()) {
+            timer.cancel();
+            return;
+        }
+        timer.expires_at(due);
+        timer.async_wait([self](const boost::system::error_code& error) {
+            if (!error) self->run_step();
+        });
     }
 };
 
 kernel_connection::kernel_connection(const connection_info& info, std::string session_id,
-                                     connection_handlers handlers, connection_options options)
-    : impl_(std::make_unique<impl>(info, std::move(session_id), std::move(handlers), options)) {
-    impl_->thread = std::thread([this] { impl_->run(); });
+                                     connection_handlers handlers, connection_options options) {
+    std::unique_ptr<asio::io_context> own_io;
+    auto* io = options.io;
+    if (io == nullptr) {
+        own_io = std::make_unique<asio::io_context>(1);
+        io = own_io.get();
+    }
+    impl_ = std::make_shared<impl>(*io, info, std::move(session_id), std::move(handlers), options);
+    impl_->start();
+    if (own_io) {
+        impl_->own_io = std::move(own_io);
+        impl_->own_thread = std::thread([state = impl_.get()] { state->own_io->run(); });
+    }
 }
 
 kernel_connection::~kernel_connection() {
     {
-        std::lock_guard lock(impl_->queue_mutex);
-        impl_->stopping = true;
-        impl_->wake();
+        std::lock_guard lock(impl_->step_mutex);  // a pass under way ends first
+        impl_->stopped = true;
     }
-    if (impl_->thread.joinable()) impl_->thread.join();
+    if (impl_->own_io) {
+        impl_->own_io->stop();
+        impl_->own_thread.join();
+        // The waits still queued hold the state: end them here, so that it goes with impl_.
+        impl_->timer.cancel();
+        boost::system::error_code ignored;
+        impl_->ready.close(ignored);
+        impl_->own_io->restart();
+        impl_->own_io->poll();
+        return;
+    }
+    // On the caller's loop: the waits end there, and take the last references to the state
+    // (sockets, the epoll set) with them.
+    asio::post(impl_->strand, [state = impl_] {
+        state->timer.cancel();
+        boost::system::error_code ignored;
+        state->ready.close(ignored);
+    });
 }
 
 std::string kernel_connection::send(channel which, message msg) {

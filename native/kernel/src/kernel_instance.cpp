@@ -220,6 +220,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     }
     auto log = s.log;
     options.on_output_line = [log](std::string_view line) { log->debug("kernel: {}", line); };
+    options.io = launch.io;
     try {
         if (launch.containment) {
             s.tree = launch.containment->contain(launch.limits);
@@ -248,6 +249,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     jupyter::connection_options connection_options;
     connection_options.heartbeat_interval = launch.heartbeat_interval;
     connection_options.heartbeat_misses = launch.heartbeat_misses;
+    connection_options.io = launch.io;
     s.connection = std::make_unique<jupyter::kernel_connection>(s.info, core::new_uuid(), handlers,
                                                                 connection_options);
     if (s.child->exit_fd() >= 0) {

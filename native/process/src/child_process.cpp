@@ -7,36 +7,86 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 #include <cstring>
 #include <thread>
 
 namespace ipybox::process {
 namespace {
 
+namespace asio = boost::asio;
+
 constexpr std::size_t tail_capacity = 8192;
 constexpr std::size_t max_line = 64 * 1024;
 
 }  // namespace
 
-// Reads the child's merged output on its own thread and hands out complete lines.
-struct child_process::reader {
+// Reads the child's merged output and hands out complete lines: on the caller's io_context, or
+// on a thread of its own that polls with a timeout (so that a grandchild holding the pipe open
+// cannot block shutdown).
+struct child_process::reader : std::enable_shared_from_this<reader> {
     int fd;
     std::function<void(std::string_view)> on_line;
     std::atomic<bool> stop{false};
     std::atomic<bool> ended{false};  // the pipe reached end of file
     mutable std::mutex tail_mutex;
     std::string tail;
+    std::string pending;  // an incomplete line; the reading side's alone
+    std::array<char, 4096> buffer{};
     std::thread thread;
+    // On an io_context: the pipe as Asio sees it, and the lock that keeps a callback from
+    // running once close() returned.
+    std::unique_ptr<asio::posix::stream_descriptor> stream;
+    std::mutex callback_mutex;
 
     reader(int f, std::function<void(std::string_view)> callback)
-        : fd(f), on_line(std::move(callback)) {
-        thread = std::thread([this] { run(); });
+        : fd(f), on_line(std::move(callback)) {}
+
+    void start(asio::io_context* io) {
+        if (io == nullptr) {
+            thread = std::thread([this] { run(); });
+            return;
+        }
+        stream = std::make_unique<asio::posix::stream_descriptor>(*io, fd);
+        read_more();
     }
-    ~reader() {
-        stop = true;
-        if (thread.joinable()) thread.join();
-        ::close(fd);
+
+    // Called by the owner once: afterwards no callback runs. On an io_context the pipe is closed
+    // there (the last reference goes with the read still pending).
+    void close() {
+        if (!stream) {
+            stop = true;
+            if (thread.joinable()) thread.join();
+            ::close(fd);
+            return;
+        }
+        {
+            std::lock_guard lock(callback_mutex);
+            stop = true;
+        }
+        asio::post(stream->get_executor(), [self = shared_from_this()] {
+            boost::system::error_code ignored;
+            self->stream->close(ignored);
+        });
+    }
+
+    void read_more() {
+        stream->async_read_some(
+            asio::buffer(buffer),
+            [self = shared_from_this()](const boost::system::error_code& error, std::size_t got) {
+                std::lock_guard lock(self->callback_mutex);
+                if (self->stop) return;
+                if (error) {
+                    self->finish();
+                    return;
+                }
+                self->consume(std::string_view(self->buffer.data(), got));
+                self->read_more();
+            });
     }
 
     void emit(std::string_view line) {
@@ -49,36 +99,41 @@ struct child_process::reader {
         }
     }
 
+    void consume(std::string_view chunk) {
+        {
+            std::lock_guard lock(tail_mutex);
+            tail.append(chunk);
+            if (tail.size() > 2 * tail_capacity) tail.erase(0, tail.size() - tail_capacity);
+        }
+        pending.append(chunk);
+        std::size_t start = 0;
+        for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos;
+             start = nl + 1) {
+            emit(std::string_view(pending).substr(start, nl - start));
+        }
+        pending.erase(0, start);
+        if (pending.size() > max_line) {
+            emit(pending);
+            pending.clear();
+        }
+    }
+
+    void finish() {
+        if (!pending.empty()) emit(pending);
+        pending.clear();
+        ended = true;
+    }
+
     void run() noexcept {
-        std::string pending;
-        char buffer[4096];
-        // Poll with a timeout so that a grandchild holding the pipe open cannot block shutdown.
         while (!stop) {
             pollfd item{fd, POLLIN, 0};
             const int ready = ::poll(&item, 1, 100);
             if (ready <= 0) continue;
-            const ssize_t got = ::read(fd, buffer, sizeof buffer);
+            const ssize_t got = ::read(fd, buffer.data(), buffer.size());
             if (got <= 0) break;
-            const std::string_view chunk(buffer, static_cast<std::size_t>(got));
-            {
-                std::lock_guard lock(tail_mutex);
-                tail.append(chunk);
-                if (tail.size() > 2 * tail_capacity) tail.erase(0, tail.size() - tail_capacity);
-            }
-            pending.append(chunk);
-            std::size_t start = 0;
-            for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos;
-                 start = nl + 1) {
-                emit(std::string_view(pending).substr(start, nl - start));
-            }
-            pending.erase(0, start);
-            if (pending.size() > max_line) {
-                emit(pending);
-                pending.clear();
-            }
+            consume(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
         }
-        if (!pending.empty()) emit(pending);
-        ended = true;
+        finish();
     }
 };
 
@@ -110,13 +165,14 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     if (lifeline) self->lifeline_ = std::move(lifeline->write);
     output.write.reset();  // the child's copy is the only writer now
     self->reader_ =
-        std::make_unique<reader>(output.read.release(), std::move(options.on_output_line));
+        std::make_shared<reader>(output.read.release(), std::move(options.on_output_line));
+    self->reader_->start(options.io);
     return self;
 }
 
 child_process::~child_process() {
     if (!poll_exit()) terminate(std::chrono::milliseconds(500));
-    reader_.reset();
+    if (reader_) reader_->close();
 }
 
 std::optional<exit_status> child_process::poll_exit() {

@@ -2,6 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <filesystem>
+#include <future>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -243,5 +248,85 @@ TEST_SUITE("jupyter.kernel_connection") {
         }
         // Control: libzmq assembles the whole message before its reader sees a frame.
         CHECK(receive_large(plain).first == 100000);
+    }
+}
+
+namespace {
+
+std::size_t thread_count() {
+    std::size_t count = 0;
+    for ([[maybe_unused]] const auto& entry :
+         std::filesystem::directory_iterator("/proc/self/task")) {
+        ++count;
+    }
+    return count;
+}
+
+// Sends a kernel_info_request on `connection` and answers it from the fake kernel.
+void round_trip(fake_kernel& kernel, kernel_connection& connection, received& got) {
+    const auto id = connection.send(
+        channel::shell, make_request("kernel_info_request", nlohmann::json::object(), "x"));
+    std::vector<zmq::message_t> parts;
+    kernel.sockets.shell.set(zmq::sockopt::rcvtimeo, 5000);
+    REQUIRE(zmq::recv_multipart(kernel.sockets.shell, std::back_inserter(parts)));
+    std::vector<std::string> frames;
+    for (auto& part : parts) frames.push_back(part.to_string());
+    auto request = decode(frames, signer(kernel.info.key));
+    REQUIRE(request.msg);
+    message reply = make_request("kernel_info_reply", {{"status", "ok"}}, "fake");
+    reply.parent_header = request.msg->header;
+    reply.identities = request.msg->identities;
+    send_frames(kernel.sockets.shell, encode(reply, signer(kernel.info.key)));
+    std::unique_lock lock(got.mutex);
+    REQUIRE(got.changed.wait_for(lock, 5s, [&] {
+        return !got.shell.empty() && got.shell.back().parent_msg_id() == id;
+    }));
+}
+
+}  // namespace
+
+TEST_SUITE("jupyter.kernel_connection on the caller's io_context") {
+    TEST_CASE("any number of connections add no thread, and each works") {
+        constexpr int kernels = 6;
+        std::vector<std::unique_ptr<fake_kernel>> fakes;
+        for (int i = 0; i < kernels; ++i) fakes.push_back(std::make_unique<fake_kernel>());
+        boost::asio::io_context io;
+        auto guard = boost::asio::make_work_guard(io);
+        std::thread loop([&io] { io.run(); });
+        const auto before = thread_count();
+
+        std::vector<received> got(kernels);
+        std::vector<std::unique_ptr<kernel_connection>> connections;
+        connection_options options{0ms, 3};
+        options.io = &io;
+        for (int i = 0; i < kernels; ++i) {
+            connections.push_back(std::make_unique<kernel_connection>(
+                fakes[i]->info, "session", recording(got[i]), options));
+        }
+        CHECK(thread_count() == before);
+        for (int i = 0; i < kernels; ++i) round_trip(*fakes[i], *connections[i], got[i]);
+        for (int i = 0; i < kernels; ++i) wait_for_subscription(*fakes[i], got[i]);
+        CHECK(thread_count() == before);
+
+        // Closed from another thread while the loop runs: no handler after the destructor.
+        std::atomic<bool> closed{false};
+        std::atomic<int> late{0};
+        connection_handlers counting;
+        counting.on_iopub = [&](message&&) {
+            if (closed) ++late;
+        };
+        auto watched = std::make_unique<kernel_connection>(fakes[0]->info, "s2", counting, options);
+        connections.clear();
+        watched.reset();
+        closed = true;
+        for (int i = 0; i < 20; ++i) fakes[0]->publish(stream_message("after"), fakes[0]->info.key);
+        // The loop goes on after them all, and lets go of every socket it had.
+        std::promise<void> ran;
+        boost::asio::post(io, [&ran] { ran.set_value(); });
+        CHECK(ran.get_future().wait_for(5s) == std::future_status::ready);
+        CHECK(late == 0);
+        guard.reset();
+        io.stop();
+        loop.join();
     }
 }

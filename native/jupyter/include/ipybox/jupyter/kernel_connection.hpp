@@ -1,6 +1,8 @@
 #pragma once
 // A client's connection to one kernel: the shell, control, stdin, iopub and heartbeat channels,
-// owned by one I/O thread.
+// driven by an Asio io_context: the caller's (connection_options::io), so that any number of
+// kernels cost the process no thread of their own, or else one the connection runs on a thread
+// of its own.
 //
 // The channels speak ZMTP themselves (src/detail/zmtp.hpp) rather than through libzmq, which
 // assembles every message whole however many frames it has: here a message over its channel's
@@ -8,10 +10,13 @@
 // ipybox at most one message of each channel's limit at a time. Such a drop is logged, counted
 // and reported through on_dropped.
 //
-// Thread-safety: send() and watch_fd() may be called from any thread. Handlers run on the I/O
-// thread, one at a time; they must return quickly and must not call the destructor.
-// Ownership: the connection owns its sockets and thread; the destructor stops the thread
-// (through an eventfd) and closes every socket at once.
+// Thread-safety: send() and watch_fd() may be called from any thread. Handlers run on the
+// io_context (on a strand of it), one at a time; they must return quickly, must not block on
+// other work of the same io_context and must not call the destructor.
+// Ownership: the connection owns its sockets. The destructor may be called from any thread but
+// a handler's: once it returns no handler runs any more. With a thread of its own, the thread is
+// joined and every socket closed at once; on the caller's io_context the sockets are closed
+// there, as soon as it runs next (so that io_context must outlive the connection).
 // Messages with a bad signature or a malformed frame are dropped, counted and logged, never
 // delivered. Their JSON is decoded with core::decode_json's limits (depth, values).
 #include <chrono>
@@ -21,6 +26,10 @@
 
 #include "ipybox/jupyter/connection_info.hpp"
 #include "ipybox/jupyter/message.hpp"
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace ipybox::jupyter {
 
@@ -48,12 +57,15 @@ struct connection_options {
     std::size_t max_message_frames = 256;
     // Values and keys of one decoded JSON frame, at most.
     std::size_t max_json_values = 100000;
+    // The loop that drives the connection; null: a thread of the connection's own runs one.
+    boost::asio::io_context* io = nullptr;
 };
 
 class kernel_connection {
   public:
-    // Connects the sockets (the kernel need not be listening yet) and starts the I/O thread.
-    // Throws std::runtime_error if ZeroMQ cannot create or connect a socket.
+    // Connects the sockets (the kernel need not be listening yet) and starts watching them.
+    // Throws std::invalid_argument for an endpoint it cannot use, std::system_error when the
+    // system refuses a descriptor.
     kernel_connection(const connection_info& info, std::string session_id,
                       connection_handlers handlers, connection_options options = {});
     ~kernel_connection();
@@ -64,7 +76,7 @@ class kernel_connection {
     // Signs and queues `msg` on `which` (shell, control or stdin). Returns its msg_id.
     std::string send(channel which, message msg);
 
-    // Watches a file descriptor (for example a pidfd) and calls `on_readable` on the I/O thread
+    // Watches a file descriptor (for example a pidfd) and calls `on_readable` like a handler
     // once it becomes readable; then stops watching it. The caller keeps the fd open.
     void watch_fd(int fd, std::function<void()> on_readable);
 
@@ -74,7 +86,7 @@ class kernel_connection {
 
   private:
     struct impl;
-    std::unique_ptr<impl> impl_;
+    std::shared_ptr<impl> impl_;
 };
 
 }  // namespace ipybox::jupyter

@@ -22,6 +22,10 @@
 
 #include "ipybox/kernel/kernel_events.hpp"
 #include "ipybox/process/containment.hpp"
+
+namespace boost::asio {
+class io_context;
+}
 #include "ipybox/process/environment.hpp"
 
 namespace ipybox::kernel {
@@ -65,6 +69,9 @@ struct kernel_launch {
     // The output cap of the executions' consumers (event_queue keep_bytes): stream text waiting
     // for a slow consumer is bounded by it plus 1 MiB. 0: unbounded.
     std::size_t output_cap = 0;
+    // The loop that watches the kernel's sockets, exit and output (it must outlive the kernel);
+    // null: each kernel gets threads of its own for them.
+    boost::asio::io_context* io = nullptr;
 };
 
 class kernel_start_error : public std::runtime_error {

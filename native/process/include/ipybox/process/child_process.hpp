@@ -6,9 +6,10 @@
 // SIGKILL to the group; once the leader is gone, SIGKILL to whatever is left in its group.
 // Descendants that left the group (setsid) are the containment's to end (see containment.hpp).
 //
-// Thread-safety: all methods may be called from any thread. The output callback runs on a
-// reader thread owned by this object. The destructor runs the shutdown ladder if the child still
-// runs and reaps it; no zombies are left behind.
+// Thread-safety: all methods may be called from any thread. The output callback runs on the
+// io_context given in spawn_options::io, or else on a reader thread owned by this object; once
+// the destructor returns it runs no more. The destructor runs the shutdown ladder if the child
+// still runs and reaps it; no zombies are left behind.
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -22,6 +23,10 @@
 #include "ipybox/process/environment.hpp"
 #include "ipybox/process/exit_status.hpp"
 #include "ipybox/process/spawn.hpp"
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace ipybox::process {
 
@@ -37,6 +42,9 @@ struct spawn_options {
     bool stdin_lifeline = false;
     process_rlimits limits;
     std::vector<int> cgroup_procs;  // see spawn_request
+    // The loop that reads the child's output (it must outlive the child_process); null: a
+    // thread of the child_process's own.
+    boost::asio::io_context* io = nullptr;
 };
 
 class child_process {
@@ -78,7 +86,7 @@ class child_process {
     unique_fd pidfd_;
     unique_fd lifeline_;  // write end of the child's stdin pipe (stdin_lifeline)
     std::optional<exit_status> status_;
-    std::unique_ptr<reader> reader_;
+    std::shared_ptr<reader> reader_;
     mutable std::mutex mutex_;
 };
 
