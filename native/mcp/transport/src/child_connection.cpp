@@ -10,6 +10,7 @@
 #include <csignal>
 #include <mutex>
 
+#include "ignore_sigpipe.hpp"
 #include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/process/executables.hpp"
@@ -25,18 +26,6 @@ constexpr std::size_t stderr_line_limit = 64 * 1024;
 constexpr std::size_t stderr_tail_lines = 5;
 constexpr auto drain_after_exit = 500ms;    // output still in the pipes when the exit is seen
 constexpr auto exit_poll_interval = 100ms;  // only without pidfd support
-
-void ignore_sigpipe_once() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        struct sigaction current {};
-        if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
-            struct sigaction ignore {};
-            ignore.sa_handler = SIG_IGN;
-            ::sigaction(SIGPIPE, &ignore, nullptr);
-        }
-    });
-}
 
 }  // namespace
 
