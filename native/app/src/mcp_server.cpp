@@ -8,6 +8,7 @@
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/core/version.hpp"
+#include "ipybox/core/work_pool.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
@@ -150,11 +151,13 @@ int run_mcp_server(const mcp_server_options& options) {
         }
     });
 
-    asio::thread_pool workers(4);
+    // Blocking work (a cell, pip, search, a reset) runs on at most four threads, made when work
+    // comes and ended when idle: at rest the server holds none.
+    core::work_pool workers("workers", 4);
     // Work that waits on MCP servers (register_mcp_server) runs on threads of its own: however
     // many servers are stuck, cells, search, installs and resets keep the four above. Each
     // registration is bounded by its server's deadlines and ends at notifications/cancelled.
-    asio::thread_pool server_work(4);
+    core::work_pool server_work("registrations", 4);
     std::promise<void> finished;
     std::once_flag finish_once;
     const auto finish = [&] { std::call_once(finish_once, [&] { finished.set_value(); }); };

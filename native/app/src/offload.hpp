@@ -6,32 +6,36 @@
 // may destroy a by-value coroutine parameter built from a temporary twice, and `work` is one.
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <exception>
+#include <memory>
+
+#include "ipybox/core/work_pool.hpp"
 
 namespace ipybox::app {
 
 template <typename Result, typename Work>
-boost::asio::awaitable<Result> offload(boost::asio::thread_pool& pool, Work work) {
+boost::asio::awaitable<Result> offload(core::work_pool& pool, Work work) {
     namespace asio = boost::asio;
     return asio::async_initiate<const asio::use_awaitable_t<>&, void(std::exception_ptr, Result)>(
         [&pool, work = std::move(work)](auto handler) mutable {
             auto executor = asio::get_associated_executor(handler);
-            asio::post(pool,
-                       [work = std::move(work), handler = std::move(handler), executor]() mutable {
-                           std::exception_ptr failure;
-                           Result result{};
-                           try {
-                               result = work();
-                           } catch (...) {
-                               failure = std::current_exception();
-                           }
-                           asio::post(executor, [handler = std::move(handler), failure,
-                                                 result = std::move(result)]() mutable {
-                               std::move(handler)(failure, std::move(result));
-                           });
-                       });
+            auto run = [work = std::move(work), handler = std::move(handler), executor]() mutable {
+                std::exception_ptr failure;
+                Result result{};
+                try {
+                    result = work();
+                } catch (...) {
+                    failure = std::current_exception();
+                }
+                asio::post(executor, [handler = std::move(handler), failure,
+                                      result = std::move(result)]() mutable {
+                    std::move(handler)(failure, std::move(result));
+                });
+            };
+            // The pool takes a copyable function; the handler is move-only.
+            auto task = std::make_shared<decltype(run)>(std::move(run));
+            pool.post([task] { (*task)(); });
         },
         asio::use_awaitable);
 }
