@@ -19,16 +19,18 @@ if ! git -C "$ROOT" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
 fi
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct)}"
 
-stage="$(mktemp -d)"
-trap 'rm -rf "$stage"' EXIT
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+stage="$scratch/source"
+mkdir "$stage"
 # Tracked files that exist (one deleted in the working tree is left out, as from a commit).
 (cd "$ROOT" && git ls-files -z --cached | while IFS= read -r -d '' file; do
     if [ -e "$file" ] || [ -L "$file" ]; then printf '%s\0' "$file"; fi
 done | tar --null --files-from=- --create --file=-) | tar -xf - -C "$stage"
-"$PACKAGING_PYTHON" -m build --sdist --no-isolation --outdir "$stage/.out" "$stage" > "$stage/.log" 2>&1 || {
-    cat "$stage/.log" >&2
+"$PACKAGING_PYTHON" -m build --sdist --no-isolation --outdir "$scratch/out" "$stage" > "$scratch/log" 2>&1 || {
+    cat "$scratch/log" >&2
     exit 1
 }
-sdist="$(cd "$stage/.out" && ls ./*.tar.gz)"
-mv "$stage/.out/$sdist" "$out/"
+sdist="$(cd "$scratch/out" && ls ./*.tar.gz)"
+mv "$scratch/out/$sdist" "$out/"
 echo "$out/${sdist#./}"

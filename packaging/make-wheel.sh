@@ -32,8 +32,8 @@ options=(-Cbuild-dir="$work/cmake/{wheel_tag}" -Ccmake.define.CMAKE_CXX_FLAGS="-
 if command -v ccache > /dev/null; then options+=(-Ccmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 "$PACKAGING_PYTHON" -m build --wheel --no-isolation --outdir "$work/raw" "${options[@]}" "$work/src" >&2
 raw="$(ls "$work/raw"/*.whl)"
-auditwheel repair --wheel-dir "$work/repaired" "$raw" >&2
+"$PACKAGING_BIN/auditwheel" repair --wheel-dir "$work/repaired" "$raw" >&2
 wheel="$(ls "$work/repaired"/*.whl)"
-twine check --strict "$wheel" >&2
+"$PACKAGING_BIN/twine" check --strict "$wheel" >&2
 mv "$wheel" "$out/"
 echo "$out/$(basename "$wheel")"

@@ -3,7 +3,8 @@
 # packaging tools, pinned, in a virtual environment of their own under .cache/ (from PyPI, made
 # once, made again when a pin changes), and actionlint from the Go module proxy.
 #
-#   ensure_packaging_tools   sets PACKAGING_PYTHON and puts the tools' bin/ first on PATH
+#   ensure_packaging_tools   sets PACKAGING_PYTHON and PACKAGING_BIN (the tools' bin/, which is
+#                            not put on PATH: its python3 and uvx must not change what tests find)
 #   ensure_actionlint        sets ACTIONLINT (builds it with `go install` when missing)
 PACKAGING_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PACKAGING_TOOLS_DIR="${PACKAGING_TOOLS_DIR:-$PACKAGING_ROOT/.cache/packaging-tools}"
@@ -23,8 +24,7 @@ ensure_packaging_tools() {
         }
     fi
     PACKAGING_PYTHON="$PACKAGING_TOOLS_DIR/bin/python"
-    PATH="$PACKAGING_TOOLS_DIR/bin:$PATH"
-    export PATH
+    PACKAGING_BIN="$PACKAGING_TOOLS_DIR/bin"
 }
 
 ensure_actionlint() {
