@@ -27,6 +27,8 @@ JOBS="${JOBS:-$(nproc)}"
 TEST_PACKAGES=(clang-format clang-tidy black flake8 python3-jsonschema)
 # The packaging tier: lintian checks the .deb, patchelf points the tarball's binary at its lib/.
 TEST_PACKAGES+=(lintian patchelf)
+# The packaging tools live in a virtual environment of their own (packaging/tools.sh).
+TEST_PACKAGES+=(python3-venv unzip)
 missing=()
 for package in "${TEST_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

@@ -51,7 +51,7 @@ if [ ! -f "$DEPS/.complete" ]; then
     mkdir -p "$DEPS"
     "$PACKAGING_PYTHON" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
         --python-version "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
-        -d "$DEPS" ipykernel 'pydantic>=1.10,<3' 'matplotlib>=3.5' > "$SCRATCH/last" 2>&1 &&
+        -d "$DEPS" ipykernel 'pydantic>=1.10,<3' pip 'matplotlib>=3.5' > "$SCRATCH/last" 2>&1 &&
         touch "$DEPS/.complete" || { echo "not ok - could not download the dependencies"; cat "$SCRATCH/last"; exit 1; }
 fi
 # The index: <index>/simple/<project>/ links each file with its SHA-256 (PEP 503).
@@ -105,8 +105,8 @@ session "$SCRATCH/cache" ipybox-native mcp --workspace "$SCRATCH/workspace"
 check "cold: uvx ipybox-native mcp from the local index answers initialize, runs a cell, calls a registered server's tool" \
     eval 'grep -q "The sum of 2 and 3 is 5" "$SCRATCH/report" && [ "$(field "[\"kernel\"][\"answer\"]")" = 42 ]'
 cp "$SCRATCH/report" "$SCRATCH/cold-report"
-check "the kernel runs on the interpreter of uv's environment, not Debian's, with no dist-packages on sys.path" \
-    eval 'case "$(field "[\"kernel\"][\"executable\"]")" in "$SCRATCH/cache/"*) ;; *) false ;; esac && [ "$(field "[\"kernel\"][\"dist_packages\"]")" = "[]" ] && case "$(field "[\"kernel\"][\"ipykernel\"]")" in "$SCRATCH/cache/"*) ;; *) false ;; esac'
+check "the kernel runs on the interpreter of uv's environment, not Debian's, with no dist-packages on sys.path, and has pip" \
+    eval '[ "$(field "[\"kernel\"][\"pip\"]")" = True ] && case "$(field "[\"kernel\"][\"executable\"]")" in "$SCRATCH/cache/"*) ;; *) false ;; esac && [ "$(field "[\"kernel\"][\"dist_packages\"]")" = "[]" ] && case "$(field "[\"kernel\"][\"ipykernel\"]")" in "$SCRATCH/cache/"*) ;; *) false ;; esac'
 cold_ms="$(field '["initialize_ms"]' 2> /dev/null)"
 say "cold uvx start to initialize: ${cold_ms} ms (first cell $(field '["first_cell_ms"]' 2> /dev/null) ms)"
 

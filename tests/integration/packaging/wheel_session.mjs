@@ -23,10 +23,10 @@ await withMcpClient({ command, args, env: process.env, cwd: workspace }, async (
   started = Date.now();
   const seen = await call("execute_ipython_cell", {
     code: [
-      "import json, sys, ipykernel, pydantic",
+      "import importlib.util, json, sys, ipykernel, pydantic",
       "print(json.dumps({'executable': sys.executable, 'prefix': sys.prefix, 'ipykernel': ipykernel.__file__,",
       "    'pydantic': pydantic.VERSION, 'dist_packages': [p for p in sys.path if 'dist-packages' in p],",
-      "    'answer': 6 * 7}))",
+      "    'pip': importlib.util.find_spec('pip') is not None, 'answer': 6 * 7}))",
     ].join("\n"),
   });
   report.first_cell_ms = since(started);
