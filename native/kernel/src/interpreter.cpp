@@ -166,10 +166,11 @@ interpreter_choice find_interpreter(const interpreter_search& search) {
     } else if (search.env_override) {
         message += "\nIPYBOX_PYTHON names that interpreter; install ipykernel for it or unset it.";
     } else if (search.environment_python) {
-        message += "\nipybox is installed in the virtual environment of that interpreter: install "
-                   "ipykernel there (" +
-                   search.environment_python->string() +
-                   " -m pip install ipykernel), or pass another interpreter with --python.";
+        message +=
+            "\nipybox is installed in the virtual environment of that interpreter: install "
+            "ipykernel there (" +
+            search.environment_python->string() +
+            " -m pip install ipykernel), or pass another interpreter with --python.";
     } else {
         message +=
             "\nOn Debian/Ubuntu: sudo apt-get install python3-ipykernel "

@@ -55,8 +55,9 @@ TEST_SUITE("kernel.interpreter") {
         CHECK_FALSE(kernel::environment_interpreter(binary).has_value());
     }
 
-    TEST_CASE("the environment's interpreter is the only default candidate, PATH and /usr/bin "
-              "are not searched") {
+    TEST_CASE(
+        "the environment's interpreter is the only default candidate, PATH and /usr/bin "
+        "are not searched") {
         core::private_directory scratch;
         make_environment(scratch.path() / "other", false);
         kernel::interpreter_search search;
@@ -81,8 +82,9 @@ TEST_SUITE("kernel.interpreter") {
         CHECK(kernel::interpreter_candidates(search).front() == "/srv/python3");
     }
 
-    TEST_CASE("a venv interpreter without ipykernel is reported with how to fix it, and no other "
-              "Python is tried in its place") {
+    TEST_CASE(
+        "a venv interpreter without ipykernel is reported with how to fix it, and no other "
+        "Python is tried in its place") {
         core::private_directory scratch;
         const auto binary = make_environment(scratch.path() / "venv", true);
         kernel::interpreter_search search;

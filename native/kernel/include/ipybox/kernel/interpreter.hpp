@@ -34,7 +34,8 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
 // <dir>/python) when <dir>/../pyvenv.cfg marks a virtual environment, as pip and uv make them
 // (uvx's cached environments too). Returned as found, not resolved: a venv's python3 is a link to
 // its base interpreter, which would run without the venv's packages. nullopt outside a venv.
-std::optional<std::filesystem::path> environment_interpreter(const std::filesystem::path& executable);
+std::optional<std::filesystem::path> environment_interpreter(
+    const std::filesystem::path& executable);
 
 // environment_interpreter of the running program (/proc/self/exe).
 std::optional<std::filesystem::path> own_environment_interpreter();
@@ -46,8 +47,8 @@ struct interpreter_search {
     // candidate: a wheel installed in a venv (bin/ipybox run by absolute path, or by uvx) runs
     // its kernel there and never on another Python of PATH or /usr/bin that lacks its packages.
     std::optional<std::filesystem::path> environment_python = own_environment_interpreter();
-    std::string path_variable;                           // the PATH to search for python3
-    process::environment_map environment;                // environment the probes run with
+    std::string path_variable;             // the PATH to search for python3
+    process::environment_map environment;  // environment the probes run with
     // Folders whose interpreters are never run, not even to probe them: under --sandbox the
     // workspace, where the kernel could have planted a "python3" (an activated .venv puts one
     // on PATH). Relative PATH entries are skipped always.
