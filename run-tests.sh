@@ -6,6 +6,7 @@
 #   ./run-tests.sh -L unit       only one tier (arguments go to ctest)
 #   ./run-tests.sh -L docker     the Docker image tier (slow; not part of the default run)
 #   ./run-tests.sh -L release    ./release.sh and the .deb on a clean Debian 12 (slow; not default)
+#   ./run-tests.sh -L wheel      the wheel from a local index through uvx and the plugin (slow; not default)
 #   ./run-tests.sh -L lint       only clang-tidy over native/ (part of the default run)
 #   ./run-tests.sh -L sanitize   unit tests of the byte-level modules under ASan and UBSan (not default)
 set -euo pipefail
@@ -26,6 +27,8 @@ JOBS="${JOBS:-$(nproc)}"
 TEST_PACKAGES=(clang-format clang-tidy black flake8 python3-jsonschema)
 # The packaging tier: lintian checks the .deb, patchelf points the tarball's binary at its lib/.
 TEST_PACKAGES+=(lintian patchelf)
+# The packaging tools live in a virtual environment of their own (packaging/tools.sh).
+TEST_PACKAGES+=(python3-venv unzip)
 missing=()
 for package in "${TEST_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
@@ -36,6 +39,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${as_root[@]}" apt-get update -qq
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The packaging tools, pinned (packaging/tools.sh): scikit-build-core, build, auditwheel, twine and
+# uv from PyPI into .cache/packaging-tools; actionlint, which checks .github/workflows in the
+# packaging tier, built from the Go module proxy into .cache/go-bin.
+source packaging/tools.sh
+ensure_packaging_tools
+ensure_actionlint
 
 # Real MCP peers and clients from npm (tests/node/package.json), when the suite has them.
 if [ -f tests/node/package.json ]; then
@@ -68,5 +78,7 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 # shards between the other tests. The sanitizer tier (a second build under ASan and UBSan, label
 # sanitize) is opt-in: ./run-tests.sh -L sanitize. Next to the build and the lint tier it would
 # take CI to about 38 of its 40 minutes on two cores (measured).
-if [ $# -eq 0 ]; then set -- -LE 'docker|release|sanitize'; fi
+# The wheel tier (a third, portable build, then uvx and Claude Code against a local index) is
+# opt-in as well: ./run-tests.sh -L wheel.
+if [ $# -eq 0 ]; then set -- -LE 'docker|release|sanitize|wheel'; fi
 ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600 "$@"

@@ -27,6 +27,10 @@ trap 'rm -rf "$stage"' EXIT
 tree="$stage/$name"
 cmake --install "$build" --prefix "$tree" --strip > /dev/null
 binary="$tree/bin/ipybox"
+# The licence, and those of what the binary links statically (NOTICE lists them).
+cp "$ROOT/LICENSE" "$ROOT/NOTICE" "$tree/"
+mkdir "$tree/licenses"
+cp "$ROOT"/packaging/licenses/* "$tree/licenses/"
 
 # glibc's own libraries are the one thing the tarball expects from the system.
 is_glibc() {
@@ -53,7 +57,8 @@ glibc="$(find "$tree/bin" "$tree/lib" -type f -exec objdump -T {} + 2> /dev/null
     grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)"
 cat > "$tree/README.txt" <<TEXT
 ipybox $version for Linux $(uname -m): the native binary (bin/ipybox), the libraries it needs that
-are not part of glibc (lib/, if any) and its Python runtime (share/ipybox/).
+are not part of glibc (lib/, if any) and its Python runtime (share/ipybox/). Licence: Apache-2.0
+(LICENSE; NOTICE and licenses/ for the third-party code in the binary).
 
 Needs glibc $glibc or newer, and a Python 3 with ipykernel for the kernel:
 run \`bin/ipybox doctor\`, which says what to install.

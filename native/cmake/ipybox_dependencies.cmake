@@ -6,11 +6,11 @@ if(NOT IPYBOX_PORTABLE)  # else spdlog::spdlog is header-only (ipybox_portable.c
     find_package(spdlog REQUIRED)
 endif()
 find_package(CLI11 REQUIRED)
-find_package(cppzmq REQUIRED)
 find_package(OpenSSL REQUIRED)
 # Asio, Beast and Process (v1) are header-only; Process v1 needs Boost.Filesystem.
 find_package(Boost 1.74 REQUIRED COMPONENTS filesystem)
 if(IPYBOX_BUILD_TESTS)
+    find_package(cppzmq REQUIRED)  # the tests' fake kernel; ipybox speaks ZMTP itself
     find_package(doctest REQUIRED)
     include(doctest)
 endif()

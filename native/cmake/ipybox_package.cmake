@@ -3,7 +3,20 @@
 #
 # Depends: the shared libraries the binary links (dpkg-shlibdeps) plus the kernel side from
 # Debian's archive; Recommends: what --sandbox runs (bubblewrap, socat, ripgrep; srt needs Node).
+# Licence: Apache-2.0, in packaging/copyright (Debian's place for it; lintian wants no other).
 # Reproducible: with SOURCE_DATE_EPOCH set, CPack and the changelog below take their times from it.
+# Where `cmake --install` puts the binary and its data. A wheel (scikit-build-core sets SKBUILD and
+# its SKBUILD_*_DIR): the binary in the wheel's scripts, the data in its data folder, which pip
+# and uv install into the environment's bin/ and prefix. An installed wheel then has the layout of
+# a prefix install, bin/ipybox beside share/ipybox, where the binary finds its runtime.
+if(SKBUILD)
+    set(IPYBOX_INSTALL_BINDIR ${SKBUILD_SCRIPTS_DIR})
+    set(IPYBOX_INSTALL_DATADIR ${SKBUILD_DATA_DIR}/share)
+    return()  # the licences go into the wheel's metadata (pyproject.toml); no Debian files
+endif()
+set(IPYBOX_INSTALL_BINDIR bin)
+set(IPYBOX_INSTALL_DATADIR share)
+
 set(IPYBOX_PACKAGE_MAINTAINER "ipybox developers <maintainers@users.noreply.a-seed-6e7bda3b.example>"
     CACHE STRING "Maintainer field of the Debian package")
 

@@ -1,10 +1,12 @@
 # IPYBOX_PORTABLE: a binary for the portable tarball, which needs nothing from the system but glibc.
 #
-# Linked statically: libstdc++ and libgcc, Boost.Filesystem, OpenSSL, ZeroMQ with the static
-# libraries Debian ships for what it links (libsodium, OpenPGM, NORM, libbsd); spdlog and fmt are
-# used header-only (Debian ships no .a for them). What has no static library in Debian (ZeroMQ's
-# GSSAPI: MIT Kerberos and keyutils) stays shared: packaging/make-tarball.sh carries those .so
-# files in the tarball's lib/ and points the binary's RUNPATH at $ORIGIN/../lib.
+# Linked statically: libstdc++ and libgcc, Boost.Filesystem and OpenSSL; spdlog and fmt are used
+# header-only (Debian ships no .a for them). The binary needs only glibc: the portable tarball
+# (packaging/make-tarball.sh) and the wheel (pyproject.toml) both carry it.
+#
+# ipybox itself speaks ZMTP without libzmq; only the tests' fake kernel links ZeroMQ (cppzmq), so
+# its static archives and their private dependencies (libsodium, OpenPGM, NORM, libbsd; MIT
+# Kerberos for GSSAPI stays shared) are looked for only when the tests are built.
 #
 # Included by ipybox_dependencies.cmake before the find_package calls, which then find the targets
 # defined here instead of Debian's shared ones.
@@ -25,6 +27,9 @@ set_target_properties(spdlog::spdlog PROPERTIES
     INTERFACE_COMPILE_DEFINITIONS "SPDLOG_FMT_EXTERNAL;FMT_HEADER_ONLY=1")
 set(spdlog_FOUND TRUE)
 
+if(NOT IPYBOX_BUILD_TESTS)
+    return()
+endif()
 # libzmq (the target cppzmq links) as the static archive with its private dependencies, from
 # `pkg-config --static --libs libzmq`; the linker keeps only what ZeroMQ uses.
 function(ipybox_static_library variable name)

@@ -88,9 +88,31 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
     return probe;
 }
 
+std::optional<std::filesystem::path> environment_interpreter(
+    const std::filesystem::path& executable) {
+    const auto bin = executable.parent_path();
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(bin.parent_path() / "pyvenv.cfg", error)) {
+        return std::nullopt;
+    }
+    for (const char* name : {"python3", "python"}) {
+        const auto candidate = bin / name;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::filesystem::path> own_environment_interpreter() {
+    std::error_code error;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (error) return std::nullopt;
+    return environment_interpreter(self);
+}
+
 std::vector<std::filesystem::path> interpreter_candidates(const interpreter_search& search) {
     if (search.explicit_path) return {*search.explicit_path};
     if (search.env_override) return {*search.env_override};
+    if (search.environment_python) return {*search.environment_python};
     std::vector<std::filesystem::path> out;
     const auto add = [&](const std::filesystem::path& candidate) {
         for (const auto& known : out) {
@@ -143,6 +165,12 @@ interpreter_choice find_interpreter(const interpreter_search& search) {
         message += "\nInstall ipykernel for that interpreter, or pass another one with --python.";
     } else if (search.env_override) {
         message += "\nIPYBOX_PYTHON names that interpreter; install ipykernel for it or unset it.";
+    } else if (search.environment_python) {
+        message +=
+            "\nipybox is installed in the virtual environment of that interpreter: install "
+            "ipykernel there (" +
+            search.environment_python->string() +
+            " -m pip install ipykernel), or pass another interpreter with --python.";
     } else {
         message +=
             "\nOn Debian/Ubuntu: sudo apt-get install python3-ipykernel "

@@ -23,6 +23,9 @@ for path in ./usr/bin/ipybox ./usr/share/ipybox/python/ipybox_runtime/kernel_mai
     check "the package holds $path" grep -qxF -- "$path" "$SCRATCH/last"
 done
 check "the package holds no compiled Python (__pycache__)" lacks "$SCRATCH/last" "__pycache__"
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/share/doc/ipybox/copyright > "$SCRATCH/copyright"
+check "its copyright file states Apache-2.0 and the licences of the code compiled in" \
+    eval 'grep -qx "License: Apache-2.0" "$SCRATCH/copyright" && grep -qx "License: BSL-1.0" "$SCRATCH/copyright" && grep -qx "License: Expat" "$SCRATCH/copyright" && grep -qx "License: BSD-3-clause" "$SCRATCH/copyright"'
 check "everything is under /usr" eval '! grep -v "^\./usr/\|^\./$\|^\./usr$" "$SCRATCH/last"'
 
 dpkg-deb --field "$deb" Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' > "$SCRATCH/last"

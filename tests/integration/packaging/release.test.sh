@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ./release.sh end to end, in a copy of the checked-in tree (it rewrites plugins/*/release.txt):
-# the three files, checksums that verify and that the plugins now carry, the IPYBOX_PORTABLE
+# the five files, checksums that verify and that the plugins now carry, the IPYBOX_PORTABLE
 # binary linked statically against everything but glibc and Kerberos, and the same bytes from a
 # second run. Two full builds: opt-in (ctest -L release), about 20-30 minutes on two cores.
 #
@@ -10,6 +10,8 @@ source "$(dirname "$0")/checks.sh"
 copy="$SCRATCH/source"
 mkdir "$copy"
 git -C "$ROOT" ls-files -z | (cd "$ROOT" && xargs -0 tar -cf - --) | tar -xf - -C "$copy"
+# A checkout of its own: the sdist (and the wheel built from it) is the files git tracks.
+(cd "$copy" && git init -q && git add -A && git -c user.name=tests -c user.email=tests@ipybox.invalid commit -qm copy)
 git -C "$ROOT" log -1 --format=%ct > "$SCRATCH/epoch"
 export SOURCE_DATE_EPOCH="$(cat "$SCRATCH/epoch")"
 
@@ -20,10 +22,11 @@ if ! (cd "$copy" && ./release.sh --out "$SCRATCH/dist" --release-url http://127.
 fi
 deb="ipybox_${VERSION}_$(dpkg --print-architecture).deb"
 tarball="ipybox-$VERSION-linux-$ARCH.tar.gz"
-check "release.sh writes the .deb, the tarball and SHA256SUMS" \
-    test -f "$SCRATCH/dist/$deb" -a -f "$SCRATCH/dist/$tarball" -a -f "$SCRATCH/dist/SHA256SUMS"
+sdist="ipybox_native-$VERSION.tar.gz"
+check "release.sh writes the .deb, the tarball, the sdist, a manylinux wheel and SHA256SUMS" \
+    eval 'test -f "$SCRATCH/dist/$deb" -a -f "$SCRATCH/dist/$tarball" -a -f "$SCRATCH/dist/$sdist" -a -f "$SCRATCH/dist/SHA256SUMS" && ls "$SCRATCH/dist"/ipybox_native-"$VERSION"-py3-none-manylinux_*_"$ARCH".whl'
 (cd "$SCRATCH/dist" && sha256sum --check --strict SHA256SUMS) > "$SCRATCH/last" 2>&1
-check "SHA256SUMS verifies both artifacts" eval '[ "$(grep -c ": OK$" "$SCRATCH/last")" = 2 ]'
+check "SHA256SUMS verifies the four artifacts" eval '[ "$(grep -c ": OK$" "$SCRATCH/last")" = 4 ]'
 digest="$(sha256sum "$SCRATCH/dist/$tarball" | cut -d " " -f 1)"
 for plugin in codeact-default codeact-sandbox; do
     cp "$copy/plugins/$plugin/release.txt" "$SCRATCH/last"

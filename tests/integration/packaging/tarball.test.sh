@@ -25,6 +25,13 @@ mkdir "$SCRATCH/unpacked"
 tar -xzf "$first" -C "$SCRATCH/unpacked"
 tree="$SCRATCH/unpacked/ipybox-$VERSION-linux-$ARCH"
 check "the Python runtime is next to the binary" test -f "$tree/share/ipybox/python/ipybox_runtime/kernel_main.py"
+licences_shipped() {  # every licence file, and NOTICE naming each third-party one
+    cmp -s "$ROOT/LICENSE" "$tree/LICENSE" && cmp -s "$ROOT/NOTICE" "$tree/NOTICE" || return 1
+    for file in "$ROOT"/packaging/licenses/*; do
+        grep -qF "$(basename "$file")" "$tree/NOTICE" && cmp -s "$file" "$tree/licenses/$(basename "$file")" || return 1
+    done
+}
+check "the licence, NOTICE and the third-party licences NOTICE lists are in it" licences_shipped
 check "README.txt states the minimum glibc" grep -q "Needs glibc [0-9][0-9.]* or newer" "$tree/README.txt"
 
 # Every library the loader would use comes from glibc or from the tarball's lib/.

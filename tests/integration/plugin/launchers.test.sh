@@ -167,6 +167,82 @@ run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-offli
 check "an unreachable release URL (IPYBOX_RELEASE_URL) gives the install hint, exit 127" \
     eval 'status_is 127 && contains "$SCRATCH/err" "could not download http://127.0.0.1:1/nothing/v$VERSION/$TARBALL" && contains "$SCRATCH/err" "sudo apt-get install ./ipybox_${VERSION}_" && contains "$SCRATCH/err" "install.sh"'
 
+# --- uv: the wheel of the plugin's version through uvx ----------------------------------------
+# Fake uv tools record how they were run; none of them reaches a network.
+make_fake_runner() {  # make_fake_runner <path>
+    mkdir -p "$(dirname "$1")"
+    cat > "$1" <<EOF
+#!/bin/sh
+{ printf 'runner=%s\n' "\$0"; printf 'cwd=%s\n' "\$PWD"; for a in "\$@"; do printf 'arg=%s\n' "\$a"; done; } > "$SCRATCH/record"
+EOF
+    chmod +x "$1"
+}
+make_fake_runner "$SCRATCH/uvbin/uvx"
+make_fake_runner "$SCRATCH/uvonly/uv"
+make_fake_runner "$SCRATCH/uvhome/.local/bin/uvx"
+args_are() { [ "$(grep ^arg= "$SCRATCH/record" | tr "\n" " ")" = "$1" ]; }
+UVX_ARGS="arg=--from arg=ipybox-native==$VERSION arg=ipybox arg=mcp arg=--workspace arg=$SCRATCH/project "
+
+run_without_installed_ipybox "$DEFAULT" PATH="$SCRATCH/uvbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+check "no ipybox, uvx on PATH: runs 'uvx --from ipybox-native==<plugin version> ipybox mcp --workspace <project>'" \
+    eval 'status_is 0 && contains "$SCRATCH/record" "runner=$SCRATCH/uvbin/uvx" && args_are "$UVX_ARGS"'
+check "the uvx start says what it does and how to raise MCP_TIMEOUT" \
+    eval 'contains "$SCRATCH/err" "starting ipybox-native==$VERSION through" && contains "$SCRATCH/err" "MCP_TIMEOUT"'
+
+launch "$SANDBOX" PATH="$SCRATCH/uvbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" HOME="$SCRATCH/nohome" -- --sandbox
+check "arguments after the workspace reach ipybox mcp through uvx" \
+    eval 'args_are "${UVX_ARGS}arg=--sandbox "'
+
+launch "$DEFAULT" PATH="$SCRATCH/fakebin:$SCRATCH/uvbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "an installed ipybox of the plugin's version comes before uvx" \
+    eval 'status_is 0 && lacks "$SCRATCH/record" "runner=" && contains "$SCRATCH/record" "arg=mcp" && [ ! -s "$SCRATCH/err" ]'
+
+mkdir -p "$SCRATCH/oldbin"
+make_fake_ipybox "$SCRATCH/oldbin/ipybox" "0.0.1"
+launch "$DEFAULT" PATH="$SCRATCH/oldbin:$SCRATCH/uvbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "pinned: an installed ipybox of another version is passed over for uvx of the plugin's version" \
+    eval 'status_is 0 && args_are "$UVX_ARGS" && contains "$SCRATCH/err" "is version '"'"'0.0.1'"'"', not this plugin'"'"'s $VERSION: using uvx"'
+launch "$DEFAULT" PATH="$SCRATCH/oldbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "control: without uv and without a release, the other version starts, with the warning" \
+    eval 'status_is 0 && lacks "$SCRATCH/record" "runner=" && contains "$SCRATCH/err" "but this plugin is $VERSION"'
+
+run_without_installed_ipybox "$DEFAULT" PATH="$SCRATCH/uvonly:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+check "with uv but no uvx: 'uv tool run --from ipybox-native==<version> ipybox mcp'" \
+    eval 'contains "$SCRATCH/record" "runner=$SCRATCH/uvonly/uv" && args_are "arg=tool arg=run $UVX_ARGS"'
+
+run_without_installed_ipybox "$DEFAULT" HOME="$SCRATCH/uvhome" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+check "uvx where uv's installer puts it (~/.local/bin), though not on Claude Code's PATH" \
+    eval 'contains "$SCRATCH/record" "runner=$SCRATCH/uvhome/.local/bin/uvx" && args_are "$UVX_ARGS"'
+
+run_without_installed_ipybox "$DEFAULT"
+check "with nothing at all: the three ways to install, each with the plugin's version" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "pip install --user uv" && contains "$SCRATCH/err" "pip install --user '"'"'ipybox-native==$VERSION'"'"'" && contains "$SCRATCH/err" "3. from source: $ROOT/install.sh"'
+
+# The release URL from the marketplace's GitHub source, for a plugin copy laid out as Claude Code
+# installs it (<plugins>/cache/<marketplace>/<plugin>/<version>) whose release.txt has checksums
+# and no url. A fake curl records the URL it is asked for and fails as offline.
+plugins_dir="$SCRATCH/home/.claude/plugins"
+cached="$plugins_dir/cache/ipybox/codeact-default/$VERSION"
+mkdir -p "$(dirname "$cached")" "$SCRATCH/curlbin"
+cp -r "$ROOT/plugins/codeact-default" "$cached"
+{ grep '^#' "$ROOT/plugins/codeact-default/release.txt"; echo "sha256 $TARBALL 0000"; } > "$cached/release.txt"
+printf '#!/bin/sh\nfor a in "$@"; do last="$a"; done\necho "$last" > %s/curl-url\nexit 6\n' "$SCRATCH" > "$SCRATCH/curlbin/curl"
+chmod +x "$SCRATCH/curlbin/curl"
+echo '{"ipybox": {"source": {"source": "github", "repo": "someowner/somerepo"}}}' > "$plugins_dir/known_marketplaces.json"
+run_without_installed_ipybox "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived"
+check "no url in release.txt: the tarball comes from the marketplace's GitHub repository's releases" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "from https://github.com/someowner/somerepo/releases/download/v$VERSION/$TARBALL" && [ "$(cat "$SCRATCH/curl-url")" = "https://github.com/someowner/somerepo/releases/download/v$VERSION/$TARBALL" ]'
+echo '{"ipybox": {"source": {"source": "git", "url": "https://github.com/other/repo.git"}}}' > "$plugins_dir/known_marketplaces.json"
+run_without_installed_ipybox "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived"
+check "a marketplace added by its GitHub git URL gives the same releases URL" \
+    contains "$SCRATCH/err" "from https://github.com/other/repo/releases/download/v$VERSION/"
+echo '{"ipybox": {"source": {"source": "directory", "path": "/srv/marketplace"}}}' > "$plugins_dir/known_marketplaces.json"
+rm -f "$SCRATCH/curl-url"
+run_without_installed_ipybox "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived"
+check "control: a marketplace that is not on GitHub gives no URL, nothing is downloaded" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "no release URL" && [ ! -e "$SCRATCH/curl-url" ]'
+rm -rf "$SCRATCH/home/.claude"
+
 # --- sandbox -------------------------------------------------------------------------------
 check "codeact-default and codeact-sandbox share one launcher (identical files)" cmp -s "$DEFAULT" "$SANDBOX"
 

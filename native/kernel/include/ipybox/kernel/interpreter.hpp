@@ -1,7 +1,8 @@
 #pragma once
 // Finding a Python interpreter that can run an IPython kernel (ARCHITECTURE.md, "Python
-// interpreter"): an explicit path, else IPYBOX_PYTHON, else the first candidate that can import
-// ipykernel. Callers pass configuration in; nothing here reads the environment itself.
+// interpreter"): an explicit path, else IPYBOX_PYTHON, else the interpreter of the virtual
+// environment ipybox is installed in (the wheel's case), else the first candidate that can import
+// ipykernel. Callers pass configuration in; nothing here reads the environment variables itself.
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -29,11 +30,25 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
                                     const process::environment_map& environment,
                                     std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
+// The interpreter of the virtual environment `executable` is installed in: <dir>/python3 (else
+// <dir>/python) when <dir>/../pyvenv.cfg marks a virtual environment, as pip and uv make them
+// (uvx's cached environments too). Returned as found, not resolved: a venv's python3 is a link to
+// its base interpreter, which would run without the venv's packages. nullopt outside a venv.
+std::optional<std::filesystem::path> environment_interpreter(
+    const std::filesystem::path& executable);
+
+// environment_interpreter of the running program (/proc/self/exe).
+std::optional<std::filesystem::path> own_environment_interpreter();
+
 struct interpreter_search {
     std::optional<std::filesystem::path> explicit_path;  // --python
     std::optional<std::filesystem::path> env_override;   // IPYBOX_PYTHON
-    std::string path_variable;                           // the PATH to search for python3
-    process::environment_map environment;                // environment the probes run with
+    // The interpreter of the environment ipybox is installed in. When set it is the only default
+    // candidate: a wheel installed in a venv (bin/ipybox run by absolute path, or by uvx) runs
+    // its kernel there and never on another Python of PATH or /usr/bin that lacks its packages.
+    std::optional<std::filesystem::path> environment_python = own_environment_interpreter();
+    std::string path_variable;             // the PATH to search for python3
+    process::environment_map environment;  // environment the probes run with
     // Folders whose interpreters are never run, not even to probe them: under --sandbox the
     // workspace, where the kernel could have planted a "python3" (an activated .venv puts one
     // on PATH). Relative PATH entries are skipped always.
