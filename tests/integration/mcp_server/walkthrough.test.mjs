@@ -103,11 +103,14 @@ def run(directory: str, limit: int = 3) -> List[FileSize]:
     return [FileSize(name=name, size=size.strip()) for name, size in rows[:limit]]
 `;
 
-const PARSER = `"""Parses the text of fs.list_directory_with_sizes into entries."""
+// The companion of a text tool (skills/codeact/references/output-parsers.md): parse() and
+// run_parsed() in mcpparse/, which registering the server again never touches.
+const COMPANION = `"""Parses the text of fs.list_directory_with_sizes into entries."""
 
 from typing import List
 
 from ipybox_runtime.models import Field, ToolModel
+from mcptools.fs import list_directory_with_sizes as tool
 
 
 class Entry(ToolModel):
@@ -122,18 +125,21 @@ def parse(text: str) -> List[Entry]:
             kind, name = line.split(None, 2)[:2]
             entries.append(Entry(name=name, is_directory=kind == "[DIR]"))
     return entries
-`;
 
-const RUN_PARSED = `
 
-def run_parsed(params: Params) -> "List[Entry]":
-    """run(), then mcpparse.fs.list_directory_with_sizes.parse() on its text."""
-    from mcpparse.fs.list_directory_with_sizes import Entry, parse  # noqa: F401
-
-    return parse(run(params).content)
+def run_parsed(params: tool.Params) -> List[Entry]:
+    """tool.run(), then parse() on its text."""
+    return parse(tool.run(params).content)
 `;
 
 const py = (value) => JSON.stringify(value);
+
+// The call a search hit names for a missing server, decoded.
+function registrationIn(hitText) {
+  const found = hitText.match(/call register_mcp_server (\{.*\})$/m);
+  assert.ok(found, hitText);
+  return JSON.parse(found[1]);
+}
 
 async function walkthrough(mode) {
   const counts = { calls: 0, bytes: 0 };
@@ -146,74 +152,76 @@ async function walkthrough(mode) {
   // (1) Register a server.
   assert.match(await a.ok("register_mcp_server", { server_name: "fs", server_params: fsParams(projectA) }),
     /list_directory_with_sizes/);
-  // (2) Compose: search, read the interface, one cell.
-  assert.match(await a.ok("search_tools", { query: "list a directory with file sizes", limit: 3 }),
-    /mcptools\.fs\.list_directory_with_sizes/);
-  assert.match(await a.cell("print(open('mcptools/fs/list_directory_with_sizes.py').read())"), /class Params/);
+  // (2) Compose: search (the hit's signature is the interface), then one cell.
+  const hits = await a.ok("search_tools", { query: "list a directory with file sizes", limit: 3 });
+  assert.match(hits, /from mcptools\.fs import list_directory_with_sizes {2}# mcptools\/fs\/list_directory_with_sizes\.py/);
+  assert.match(hits, /list_directory_with_sizes\.Params\(path: str, sortBy: .*\) -> Result\(content: str\)/);
   assert.match(await a.cell(`from mcptools.fs import list_directory_with_sizes as listing
 text = listing.run(listing.Params(path=${py(data)}, sortBy="size")).content
 print([line.split()[1] for line in text.splitlines() if line.startswith("[FILE]")][:2])`),
   /\['big\.bin', 'medium\.txt'\]/);
-  // (3) Save it for every project.
-  const write = `from ipybox_runtime.gentools import new_gentool
+  // (3) Save it for every project: the draft in the project, checked and copied in one cell.
+  const saved = await a.cell(`from ipybox_runtime.gentools import new_gentool, save_gentool
 package = new_gentool("files", "largest_files")
 (package / "api.py").write_text(${py(API)})
 (package / "impl.py").write_text(${py(IMPL)})
-print(package)`;
-  if (mode === "plain") {
-    assert.match(await a.cell(write.replace('"largest_files")', '"largest_files", scope="user")')), /largest_files/);
-    assert.match(await a.cell(`from ipybox_runtime.checks import check\nprint(check(["files.largest_files"]))`), /^ok/);
-  } else {
-    assert.match(await a.cell(write), /largest_files/);
-    assert.match(await a.cell(`from ipybox_runtime.checks import check\nprint(check(["files.largest_files"]))`), /^ok/);
-    assert.match(await a.cell(`from pathlib import Path
-draft = Path("gentools/files/largest_files")
-print(new_gentool("files", "largest_files", scope="user",
-                  files={"api.py": (draft / "api.py").read_text(), "impl.py": (draft / "impl.py").read_text()}))`),
-    /largest_files/);
-  }
+print(save_gentool("files", "largest_files", scope="user"))`);
+  const userCopy = path.join(root, mode, "data", "ipybox", "gentools", "files", "largest_files");
+  assert.equal(saved, userCopy);
+  const init = fs.readFileSync(path.join(userCopy, "__init__.py"), "utf8");
+  assert.match(init, /REQUIRES: dict = \{'packages': \{\},\s+'servers': \{'fs': \{'args':/);
 
-  // (4) Find and reuse it in another project.
+  // (4) Find and reuse it in another project: the hit says what is missing and the call.
   const b = await agentIn(projectB, mode, counts);
   makeFiles(projectB);
-  assert.match(await b.ok("search_tools", { query: "largest files of a directory", limit: 3 }),
-    /gentools\.files\.largest_files/);
-  assert.match(await b.cell("import inspect, gentools.files.largest_files.api as api\nprint(inspect.getsource(api))"),
-    /def run\(directory: str/);
-  const missing = await b.call("execute_ipython_cell",
-    { code: `from gentools.files.largest_files import run\nprint(run(${py(path.join(projectB, "data"))}))` });
-  assert.equal(missing.isError, true);
-  assert.match(missing.text, /No module named 'mcptools/);
-  await b.ok("register_mcp_server", { server_name: "fs", server_params: fsParams(projectB) });
+  const found = await b.ok("search_tools", { query: "largest files of a directory", limit: 2 });
+  assert.match(found, /^1\. gentools\.files\.largest_files {2}\[gentool, user, NOT usable here\] {2}The largest files of a directory, biggest first\./);
+  assert.match(found, /run\(directory: str, limit: int=3\) -> List\[FileSize\]/);
+  const call = registrationIn(found);
+  assert.equal(call.server_name, "fs");
+  // The recorded registration named project A's folder: this project serves its own.
+  call.server_params.args = call.server_params.args.map((arg) => (arg === projectA ? projectB : arg));
+  await b.ok("register_mcp_server", call);
   assert.match(await b.cell(`from gentools.files.largest_files import run\nprint(run(${py(path.join(projectB, "data"))}))`),
     /big\.bin/);
 
-  // (5) Change the server and register it again; a parser and run_parsed were added first.
+  // (5) Change the server and register it again: the companion parser in mcpparse/ is kept.
   assert.match(await a.cell(`import os
 os.makedirs("mcpparse/fs", exist_ok=True)
-open("mcpparse/fs/list_directory_with_sizes.py", "w").write(${py(PARSER)})
-open("mcptools/fs/list_directory_with_sizes.py", "a").write(${py(RUN_PARSED)})
-from mcptools.fs import list_directory_with_sizes as listing
-import importlib; importlib.reload(listing)
-print(len(listing.run_parsed(listing.Params(path=${py(data)}))))`), /^3$/);
-  await a.ok("register_mcp_server", { server_name: "fs", server_params: fsParams(projectA + "/data") });
-  const lost = await a.call("execute_ipython_cell", { code: `from mcptools.fs import list_directory_with_sizes as listing
-print(listing.run_parsed)` });
-  assert.equal(lost.isError, true);  // run_parsed was deleted without a word
-  assert.match(await a.cell(`open("mcptools/fs/list_directory_with_sizes.py", "a").write(${py(RUN_PARSED)})
-from ipybox_runtime.checks import check
-print(check())`), /ok/);
+open("mcpparse/fs/list_directory_with_sizes.py", "w").write(${py(COMPANION)})
+from mcpparse.fs.list_directory_with_sizes import run_parsed
+print(len(run_parsed(run_parsed.__globals__["tool"].Params(path=${py(data)}))))`), /^3$/);
+  const again = await a.ok("register_mcp_server", { server_name: "fs", server_params: fsParams(data) });
+  assert.doesNotMatch(again, /schema changed/);
+  assert.match(await a.cell(`from ipybox_runtime.checks import check
+print(check())`), /^ok +gentools\.files\.largest_files \(project\)[^\n]*\n1 actions checked, 0 broken$/);
+  assert.ok(fs.existsSync(path.join(projectA, "mcpparse", "fs", "list_directory_with_sizes.py")));
   process.stdout.write(`# walkthrough ${mode}: ${counts.calls} calls, ${counts.bytes} bytes of tool output\n`);
   totals.calls += counts.calls;
   totals.bytes += counts.bytes;
-  return counts;
+  return { a, b, projectA };
 }
 
 test("the six tasks, plain: done as the skill says", async () => {
-  await walkthrough("plain");
+  const { a, projectA } = await walkthrough("plain");
+  // Not part of the tasks (not counted): code written into a generated module is never lost
+  // without a word; registering again refuses and names it.
+  const module = path.join(projectA, "mcptools", "fs", "list_directory_with_sizes.py");
+  fs.appendFileSync(module, "\n\ndef run_parsed(params):\n    return None\n");
+  const refused = await a.call("register_mcp_server",
+    { server_name: "fs", server_params: fsParams(projectA) });
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /^not regenerated: mcptools\/fs\/ holds code written by hand that regenerating would delete:\n {2}mcptools\/fs\/list_directory_with_sizes\.py: def run_parsed\nMove it to mcpparse\/fs\/<tool>\.py/);
+  assert.match(fs.readFileSync(module, "utf8"), /def run_parsed/);
 });
 
 test("the six tasks, sandboxed: done as the skill says", async () => {
   assert.ok(fs.existsSync(SRT), "install the npm test peers: npm install --prefix tests/node");
   await walkthrough("sandboxed");
+});
+
+test("the six tasks, plain and sandboxed, stay within the budget (45 calls, 15 KB)", () => {
+  assert.equal(totals.calls > 0, true, "the walkthroughs ran first");
+  assert.ok(totals.calls <= 45, `${totals.calls} calls`);
+  assert.ok(totals.bytes <= 15 * 1024, `${totals.bytes} bytes`);
 });
