@@ -217,7 +217,13 @@ test("the six tasks, plain: done as the skill says", async () => {
 
 test("the six tasks, sandboxed: done as the skill says", async () => {
   assert.ok(fs.existsSync(SRT), "install the npm test peers: npm install --prefix tests/node");
-  await walkthrough("sandboxed");
+  const { b } = await walkthrough("sandboxed");
+  // Not counted: a write the sandbox refuses names the protection and how to widen it.
+  const outside = path.join(root, "outside.txt");
+  const refused = await b.call("execute_ipython_cell", { code: `open(${py(outside)}, "w")` });
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /OSError: \[Errno 30\] Read-only file system; \[ipybox\] refused by the sandbox \(--sandbox\): this kernel writes only inside the workspace .*filesystem\.allowWrite in \.claude\/ipybox-sandbox\.json/);
+  assert.equal(fs.existsSync(outside), false);
 });
 
 test("the six tasks, plain and sandboxed, stay within the budget (45 calls, 15 KB)", () => {
