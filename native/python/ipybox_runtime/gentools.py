@@ -276,6 +276,9 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
                 if module.name == "__init__.py":
                     continue
                 summary, functions = _summary(module)
+                companion = base / "mcpparse" / server.name / module.name
+                if root_name == "mcptools" and companion.is_file():
+                    functions = functions + _summary(companion)[1]
                 if "run_parsed" in functions:
                     summary += " [run_parsed]"
                 entries.append((f"{root_name}.{server.name}.{module.stem}", summary))
