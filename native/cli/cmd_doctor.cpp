@@ -152,9 +152,8 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
 
     // Saved actions that every project imports (new_gentool/save_gentool(..., scope="user")).
     const auto user_library = library_roots({}, environment);
-    print_row("user library",
-              user_library.empty() ? "none (neither XDG_DATA_HOME nor HOME is set)"
-                                   : user_library.front().string());
+    print_row("user library", user_library.empty() ? "none (neither XDG_DATA_HOME nor HOME is set)"
+                                                   : user_library.front().string());
 
     std::vector<std::string> notes;  // optional features that are not available
     report_sandbox(environment, notes);

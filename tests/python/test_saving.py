@@ -29,14 +29,14 @@ def run(message: str, times: int = 1) -> str:
     return impl.run(message, times=times)
 '''
 
-IMPL = '''import json
+IMPL = """import json
 
 from mcptools.everything import echo
 
 
 def run(message: str, times: int = 1) -> str:
     return json.dumps([str(echo.run(echo.Params(message=message)))] * times)
-'''
+"""
 
 REGISTRATION = {"command": "node", "args": ["server.js"], "env": {"TOKEN": "${TOKEN}"}}
 
@@ -124,7 +124,7 @@ class FindingsTest(SavingTestCase):
     def test_the_scaffold_and_not_implemented_are_findings(self):
         new_gentool("sound", "stub")
         reason = self.reason("stub")
-        self.assertIn("scaffold: api.py still holds the scaffold's '\"\"\"TODO: one line", reason)
+        self.assertIn('scaffold: api.py still holds the scaffold\'s \'"""TODO: one line', reason)
         self.assertIn("not-implemented: run() in impl.py raises NotImplementedError", reason)
 
     def test_a_signature_mismatch_is_a_finding(self):

@@ -1,5 +1,6 @@
 #include "ipybox/mcp_sources.hpp"
 
+#include "gentools_library.hpp"
 #include "ipybox/codegen/generator.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
@@ -7,7 +8,6 @@
 #include "ipybox/process/environment.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "ipybox/workspace/package_writer.hpp"
-#include "gentools_library.hpp"
 #include "mcp_runtime.hpp"
 #include "source_generation.hpp"
 

@@ -93,9 +93,7 @@ def findings(location: library.ActionLocation, workspace: str) -> List[str]:
     if api_run is not None and impl_run is not None:
         api_signature, impl_signature = _parameters(api_run), _parameters(impl_run)
         if api_signature != impl_signature:
-            found.append(
-                f"signature: api.py has {api_signature} but impl.py has {impl_signature}"
-            )
+            found.append(f"signature: api.py has {api_signature} but impl.py has {impl_signature}")
     requires = requirements.recorded(folder) or {}
     calls = set()
     for tree in trees.values():

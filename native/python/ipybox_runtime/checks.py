@@ -39,6 +39,7 @@ __all__ = ["ActionCheck", "CheckFailedError", "CheckReport", "check"]
 class CheckFailedError(Exception):
     """save_gentool() refused to save an action whose check failed; the message lists why."""
 
+
 _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

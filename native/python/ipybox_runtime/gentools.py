@@ -294,7 +294,10 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
     heading = f"user library: {user.path if user else '(none configured)'}"
     if not entries:
         listed = ", ".join(str(root.path) for root in roots)
-        return f"{heading}\nnothing under {base}/mcptools, mcpparse or the gentools roots ({listed}) yet"
+        return (
+            f"{heading}\nnothing under {base}/mcptools, mcpparse or the gentools roots "
+            f"({listed}) yet"
+        )
     width = max(len(name) for name, _ in entries)
     lines = [heading] + [f"{name.ljust(width)}  {summary}" for name, summary in entries]
     for module, places in library.clashes(base).items():

@@ -126,9 +126,14 @@ def missing(
         if (base / "mcptools" / server / "__init__.py").is_file():
             continue
         if isinstance(registration, dict):
-            how = _call("register_mcp_server", {"server_name": server, "server_params": registration})
+            how = _call(
+                "register_mcp_server", {"server_name": server, "server_params": registration}
+            )
         else:
-            how = f"register_mcp_server with server_name {server!r} (its parameters were not recorded)"
+            how = (
+                f"register_mcp_server with server_name {server!r} "
+                "(its parameters were not recorded)"
+            )
         lines.append(f"MCP server {server!r} is not registered in this project: call {how}")
     packages = requires.get("packages") if isinstance(requires, Mapping) else None
     for module, distribution in sorted(dict(packages or {}).items()):

@@ -7,8 +7,9 @@ Each hit has the module's name, its kind (``"mcptool"``, ``"parser"``, ``"gentoo
 comes from (``"mcptools"``, ``"mcpparse"``, or the gentools root's origin: ``"project"``,
 ``"user"``, ``"library"``), the import line and the file, the first sentence of its docstring,
 the call signature and, for a saved action, whether it runs here (what is missing otherwise)
-and whether it shadows a copy in a later root (the project's copy wins). Ranking is BM25 over tool and server names (weighted most), the summary,
-docstrings and the names and descriptions of model fields. Files are read, never imported.
+and whether it shadows a copy in a later root (the project's copy wins). Ranking is BM25 over
+tool and server names (weighted most), the summary, docstrings and the names and descriptions
+of model fields. Files are read, never imported.
 
 The index lives in this process and is brought up to date at every search: only files whose
 modification time or size changed are read again. The host's ``search_tools`` MCP tool calls
@@ -61,7 +62,10 @@ class SearchHit:
             where += f", {self.origin}" + ("" if self.usable else ", NOT usable here")
             if self.shadows:
                 where += f", shadows {self.shadows}"
-        lines = [f"{self.name}  [{where}]  {self.summary}", f"    {self.import_line}  # {self.path}"]
+        lines = [
+            f"{self.name}  [{where}]  {self.summary}",
+            f"    {self.import_line}  # {self.path}",
+        ]
         if self.signature:
             lines.append(f"    {self.signature}")
         if self.changed:

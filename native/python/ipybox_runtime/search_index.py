@@ -168,7 +168,9 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
         returns_text = f" -> {returns}" if has_run and returns else ""
         result = next((model for model in outline.classes if model.name == "Result"), None)
         if returns == "Result" and result is not None and result.fields:
-            shown = [f"{field_name}: {annotation}" for field_name, annotation, _, _ in result.fields]
+            shown = [
+                f"{field_name}: {annotation}" for field_name, annotation, _, _ in result.fields
+            ]
             more = ", ..." if len(shown) > 6 else ""
             returns_text = f" -> Result({', '.join(shown[:6])}{more})"
         signature = f"{tool}.run({tool}.Params({', '.join(arguments)})){returns_text}"
