@@ -81,7 +81,7 @@ test("search_tools is listed and finds a registered tool by what it does", async
   assert.ok(!found.isError, textOf(found));
   const first = textOf(found).split("\n")[0];
   assert.match(first, /^1\. mcptools\.everything\.echo {2}\[mcptool\] {2}Echoes back the input/);
-  assert.match(textOf(found), /from mcptools\.everything import echo\n {4}echo\.run\(echo\.Params\(message: str\)\)/);
+  assert.match(textOf(found), /from mcptools\.everything import echo {2}# mcptools\/everything\/echo\.py\n {4}echo\.run\(echo\.Params\(message: str\)\)/);
   const many = await callTool(server.client, "search_tools", { query: "get the sum echo a message", limit: 2 });
   assert.equal(textOf(many).match(/^\d+\. /gm).length, 2, textOf(many));
 
