@@ -138,7 +138,9 @@ test("re-registering a server whose echo schema changed names the action that ca
 test("project 2 finds the user action with search_tools and runs it; a project action wins a clash", async () => {
   const server = await start(project2);
   const found = await callTool(server.client, "search_tools", { query: "shout message" });
-  assert.match(textOf(found), /^1\. gentools\.text\.shout {2}\[gentool, user\]/);
+  // Saved without save_gentool (no record): the server it imports is named, not its parameters.
+  assert.match(textOf(found), /^1\. gentools\.text\.shout {2}\[gentool, user, NOT usable here\]/);
+  assert.match(textOf(found), /! MCP server 'everything' is not registered in this project/);
   await callTool(server.client, "register_mcp_server",
     { server_name: "everything", server_params: everythingParams() });
   // The same saved action runs against this project's registration of everything.
