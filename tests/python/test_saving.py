@@ -110,7 +110,7 @@ class MissingDependencyTest(SavingTestCase):
             lines,
             [
                 "package 'No-Such' (import no_such_pkg_i24) is not installed: call install_package "
-                '{"package_name": "No-Such", "scope": "user"}'
+                '{"package_name": "No-Such"}'
             ],
         )
 

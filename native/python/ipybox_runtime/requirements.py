@@ -144,7 +144,7 @@ def missing(
                 continue
         except (ImportError, ValueError):
             pass
-        how = _call("install_package", {"package_name": distribution, "scope": "user"})
+        how = _call("install_package", {"package_name": distribution})
         lines.append(f"package {distribution!r} (import {module}) is not installed: call {how}")
     return lines
 
