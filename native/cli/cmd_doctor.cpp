@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "doctor_policy.hpp"
+#include "host_context.hpp"
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/process/containment.hpp"
@@ -148,6 +149,11 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
             "the ipybox_runtime Python package is missing; reinstall ipybox (the .deb, the "
             "release tarball or ./install.sh) or set IPYBOX_RUNTIME_DIR");
     }
+
+    // Saved actions that every project imports (new_gentool/save_gentool(..., scope="user")).
+    const auto user_library = library_roots({}, environment);
+    print_row("user library", user_library.empty() ? "none (neither XDG_DATA_HOME nor HOME is set)"
+                                                   : user_library.front().string());
 
     std::vector<std::string> notes;  // optional features that are not available
     report_sandbox(environment, notes);

@@ -141,11 +141,17 @@ class NamesTest(GentoolsTestCase):
                 new_gentool(value, "name")  # type: ignore[arg-type]
 
     def test_error_says_which_part_is_wrong(self):
-        with self.assertRaisesRegex(ValueError, "category 'a/b'.*path separator"):
+        with self.assertRaisesRegex(ValueError, "category 'a/b'.*the rule: lowercase ASCII"):
             new_gentool("a/b", "x")
+        with self.assertRaisesRegex(
+            ValueError, "category 'Files': it does not start with a lowercase letter; the rule"
+        ):
+            new_gentool("Files", "x")
+        with self.assertRaisesRegex(ValueError, "name 'topRepos'.*other than lowercase"):
+            new_gentool("github", "topRepos")
         with self.assertRaisesRegex(ValueError, "name 'for'.*keyword"):
             new_gentool("loops", "for")
-        with self.assertRaisesRegex(ValueError, "name '_x'.*underscore"):
+        with self.assertRaisesRegex(ValueError, "name '_x'.*start with a lowercase letter"):
             new_gentool("c", "_x")
 
 
@@ -287,7 +293,7 @@ class HostSaveTest(GentoolsTestCase):
                 lambda r, a=answer: a, routes=GENTOOLS
             ):
                 with self.assertRaisesRegex(error, f"{kind} said the host"):
-                    new_gentool("c", "n", scope="user")
+                    new_gentool("c", "n", scope="user", files={"api.py": '"""N."""'})
 
     def test_names_are_checked_before_anything_is_sent(self):
         with support.fake_tool_server(lambda request: (200, {})) as server:
@@ -422,7 +428,8 @@ class CatalogTest(GentoolsTestCase):
         (parsers / "echo.py").write_text('"""Parses echo text."""\n', encoding="utf-8")
         package = new_gentool("math", "labelled_sum")
         (package / "api.py").write_text(FILLED_API, encoding="utf-8")
-        lines = catalog().splitlines()
+        heading, *lines = catalog().splitlines()
+        self.assertTrue(heading.startswith("user library: "), heading)
         self.assertEqual(
             [line.split()[0] for line in lines],
             [

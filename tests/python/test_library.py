@@ -110,5 +110,7 @@ class ImportTest(GentoolsTestCase):
 
     def test_a_root_the_kernel_cannot_write_says_so(self):
         with unittest.mock.patch("pathlib.Path.mkdir", side_effect=PermissionError(13, "denied")):
-            with self.assertRaisesRegex(PermissionError, "scope='project'"):
+            with self.assertRaisesRegex(
+                PermissionError, r"save_gentool\(category, name, scope='user'\)"
+            ):
                 new_gentool("files", "largest", scope="user")

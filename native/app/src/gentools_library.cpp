@@ -225,4 +225,48 @@ std::string describe_flags(const nlohmann::json& flags) {
     return text;
 }
 
+std::vector<std::string> hand_written_additions(const fs::path& mcptools,
+                                                const std::string& server) {
+    std::vector<std::string> found;
+    const auto generated = open_folder(mcptools / server);
+    if (!generated) return found;
+    static const std::regex top_level_def(R"((?:^|\n)(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*))");
+    for (const auto& entry : workspace::list_entries(*generated)) {
+        if (fs::path(entry.name).extension() != ".py" || entry.name == "__init__.py") continue;
+        const auto where = "mcptools/" + server + "/" + entry.name;
+        const auto source = read_source(*generated, entry.name);
+        if (source.find("\nTOOL_NAME = ") == std::string::npos) {
+            found.push_back(where);
+            continue;
+        }
+        for (std::sregex_iterator it(source.begin(), source.end(), top_level_def), end; it != end;
+             ++it) {
+            if ((*it)[1] != "run") found.push_back(where + ": def " + (*it)[1].str());
+        }
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+nlohmann::json registration_record(const nlohmann::json& params) {
+    auto record = params;
+    const auto placeholder_for = [](std::string name) {
+        for (auto& c : name) {
+            c = std::isalnum(static_cast<unsigned char>(c))
+                    ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                    : '_';
+        }
+        return "${" + name + "}";
+    };
+    for (const char* field : {"env", "headers"}) {
+        if (!record.contains(field) || !record[field].is_object()) continue;
+        for (auto& [name, value] : record[field].items()) {
+            if (!value.is_string() || value.get<std::string>().find("${") == std::string::npos) {
+                value = placeholder_for(name);
+            }
+        }
+    }
+    return record;
+}
+
 }  // namespace ipybox::app

@@ -66,4 +66,17 @@ nlohmann::json pin_actions(const std::vector<std::filesystem::path>& roots,
 // "gentools.x.y (server.tool, ...)" lines of the flagged actions in `flags`.
 std::string describe_flags(const nlohmann::json& flags);
 
+// Code written by hand into a server's generated folder (mcptools/<server>/), which
+// regenerating it would delete: "<file>: def <name>" for each top-level function other than
+// run() in a module, and "<file>" for each .py file that is not a generated tool module (no
+// TOOL_NAME). Empty when the folder is missing or holds only what ipybox wrote.
+std::vector<std::string> hand_written_additions(const std::filesystem::path& mcptools,
+                                                const std::string& server);
+
+// A server's registration as a saved action records it (mcptools/<server>/registration.json):
+// the parameters as registered, where a value of `env` or `headers` without a ${VAR}
+// placeholder becomes one (${<env name>}, ${<HEADER_NAME>}), so a literal secret never lands
+// in a file the kernel and other projects read.
+nlohmann::json registration_record(const nlohmann::json& params);
+
 }  // namespace ipybox::app

@@ -1,5 +1,6 @@
 #include "ipybox/mcp_sources.hpp"
 
+#include "gentools_library.hpp"
 #include "ipybox/codegen/generator.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
@@ -12,6 +13,24 @@
 
 namespace ipybox {
 namespace app {
+namespace {
+
+// Regenerating replaces the whole folder: code written into it by hand would go without a word.
+void refuse_hand_written_additions(const std::filesystem::path& mcptools,
+                                   const std::string& server_name) {
+    const auto additions = hand_written_additions(mcptools, server_name);
+    if (additions.empty()) return;
+    std::string text = "not regenerated: mcptools/" + server_name +
+                       "/ holds code written by hand that regenerating would delete:\n";
+    for (const auto& addition : additions) text += "  " + addition + "\n";
+    text += "Move it to mcpparse/" + server_name +
+            "/<tool>.py (the companion file ipybox never touches; run_parsed() belongs there, "
+            "importing run from the tool module), delete it from mcptools/" +
+            server_name + "/, then register again.";
+    throw std::invalid_argument(text);
+}
+
+}  // namespace
 
 std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::string& server_name,
                                             const std::filesystem::path& trusted_root,
@@ -19,6 +38,7 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
                                             std::vector<std::string>* loose_typing,
                                             const mcp::jsonrpc::cancellation_token& cancellation) {
     codegen::validate_server_name(server_name);
+    refuse_hand_written_additions(trusted_root / package_root, server_name);
     std::vector<codegen::tool_descriptor> tools;
     // The generated files are the kernel's to read: a server that puts a value filled from a
     // ${VAR} into its tool list (a description echoing its environment) has it redacted.
@@ -27,7 +47,13 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
         tools.push_back(codegen::parse_tool_descriptor(
             filled.redact_json(tool.raw.is_null() ? tool.to_json() : tool.raw)));
     }
-    const auto package = codegen::generate_package(server_name, tools);
+    auto package = codegen::generate_package(server_name, tools);
+    // What a saved action that calls this server records, so that another project can register
+    // it the same way (placeholders stay placeholders).
+    if (const auto params = pool.params_of(server_name)) {
+        package.files.push_back({server_name + "/registration.json",
+                                 filled.redact_json(registration_record(*params)).dump(2) + "\n"});
+    }
     const auto written = workspace::write_generated_package(
         workspace::directory::open_root(trusted_root), package_root, server_name, package.files);
     std::vector<std::string> modules;

@@ -10,6 +10,13 @@ defined hides a problem):
    ipybox's tool server and its approval like any other; an example whose call was refused
    (``--approve none``) counts as not run, not as failed.
 
+Before that, its files are read (not run) for what is unfinished or stale, each a named
+finding that fails the check: ``scaffold`` (the scaffold's TODO text is still there),
+``not-implemented`` (``run`` raises ``NotImplementedError``), ``signature`` (``api.run`` and
+``impl.run`` take different parameters), ``changed-tool`` (an ``mcptools`` module differs from
+the one pinned when the action was saved) and ``missing-dependency`` (a server or package this
+project lacks, with the call that adds it).
+
 A broken action is reported with the reason and never changed or deleted. Standard library
 only (plus what the action itself imports).
 """
@@ -24,8 +31,14 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Union
 
 from . import library
+from .action_findings import findings
 
-__all__ = ["ActionCheck", "CheckReport", "check"]
+__all__ = ["ActionCheck", "CheckFailedError", "CheckReport", "check"]
+
+
+class CheckFailedError(Exception):
+    """save_gentool() refused to save an action whose check failed; the message lists why."""
+
 
 _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -125,6 +138,9 @@ def _check_one(
     environment["IPYBOX_WORKSPACE"] = workspace
     environment["PYTHONDONTWRITEBYTECODE"] = "1"
     origin = location.root.origin
+    found = findings(location, workspace)
+    if found:
+        return ActionCheck(location.module, origin, False, "; ".join(found))
     try:
         child = subprocess.run(
             [python, "-c", _CHILD, location.module],

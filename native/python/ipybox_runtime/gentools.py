@@ -37,7 +37,7 @@ from . import library, tool_client
 from .files import read_text
 from .search_index import describe_action
 
-__all__ = ["catalog", "new_gentool", "template_dir"]
+__all__ = ["NAME_RULE", "catalog", "new_gentool", "save_gentool", "template_dir"]
 
 TEMPLATE_DIR_NAME = "gentools-template"
 WORKSPACE_VARIABLE = "IPYBOX_WORKSPACE"
@@ -71,6 +71,13 @@ def template_dir() -> pathlib.Path:
     )
 
 
+# The one rule for category and action names (NAME_RULE says it to the agent).
+NAME_RULE = (
+    "lowercase ASCII letters, digits and _, starting with a letter, at most "
+    f"{MAX_NAME_LENGTH} characters, not a Python keyword (like 'github' or 'top_repositories')"
+)
+
+
 def _check_name(kind: str, value: object) -> str:
     if not isinstance(value, str):
         raise ValueError(f"the {kind} must be a string, not {type(value).__name__}")
@@ -79,19 +86,14 @@ def _check_name(kind: str, value: object) -> str:
         problem = "it is empty"
     elif len(value) > MAX_NAME_LENGTH:
         problem = f"it is longer than {MAX_NAME_LENGTH} characters"
-    elif "/" in value or "\\" in value or os.sep in value:
-        problem = "it contains a path separator"
-    elif not value.isascii() or not value.isidentifier():
-        problem = "it is not a Python identifier (letters, digits and _, not starting with a digit)"
+    elif not value.isascii() or not (value[0].islower() and value[0].isalpha()):
+        problem = "it does not start with a lowercase letter"
+    elif any(not (c.islower() or c.isdigit() or c == "_") for c in value):
+        problem = "it holds characters other than lowercase letters, digits and _"
     elif keyword.iskeyword(value):
         problem = "it is a Python keyword"
-    elif value.startswith("_"):
-        problem = "it starts with an underscore"
     if problem:
-        raise ValueError(
-            f"invalid gentools {kind} {value!r}: {problem}; use a name like 'github' or "
-            "'top_repositories'"
-        )
+        raise ValueError(f"invalid gentools {kind} {value!r}: {problem}; the rule: {NAME_RULE}")
     return value
 
 
@@ -137,7 +139,8 @@ def new_gentool(
     write the user library: with ``scope="user"`` the files go to ipybox, which asks for
     approval (like a tool call, as ``ipybox.save_gentool``, showing every file in full) and
     writes them there; pass the finished ``api.py`` and ``impl.py`` in ``files`` (at most 64 KiB
-    each), since the kernel cannot edit them after.
+    each). Without ``files`` it creates the draft in the project instead (and returns that
+    folder): write it there, then ``save_gentool(category, name, scope="user")``.
     Refusals raise ``FileExistsError`` (exists, no ``overwrite``), ``PermissionError`` (a link
     or a foreign file in the library) or ``ApprovalRejectedError``.
     """
@@ -145,6 +148,10 @@ def new_gentool(
     _check_name("name", name)
     overrides = _check_files(files)
     if root is None and scope == "user" and os.environ.get(LIBRARY_SAVE_VARIABLE) == "host":
+        if not overrides:
+            # The kernel could not edit a scaffold saved there: the draft lives in the project
+            # until save_gentool() copies it over.
+            return new_gentool(category, name, scope="project", overwrite=overwrite)
         return _save_through_host(category, name, overrides, overwrite)
     root_path = _resolve_root(root) if root is not None else library.root_for_scope(scope).path
     template = template_dir()
@@ -179,8 +186,9 @@ def new_gentool(
         if not isinstance(error, PermissionError) and error.errno != 30:  # EROFS
             raise
         raise PermissionError(
-            f"{root_path} cannot be written from this kernel ({error.strerror}); save the action "
-            "with scope='project' and ask the user to copy it to their library"
+            f"{root_path} cannot be written from this kernel ({error.strerror}); write the "
+            "action in the project (new_gentool(category, name)), then "
+            "save_gentool(category, name, scope='user')"
         ) from error
     library.refresh_paths()  # so that the new package imports in this same kernel
     importlib.invalidate_caches()
@@ -253,8 +261,9 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
     never imported. Saved actions show the root they come from (``project``, ``user`` or
     ``library``); an action that calls an MCP tool whose schema changed since it was saved is
     marked, and actions shadowed by one of the same name in an earlier root are listed at the
-    end. Lines look like::
+    end. The first line names the user library's folder. Lines look like::
 
+        user library: /home/me/.local/share/ipybox/gentools
         mcptools.github.search_repositories  Search for GitHub repositories [run_parsed]
         mcpparse.github.search_repositories  Parses search_repositories text into models
         gentools.github.top_repositories     (user) The most starred repositories of a user
@@ -267,6 +276,9 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
                 if module.name == "__init__.py":
                     continue
                 summary, functions = _summary(module)
+                companion = base / "mcpparse" / server.name / module.name
+                if root_name == "mcptools" and companion.is_file():
+                    functions = functions + _summary(companion)[1]
                 if "run_parsed" in functions:
                     summary += " [run_parsed]"
                 entries.append((f"{root_name}.{server.name}.{module.stem}", summary))
@@ -277,13 +289,22 @@ def catalog(workspace: Union[str, "os.PathLike[str]", None] = None) -> str:
         if stale:
             summary += f" [calls changed tools: {', '.join(stale)}]"
         entries.append((action.module, summary))
+    roots = library.library_roots(base)
+    user = next((root for root in roots if root.origin == "user"), None)
+    heading = f"user library: {user.path if user else '(none configured)'}"
     if not entries:
-        roots = ", ".join(str(root.path) for root in library.library_roots(base))
-        return f"nothing under {base}/mcptools, mcpparse or the gentools roots ({roots}) yet"
+        listed = ", ".join(str(root.path) for root in roots)
+        return (
+            f"{heading}\nnothing under {base}/mcptools, mcpparse or the gentools roots "
+            f"({listed}) yet"
+        )
     width = max(len(name) for name, _ in entries)
-    lines = [f"{name.ljust(width)}  {summary}" for name, summary in entries]
+    lines = [heading] + [f"{name.ljust(width)}  {summary}" for name, summary in entries]
     for module, places in library.clashes(base).items():
         lines.append(
             f"clash: {module} is in several roots; {places[0]} wins over " + ", ".join(places[1:])
         )
     return "\n".join(lines)
+
+
+from .saving import save_gentool  # noqa: E402 - saving builds on the helpers above

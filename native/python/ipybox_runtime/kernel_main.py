@@ -82,6 +82,8 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
     extensions = ["ipybox_runtime.kernel_output"]
     if os.environ.get(SHELL_APPROVAL_VARIABLE) == "1":
         extensions.append("ipybox_runtime.shell_approval")
+    if os.environ.get("IPYBOX_LIBRARY_SAVE") == "host":  # set by the host under --sandbox
+        extensions.append("ipybox_runtime.sandbox_errors")
     arguments.extend(f"--IPKernelApp.extensions={name}" for name in extensions)
     return arguments
 

@@ -4,9 +4,12 @@
     print(search_tools("largest files in a directory", limit=5))
 
 Each hit has the module's name, its kind (``"mcptool"``, ``"parser"``, ``"gentool"``), where it
-comes from (``"workspace"``, or the gentools root's origin), the import line, a one-line summary
-and the call signature. Ranking is BM25 over tool and server names (weighted most), the summary,
-docstrings and the names and descriptions of model fields. Files are read, never imported.
+comes from (``"mcptools"``, ``"mcpparse"``, or the gentools root's origin: ``"project"``,
+``"user"``, ``"library"``), the import line and the file, the first sentence of its docstring,
+the call signature and, for a saved action, whether it runs here (what is missing otherwise)
+and whether it shadows a copy in a later root (the project's copy wins). Ranking is BM25 over
+tool and server names (weighted most), the summary, docstrings and the names and descriptions
+of model fields. Files are read, never imported.
 
 The index lives in this process and is brought up to date at every search: only files whose
 modification time or size changed are read again. The host's ``search_tools`` MCP tool calls
@@ -22,7 +25,7 @@ import pathlib
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
-from . import library
+from . import library, requirements
 from .files import read_text
 from .search_index import ToolDocument, describe_action, describe_tool_module, tokens
 
@@ -45,10 +48,24 @@ class SearchHit:
     score: float
     calls: Tuple[str, ...] = ()
     changed: Tuple[str, ...] = ()  # tools it calls whose schema changed since it was pinned
+    missing: Tuple[str, ...] = ()  # what a saved action lacks here, with the call that adds it
+    shadows: str = ""  # the file of a copy in a later root that this one hides
+
+    @property
+    def usable(self) -> bool:
+        """A saved action runs here: nothing it needs is missing, no tool changed under it."""
+        return not self.missing and not self.changed
 
     def __str__(self) -> str:
-        where = self.kind if self.origin == "workspace" else f"{self.kind}, {self.origin}"
-        lines = [f"{self.name}  [{where}]  {self.summary}", f"    {self.import_line}"]
+        where = self.kind
+        if self.kind == "gentool":
+            where += f", {self.origin}" + ("" if self.usable else ", NOT usable here")
+            if self.shadows:
+                where += f", shadows {self.shadows}"
+        lines = [
+            f"{self.name}  [{where}]  {self.summary}",
+            f"    {self.import_line}  # {self.path}",
+        ]
         if self.signature:
             lines.append(f"    {self.signature}")
         if self.changed:
@@ -57,6 +74,7 @@ class SearchHit:
                 + ", ".join(self.changed)
                 + " (check and update it)"
             )
+        lines.extend(f"    ! {line}" for line in self.missing)
         return "\n".join(lines)
 
 
@@ -222,13 +240,13 @@ class ToolIndex:
             document = self._ordered[index]
             if document.kind not in wanted:
                 continue
-            results.append(_hit(document, score))
+            results.append(_hit(document, score, self.workspace))
             if len(results) >= limit:
                 break
         return results
 
 
-_CACHE_VERSION = 2
+_CACHE_VERSION = 3
 # The cache of a large library (thousands of tools) is a few megabytes.
 _CACHE_LIMIT = 64 * 1024 * 1024
 
@@ -274,10 +292,27 @@ def _check_kinds(kinds: Optional[Iterable[str]]) -> Tuple[str, ...]:
     return chosen
 
 
-def _hit(document: ToolDocument, score: float) -> SearchHit:
-    changed = ()
+def _hit(document: ToolDocument, score: float, workspace: pathlib.Path) -> SearchHit:
+    changed: Tuple[str, ...] = ()
+    missing: Tuple[str, ...] = ()
+    shadows = ""
+    path = str(document.path)
     if document.kind == "gentool":
-        changed = tuple(library.changed_tools(document.name, document.path.parent))
+        requires = document.requires or {}
+        folder = document.path.parent
+        changed = tuple(
+            sorted(
+                set(library.changed_tools(document.name, folder))
+                | set(requirements.changed_tools(requires, workspace))
+            )
+        )
+        missing = tuple(requirements.missing(requires, workspace, document.calls))
+        places = library.clashes(workspace).get(document.name, [])
+        shadows = ", ".join(places[1:])
+    try:
+        path = str(document.path.relative_to(workspace))
+    except ValueError:
+        pass
     return SearchHit(
         name=document.name,
         kind=document.kind,
@@ -285,10 +320,12 @@ def _hit(document: ToolDocument, score: float) -> SearchHit:
         import_line=document.import_line,
         summary=document.summary,
         signature=document.signature,
-        path=str(document.path),
+        path=path,
         score=round(score, 3),
         calls=tuple(document.calls),
         changed=changed,
+        missing=missing,
+        shadows=shadows,
     )
 
 
@@ -333,8 +370,4 @@ def format_search(
             f"No tool matches {query!r}. Try other words, or list everything with "
             "`from ipybox_runtime.gentools import catalog; print(catalog())`."
         )
-    return (
-        str(results)
-        + "\n\nRead a module's interface (the file of its import line; api.py for a gentool) "
-        "before calling it."
-    )
+    return str(results) + "\n\nRead a hit's file (its interface) when the signature is not enough."

@@ -32,7 +32,7 @@ _STOPWORDS = frozenset(
 class ToolDocument:
     name: str  # the module to import: mcptools.github.search_repositories
     kind: str  # "mcptool", "parser" or "gentool"
-    origin: str  # "workspace" for mcptools/mcpparse; the library root's origin for gentools
+    origin: str  # "mcptools" or "mcpparse"; the library root's origin for gentools
     import_line: str
     summary: str
     signature: str
@@ -40,6 +40,7 @@ class ToolDocument:
     calls: List[str] = field(default_factory=list)  # "server.tool" of the mcptools it imports
     # Weighted token counts for ranking (a name's words count NAME_WEIGHT times, ...).
     terms: Dict[str, int] = field(default_factory=dict)
+    requires: Optional[Dict[str, object]] = None  # a saved action's REQUIRES (requirements.py)
 
 
 # Words of identifiers and prose: "readTextFile" and "read_text_file" both give read, text, file.
@@ -82,8 +83,13 @@ def _stem(word: str) -> str:
 
 
 def _first_line(docstring: Optional[str]) -> str:
+    """The first full sentence of the docstring's first paragraph (which may span lines)."""
     text = (docstring or "").strip()
-    return text.splitlines()[0].strip() if text else "(no docstring)"
+    if not text:
+        return "(no docstring)"
+    paragraph = " ".join(line.strip() for line in text.split("\n\n")[0].splitlines())
+    end = re.search(r"[.!?](\s|$)", paragraph)
+    return paragraph[: end.start() + 1] if end else paragraph
 
 
 def _parse(path: pathlib.Path) -> Optional[ast.Module]:
@@ -148,7 +154,7 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
         tree = _parse(path)  # a parser's signature needs its functions' arguments
         outline = outline_from_ast(tree) if tree is not None else None
     if outline is None:
-        return ToolDocument(name, kind, "workspace", "", "(cannot be read)", "", path)
+        return ToolDocument(name, kind, root_name, "", "(cannot be read)", "", path)
     docstring = outline.docstring
     summary = _first_line(docstring)
     signature = ""
@@ -160,6 +166,13 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
         has_run = "run" in outline.functions
         returns = outline.functions.get("run")
         returns_text = f" -> {returns}" if has_run and returns else ""
+        result = next((model for model in outline.classes if model.name == "Result"), None)
+        if returns == "Result" and result is not None and result.fields:
+            shown = [
+                f"{field_name}: {annotation}" for field_name, annotation, _, _ in result.fields
+            ]
+            more = ", ..." if len(shown) > 6 else ""
+            returns_text = f" -> Result({', '.join(shown[:6])}{more})"
         signature = f"{tool}.run({tool}.Params({', '.join(arguments)})){returns_text}"
         if "run_parsed" in outline.functions:
             signature += f"; {tool}.run_parsed(...)"
@@ -174,7 +187,7 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
     import_line = f"from {root_name}.{server} import {tool}"
     rest = [_body(docstring)] + _model_text(outline)
     terms = _weighted(f"{tool} {server}", summary, rest)
-    return ToolDocument(name, kind, "workspace", import_line, summary, signature, path, [], terms)
+    return ToolDocument(name, kind, root_name, import_line, summary, signature, path, [], terms)
 
 
 def _signature(owner: str, function: ast.FunctionDef) -> str:
@@ -226,6 +239,17 @@ def describe_action(directory: pathlib.Path, module: str, origin: str) -> ToolDo
         rest.extend(arg.arg for arg in run.args.args)
     calls = mcptools_imports(tree) | mcptools_imports(_parse(directory / "impl.py"))
     terms = _weighted(f"{name} {category}", summary, rest)
+    from .requirements import recorded  # requirements imports library, which imports nothing here
+
     return ToolDocument(
-        module, "gentool", origin, import_line, summary, signature, api_path, sorted(calls), terms
+        module,
+        "gentool",
+        origin,
+        import_line,
+        summary,
+        signature,
+        api_path,
+        sorted(calls),
+        terms,
+        recorded(directory),
     )

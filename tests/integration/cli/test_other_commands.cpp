@@ -34,6 +34,13 @@ TEST_SUITE("cli.other") {
         CHECK(r.out.find("/usr/bin/python3") != std::string::npos);
     }
 
+    TEST_CASE("doctor prints where the user library of saved actions is") {
+        const auto data = fresh_directory("doctor-data");
+        const auto r = run_ipybox("doctor", "", "XDG_DATA_HOME=" + data.string());
+        CHECK(r.out.find("  user library  " + (data / "ipybox" / "gentools").string() + "\n") !=
+              std::string::npos);
+    }
+
     TEST_CASE("doctor names a missing interpreter and how to fix it") {
         const auto r = run_ipybox("doctor --python /nonexistent/python");
         CHECK(r.exit_code == 3);

@@ -132,3 +132,35 @@ TEST_CASE("a FIFO or a link to /dev/zero planted in gentools/ and mcptools/ is l
     endless.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     CHECK(endless.gcount() == static_cast<std::streamsize>(chunk.size()));
 }
+
+TEST_CASE("code written by hand into a generated folder is named, what ipybox wrote is not") {
+    const auto mcptools = ipybox::testing::fresh_directory("hand-written") / "mcptools";
+    const std::string generated =
+        "\"\"\"A tool.\"\"\"\n\nTOOL_NAME = 'echo'\n\n\ndef run(params):\n";
+    write(mcptools / "fs" / "__init__.py", "TOOLS = {}\n");
+    write(mcptools / "fs" / "echo.py", generated);
+    write(mcptools / "fs" / "gone.py", generated);  // a tool the server no longer has
+    CHECK(hand_written_additions(mcptools, "fs").empty());
+    CHECK(hand_written_additions(mcptools, "absent").empty());
+
+    write(mcptools / "fs" / "echo.py", generated + "\n\ndef run_parsed(params):\n    pass\n");
+    write(mcptools / "fs" / "helpers.py", "X = 1\n");
+    CHECK(
+        hand_written_additions(mcptools, "fs") ==
+        std::vector<std::string>{"mcptools/fs/echo.py: def run_parsed", "mcptools/fs/helpers.py"});
+}
+
+TEST_CASE("a registration is recorded with placeholders, never a literal value of env or headers") {
+    const auto record = registration_record(nlohmann::json::parse(R"({
+        "command": "npx", "args": ["-y", "server"],
+        "env": {"API_KEY": "${API_KEY}", "LITERAL": "s3cret", "NUMBER": 5},
+        "headers": {"Authorization": "Bearer ${TOKEN}", "X-Api-Key": "abc"}})"));
+    CHECK(record["args"] == nlohmann::json::parse(R"(["-y", "server"])"));
+    CHECK(record["env"] ==
+          nlohmann::json::parse(
+              R"({"API_KEY": "${API_KEY}", "LITERAL": "${LITERAL}", "NUMBER": "${NUMBER}"})"));
+    CHECK(record["headers"] ==
+          nlohmann::json::parse(
+              R"({"Authorization": "Bearer ${TOKEN}", "X-Api-Key": "${X_API_KEY}"})"));
+    CHECK(record.dump().find("s3cret") == std::string::npos);
+}

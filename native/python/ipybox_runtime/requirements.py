@@ -1,0 +1,196 @@
+"""What a saved code action needs to run, and whether this project has it.
+
+``save_gentool()`` records in the action's ``__init__.py`` (``REQUIRES = {...}``) the MCP servers
+it calls, with their registration as ipybox wrote it to ``mcptools/<server>/registration.json``
+(``${VAR}`` placeholders stay placeholders, never values), the version (hash) of each
+``mcptools`` tool module it imports, and the third-party packages it imports. Importing the
+action calls ``require()``, which raises one ``MissingDependencyError`` naming every missing
+dependency and the exact ipybox tool call that adds it. Search hits and ``check()`` use
+``missing()`` and ``changed_tools()``. Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import pathlib
+import sys
+from typing import Dict, Iterable, List, Mapping, Optional, Set, Union
+
+from . import library
+from .files import read_text
+
+__all__ = ["MissingDependencyError", "changed_tools", "collect", "missing", "require"]
+
+# Imports that never need installing: the kernel's own and the workspace's packages.
+_PROVIDED = frozenset({"ipybox_runtime", "mcptools", "mcpparse", "gentools", "__future__"})
+
+
+class MissingDependencyError(ImportError):
+    """A saved action needs an MCP server or a package that this project does not have."""
+
+
+def module_hash(text: str) -> str:
+    """The version of a generated tool module: FNV-1a (64 bit) of its text, in hex, as the host
+    pins it (gentools_library.cpp)."""
+    value = 0xCBF29CE484222325
+    for byte in text.encode("utf-8"):
+        value ^= byte
+        value = (value * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return format(value, "x")
+
+
+def _tree(path: pathlib.Path) -> Optional[ast.Module]:
+    try:
+        return ast.parse(read_text(path), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _imports(tree: Optional[ast.Module]) -> Set[str]:
+    """Absolute imports of the code, as dotted names (``from a.b import c`` gives ``a.b.c``)."""
+    found: Set[str] = set()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def _distributions() -> Dict[str, List[str]]:
+    try:
+        from importlib.metadata import packages_distributions
+
+        return dict(packages_distributions())
+    except (ImportError, OSError, ValueError):
+        return {}
+
+
+def collect(
+    directory: Union[str, "os.PathLike[str]"],
+    workspace: Union[str, "os.PathLike[str]", None] = None,
+) -> Dict[str, object]:
+    """What the action in ``directory`` needs, read from its ``api.py`` and ``impl.py`` (never
+    run) and this workspace's ``mcptools/``: ``{"servers": {name: registration},
+    "tools": {"server.tool": hash}, "packages": {import name: distribution}}``."""
+    base = library.workspace_path(workspace)
+    folder = pathlib.Path(directory)
+    names: Set[str] = set()
+    for file_name in ("api.py", "impl.py"):
+        names |= _imports(_tree(folder / file_name))
+    servers: Dict[str, object] = {}
+    tools: Dict[str, str] = {}
+    packages: Dict[str, str] = {}
+    standard = getattr(sys, "stdlib_module_names", frozenset(sys.builtin_module_names))
+    distributions = None
+    for name in sorted(names):
+        parts = name.split(".")
+        if parts[0] == "mcptools" and len(parts) >= 2:
+            server_folder = base / "mcptools" / parts[1]
+            if parts[1] not in servers:
+                try:
+                    servers[parts[1]] = json.loads(read_text(server_folder / "registration.json"))
+                except (OSError, ValueError):
+                    servers[parts[1]] = None  # registered before ipybox recorded registrations
+            module = server_folder / f"{parts[2]}.py" if len(parts) >= 3 else None
+            if module is not None and module.is_file():
+                tools[f"{parts[1]}.{parts[2]}"] = module_hash(read_text(module))
+        elif parts[0] not in _PROVIDED and parts[0] not in standard and len(parts) == 1:
+            if distributions is None:
+                distributions = _distributions()
+            packages[parts[0]] = (distributions.get(parts[0]) or [parts[0]])[0]
+    return {"servers": servers, "tools": tools, "packages": packages}
+
+
+def _call(tool: str, arguments: Mapping[str, object]) -> str:
+    return f"{tool} {json.dumps(arguments, sort_keys=True)}"
+
+
+def missing(
+    requires: Mapping[str, object],
+    workspace: Union[str, "os.PathLike[str]", None] = None,
+    calls: Iterable[str] = (),
+) -> List[str]:
+    """One line per dependency of ``requires`` this project lacks, each with the ipybox tool
+    call that adds it. ``calls`` (``"server.tool"``) stands in for the servers of an action
+    saved without a record."""
+    base = library.workspace_path(workspace)
+    servers = dict(requires.get("servers") or {}) if isinstance(requires, Mapping) else {}
+    for call in calls:
+        servers.setdefault(call.split(".")[0], None)
+    lines = []
+    for server, registration in sorted(servers.items()):
+        if (base / "mcptools" / server / "__init__.py").is_file():
+            continue
+        if isinstance(registration, dict):
+            how = _call(
+                "register_mcp_server", {"server_name": server, "server_params": registration}
+            )
+        else:
+            how = (
+                f"register_mcp_server with server_name {server!r} "
+                "(its parameters were not recorded)"
+            )
+        lines.append(f"MCP server {server!r} is not registered in this project: call {how}")
+    packages = requires.get("packages") if isinstance(requires, Mapping) else None
+    for module, distribution in sorted(dict(packages or {}).items()):
+        try:
+            import importlib.util
+
+            if importlib.util.find_spec(module) is not None:
+                continue
+        except (ImportError, ValueError):
+            pass
+        how = _call("install_package", {"package_name": distribution})
+        lines.append(f"package {distribution!r} (import {module}) is not installed: call {how}")
+    return lines
+
+
+def changed_tools(
+    requires: Mapping[str, object], workspace: Union[str, "os.PathLike[str]", None] = None
+) -> List[str]:
+    """``"server.tool"`` of each tool module whose hash differs from the one pinned when the
+    action was saved (a module of a registered server that is gone counts as changed)."""
+    base = library.workspace_path(workspace)
+    changed = []
+    for tool, pinned in sorted(dict(requires.get("tools") or {}).items()):
+        server, _, name = tool.partition(".")
+        if not (base / "mcptools" / server / "__init__.py").is_file():
+            continue  # not registered here: missing() says so
+        try:
+            current = module_hash(read_text(base / "mcptools" / server / f"{name}.py"))
+        except (OSError, ValueError):
+            current = None
+        if current != pinned:
+            changed.append(tool)
+    return changed
+
+
+def recorded(directory: Union[str, "os.PathLike[str]"]) -> Optional[Dict[str, object]]:
+    """The ``REQUIRES`` literal of the action's ``__init__.py``, read without importing it."""
+    tree = _tree(pathlib.Path(directory) / "__init__.py")
+    for node in tree.body if tree is not None else ():
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        if any(isinstance(target, ast.Name) and target.id == "REQUIRES" for target in targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def require(module: str, requires: Mapping[str, object]) -> None:
+    """Raises ``MissingDependencyError`` when this project lacks what ``requires`` lists
+    (called by a saved action's ``__init__.py``)."""
+    lines = missing(requires)
+    if lines:
+        raise MissingDependencyError(
+            f"{module} cannot run in this project; it needs:\n"
+            + "\n".join(f"  - {line}" for line in lines)
+        )
