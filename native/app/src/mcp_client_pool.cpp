@@ -1,9 +1,9 @@
 #include "mcp_client_pool.hpp"
 
-#include <boost/asio/use_future.hpp>
 #include <thread>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/mcp/jsonrpc/completion.hpp"
 #include "ipybox/workspace/placeholders.hpp"
 #include "transport_factory.hpp"
 
@@ -108,7 +108,8 @@ std::shared_ptr<mcp::session::client_session> mcp_client_pool::session_for(
             slot.starting.reset();
         }
     } forget{*this, *slot};
-    session->initialize(cancellation, boost::asio::use_future).get();
+    mcp::jsonrpc::wait_for<mcp::session::server_description>(
+        [&](auto done) { session->initialize(cancellation, done); });
     std::lock_guard lock(mutex_);
     slot->session = session;
     return session;
@@ -135,7 +136,8 @@ mcp::session::call_tool_result mcp_client_pool::call_tool(const std::string& ser
     mcp::session::call_options call;
     call.progress_resets_timeout = true;
     call.cancellation = cancellation->token();
-    return session->call_tool(tool, arguments, std::move(call), boost::asio::use_future).get();
+    return mcp::jsonrpc::wait_for<mcp::session::call_tool_result>(
+        [&](auto done) { session->call_tool(tool, arguments, std::move(call), done); });
 }
 
 void mcp_client_pool::cancel_calls(const std::string& reason) {
@@ -149,9 +151,9 @@ void mcp_client_pool::cancel_calls(const std::string& reason) {
 
 std::vector<mcp::session::tool_descriptor> mcp_client_pool::list_tools(
     const std::string& server, const mcp::jsonrpc::cancellation_token& cancellation) {
-    return session_for(server, cancellation)
-        ->list_tools(cancellation, boost::asio::use_future)
-        .get();
+    auto session = session_for(server, cancellation);
+    return mcp::jsonrpc::wait_for<std::vector<mcp::session::tool_descriptor>>(
+        [&](auto done) { session->list_tools(cancellation, done); });
 }
 
 void mcp_client_pool::close_sessions() {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <boost/asio/use_future.hpp>
 #include <cmath>
 #include <fstream>
 
@@ -12,6 +11,7 @@
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/core/text.hpp"
+#include "ipybox/mcp/jsonrpc/completion.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "package_installer.hpp"
@@ -167,9 +167,9 @@ void server_tools::decide(approval_request& request) {
     try {
         mcp::jsonrpc::request_options no_timeout;
         no_timeout.timeout = std::chrono::milliseconds(0);
-        const auto answer =
-            session->request("elicitation/create", params, no_timeout, boost::asio::use_future)
-                .get();
+        const auto answer = mcp::jsonrpc::wait_for<json>([&](auto done) {
+            session->request("elicitation/create", params, no_timeout, done);
+        });
         const bool accepted = answer.value("action", "") == "accept" &&
                               answer.value("content", json::object()).value("approve", true);
         accepted ? request.accept() : request.reject("the user declined");

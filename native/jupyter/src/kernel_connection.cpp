@@ -82,8 +82,8 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
         return {bytes, o.max_message_frames};
     }
 
-    impl(asio::io_context& io, const connection_info& i, std::string session,
-         connection_handlers h, connection_options o)
+    impl(asio::io_context& io, const connection_info& i, std::string session, connection_handlers h,
+         connection_options o)
         : info(i),
           session_id(std::move(session)),
           handlers(std::move(h)),
@@ -245,8 +245,9 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
         for (std::size_t i = 0; i < order.size(); ++i) {
             const auto [socket, which] = order[i];
             if (items[i + 1].fd < 0 || items[i + 1].revents == 0) continue;
-            socket->handle(items[i + 1].revents,
-                           which == channel::heartbeat ? heartbeat_callbacks() : callbacks_for(which));
+            socket->handle(items[i + 1].revents, which == channel::heartbeat
+                                                     ? heartbeat_callbacks()
+                                                     : callbacks_for(which));
         }
         const std::size_t first_watch = 1 + order.size();
         for (std::size_t i = first_watch; i < items.size(); ++i) {

@@ -5,9 +5,9 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <condition_variable>
 #include <filesystem>
 #include <future>
-#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -278,9 +278,8 @@ void round_trip(fake_kernel& kernel, kernel_connection& connection, received& go
     reply.identities = request.msg->identities;
     send_frames(kernel.sockets.shell, encode(reply, signer(kernel.info.key)));
     std::unique_lock lock(got.mutex);
-    REQUIRE(got.changed.wait_for(lock, 5s, [&] {
-        return !got.shell.empty() && got.shell.back().parent_msg_id() == id;
-    }));
+    REQUIRE(got.changed.wait_for(
+        lock, 5s, [&] { return !got.shell.empty() && got.shell.back().parent_msg_id() == id; }));
 }
 
 }  // namespace
@@ -300,8 +299,8 @@ TEST_SUITE("jupyter.kernel_connection on the caller's io_context") {
         connection_options options{0ms, 3};
         options.io = &io;
         for (int i = 0; i < kernels; ++i) {
-            connections.push_back(std::make_unique<kernel_connection>(
-                fakes[i]->info, "session", recording(got[i]), options));
+            connections.push_back(std::make_unique<kernel_connection>(fakes[i]->info, "session",
+                                                                      recording(got[i]), options));
         }
         CHECK(thread_count() == before);
         for (int i = 0; i < kernels; ++i) round_trip(*fakes[i], *connections[i], got[i]);

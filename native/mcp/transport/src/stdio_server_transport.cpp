@@ -245,7 +245,7 @@ class stdio_server_transport final : public transport {
     std::array<char, read_chunk> buffer_{};
     bool reading_ = true;
     bool writing_ = false;
-    std::string pending_;   // the message being written
+    std::string pending_;  // the message being written
     std::size_t written_ = 0;
     bool closing_ = false;
     bool reported_ = false;

@@ -7,7 +7,7 @@
 // public operation accepts any Asio completion token:
 //   - a callable `void(std::exception_ptr, T)`,
 //   - `boost::asio::use_awaitable` (co_await yields T or throws),
-//   - `boost::asio::use_future` (std::future<T>).
+//   - `boost::asio::use_future` (std::future<T>); but see blocking_completion below.
 // The handler runs on its associated executor (by default the io_context given to `initiate`),
 // never inside the initiating call, and the operation counts as outstanding work on that executor
 // until it completes. A handler that throws is logged as an error; the exception goes no further.
@@ -19,6 +19,7 @@
 #include <boost/asio/post.hpp>
 #include <exception>
 #include <functional>
+#include <future>
 #include <memory>
 #include <utility>
 
@@ -67,6 +68,35 @@ auto initiate(boost::asio::io_context& io, Token&& token, Start&& start) {
             }));
         },
         token, std::forward<Start>(start));
+}
+
+// For a thread that may block (a worker, never a handler of the io_context): pass it as the
+// token, then wait on future(). Its completion runs on the io_context, where boost::asio::
+// use_future's would run on Asio's system thread pool, which makes threads of its own (twice the
+// cores) on first use and keeps them for the life of the process.
+template <class T>
+class blocking_completion {
+  public:
+    void operator()(std::exception_ptr error, T value) const {
+        if (error) {
+            promise_->set_exception(error);
+        } else {
+            promise_->set_value(std::move(value));
+        }
+    }
+    std::future<T> future() const { return promise_->get_future(); }  // call once
+
+  private:
+    std::shared_ptr<std::promise<T>> promise_ = std::make_shared<std::promise<T>>();
+};
+
+// Starts an operation with a blocking_completion and waits for its outcome (throws its error).
+template <class T, class Start>
+T wait_for(Start&& start) {
+    blocking_completion<T> done;
+    auto outcome = done.future();
+    std::forward<Start>(start)(done);
+    return outcome.get();
 }
 
 }  // namespace ipybox::mcp::jsonrpc
