@@ -167,9 +167,8 @@ void server_tools::decide(approval_request& request) {
     try {
         mcp::jsonrpc::request_options no_timeout;
         no_timeout.timeout = std::chrono::milliseconds(0);
-        const auto answer = mcp::jsonrpc::wait_for<json>([&](auto done) {
-            session->request("elicitation/create", params, no_timeout, done);
-        });
+        const auto answer = mcp::jsonrpc::wait_for<json>(
+            [&](auto done) { session->request("elicitation/create", params, no_timeout, done); });
         const bool accepted = answer.value("action", "") == "accept" &&
                               answer.value("content", json::object()).value("approve", true);
         accepted ? request.accept() : request.reject("the user declined");
