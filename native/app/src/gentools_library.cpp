@@ -7,10 +7,10 @@
 #include <cctype>
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::app {
@@ -91,31 +91,131 @@ std::string trim(const std::string& text) {
 
 }  // namespace
 
-std::set<std::string> mcptools_imports(const std::string& source) {
-    std::set<std::string> found;
-    static const std::regex from_import(
-        R"(from[ \t]+mcptools\.([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?[ \t]+import[ \t]+(\([^)]*\)|[^\n]*))");
-    for (std::sregex_iterator it(source.begin(), source.end(), from_import), end; it != end; ++it) {
-        const std::string server = (*it)[1];
-        if ((*it)[2].matched) {
-            found.insert(server + "." + (*it)[2].str());
-            continue;
-        }
-        std::string names = (*it)[3];
-        names.erase(std::remove(names.begin(), names.end(), '('), names.end());
-        names.erase(std::remove(names.begin(), names.end(), ')'), names.end());
-        std::stringstream list(names.substr(0, names.find('#')));
-        for (std::string name; std::getline(list, name, ',');) {
-            name = trim(name);
-            name = name.substr(0, name.find_first_of(" \t"));  // drops "as alias"
-            if (is_identifier(name)) found.insert(server + "." + name);
+// The scans below read source that kernel code may have written (up to
+// workspace::max_source_file_bytes) by hand, one character at a time: std::regex recurses once
+// per character a repetition takes, so a 1 MiB identifier would overflow ipybox's stack.
+
+namespace {
+
+bool word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// The end of an identifier starting at `at` ([A-Za-z_]\w*), or `at` when none starts there.
+std::size_t identifier_end(std::string_view text, std::size_t at) {
+    if (at >= text.size() || std::isdigit(static_cast<unsigned char>(text[at])) ||
+        !word_char(text[at])) {
+        return at;
+    }
+    while (at < text.size() && word_char(text[at])) ++at;
+    return at;
+}
+
+std::size_t blanks_end(std::string_view text, std::size_t at) {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+    return at;
+}
+
+// `keyword` at `at` followed by at least one blank: the position after the blanks, else npos.
+std::size_t after_keyword(std::string_view text, std::size_t at, std::string_view keyword) {
+    if (text.substr(at, keyword.size()) != keyword) return std::string_view::npos;
+    const auto next = blanks_end(text, at + keyword.size());
+    return next == at + keyword.size() ? std::string_view::npos : next;
+}
+
+// "<server>" or "<server>.<tool>" after "mcptools." at `at`: their ends, npos when not there.
+struct dotted_name {
+    std::string_view server, tool;
+    std::size_t end = std::string_view::npos;
+};
+dotted_name mcptools_name(std::string_view text, std::size_t at) {
+    constexpr std::string_view prefix = "mcptools.";
+    if (text.substr(at, prefix.size()) != prefix) return {};
+    const auto start = at + prefix.size();
+    const auto server_end = identifier_end(text, start);
+    if (server_end == start) return {};
+    dotted_name name{text.substr(start, server_end - start), {}, server_end};
+    if (server_end < text.size() && text[server_end] == '.') {
+        const auto tool_end = identifier_end(text, server_end + 1);
+        if (tool_end > server_end + 1) {
+            name.tool = text.substr(server_end + 1, tool_end - server_end - 1);
+            name.end = tool_end;
         }
     }
-    static const std::regex plain_import(
-        R"(\bimport[ \t]+mcptools\.([A-Za-z_]\w*)\.([A-Za-z_]\w*))");
-    for (std::sregex_iterator it(source.begin(), source.end(), plain_import), end; it != end;
-         ++it) {
-        found.insert((*it)[1].str() + "." + (*it)[2].str());
+    return name;
+}
+
+// The names of "from mcptools.<server> import a, b as c" (or a parenthesised list).
+void add_imported_names(std::string_view server, std::string_view names,
+                        std::set<std::string>& found) {
+    std::string list(names.substr(0, names.find('#')));
+    std::erase(list, '(');
+    std::erase(list, ')');
+    std::stringstream items(list);
+    for (std::string name; std::getline(items, name, ',');) {
+        name = trim(name);
+        name = name.substr(0, name.find_first_of(" \t"));  // drops "as alias"
+        if (is_identifier(name)) found.insert(std::string(server) + "." + name);
+    }
+}
+
+// The names of functions defined at the top of a module: "def f" or "async def f" at a line's
+// start.
+std::vector<std::string> top_level_functions(std::string_view text) {
+    std::vector<std::string> names;
+    for (std::size_t line = 0; line < text.size(); ++line) {
+        auto at = line;
+        if (const auto after_async = after_keyword(text, at, "async");
+            after_async != std::string_view::npos) {
+            at = after_async;
+        }
+        if (const auto name_at = after_keyword(text, at, "def");
+            name_at != std::string_view::npos) {
+            const auto end = identifier_end(text, name_at);
+            if (end > name_at) names.emplace_back(text.substr(name_at, end - name_at));
+        }
+        line = text.find('\n', line);
+        if (line == std::string_view::npos) break;
+    }
+    return names;
+}
+
+}  // namespace
+
+std::set<std::string> mcptools_imports(const std::string& source) {
+    const std::string_view text(source);
+    std::set<std::string> found;
+    // from mcptools.<server>[.<tool>] import <names>
+    for (auto at = text.find("from"); at != std::string_view::npos;
+         at = text.find("from", at + 1)) {
+        const auto module_at = after_keyword(text, at, "from");
+        if (module_at == std::string_view::npos) continue;
+        const auto name = mcptools_name(text, module_at);
+        if (name.end == std::string_view::npos) continue;
+        const auto import_at = blanks_end(text, name.end);
+        if (import_at == name.end) continue;
+        const auto names_at = after_keyword(text, import_at, "import");
+        if (names_at == std::string_view::npos) continue;
+        if (!name.tool.empty()) {
+            found.insert(std::string(name.server) + "." + std::string(name.tool));
+            continue;
+        }
+        auto names_end = text.find('\n', names_at);
+        if (text[names_at] == '(') {  // a list in parentheses may span lines
+            const auto close = text.find(')', names_at);
+            if (close != std::string_view::npos) names_end = close + 1;
+        }
+        add_imported_names(name.server, text.substr(names_at, names_end - names_at), found);
+    }
+    // import mcptools.<server>.<tool>
+    for (auto at = text.find("import"); at != std::string_view::npos;
+         at = text.find("import", at + 1)) {
+        if (at > 0 && word_char(text[at - 1])) continue;
+        const auto module_at = after_keyword(text, at, "import");
+        if (module_at == std::string_view::npos) continue;
+        const auto name = mcptools_name(text, module_at);
+        if (!name.tool.empty())
+            found.insert(std::string(name.server) + "." + std::string(name.tool));
     }
     return found;
 }
@@ -230,18 +330,21 @@ std::vector<std::string> hand_written_additions(const fs::path& mcptools,
     std::vector<std::string> found;
     const auto generated = open_folder(mcptools / server);
     if (!generated) return found;
-    static const std::regex top_level_def(R"((?:^|\n)(?:async[ \t]+)?def[ \t]+([A-Za-z_]\w*))");
     for (const auto& entry : workspace::list_entries(*generated)) {
         if (fs::path(entry.name).extension() != ".py" || entry.name == "__init__.py") continue;
-        const auto where = "mcptools/" + server + "/" + entry.name;
+        // A file name is kernel code's to choose: shown escaped and quoted.
+        const auto where = "mcptools/" + server + "/" +
+                           core::render_untrusted(entry.name, {.max_characters = 120});
         const auto source = read_source(*generated, entry.name);
         if (source.find("\nTOOL_NAME = ") == std::string::npos) {
             found.push_back(where);
             continue;
         }
-        for (std::sregex_iterator it(source.begin(), source.end(), top_level_def), end; it != end;
-             ++it) {
-            if ((*it)[1] != "run") found.push_back(where + ": def " + (*it)[1].str());
+        for (const auto& name : top_level_functions(source)) {
+            if (name != "run") {
+                found.push_back(where + ": def " +
+                                core::render_untrusted(name, {.max_characters = 80}));
+            }
         }
     }
     std::sort(found.begin(), found.end());

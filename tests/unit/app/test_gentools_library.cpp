@@ -164,3 +164,29 @@ TEST_CASE("a registration is recorded with placeholders, never a literal value o
               R"({"Authorization": "Bearer ${TOKEN}", "X-Api-Key": "${X_API_KEY}"})"));
     CHECK(record.dump().find("s3cret") == std::string::npos);
 }
+
+TEST_CASE("a 1 MiB identifier in kernel-written source is scanned, not a crash") {
+    // std::regex, which these scans used, recursed per character and overflowed the stack here.
+    const std::string name(1000 * 1000, 'a');
+    CHECK(mcptools_imports("from mcptools.everything import " + name + "\n") ==
+          std::set<std::string>{"everything." + name});
+    CHECK(mcptools_imports("import mcptools.x." + name) == std::set<std::string>{"x." + name});
+    CHECK(mcptools_imports("from mcptools." + name + " import y") ==
+          std::set<std::string>{name + ".y"});
+    const auto mcptools = ipybox::testing::fresh_directory("long-def") / "mcptools";
+    write(mcptools / "fs" / "echo.py", "\nTOOL_NAME = 'echo'\ndef run(p):\n    pass\ndef " + name);
+    const auto found = hand_written_additions(mcptools, "fs");
+    REQUIRE(found.size() == 1);  // named, and cut to a line a person reads
+    CHECK(found[0].rfind("mcptools/fs/echo.py: def aaaa", 0) == 0);
+    CHECK(found[0].size() < 200);
+}
+
+TEST_CASE("a file name kernel code chose is shown escaped in what regeneration refuses") {
+    const auto mcptools = ipybox::testing::fresh_directory("odd-name") / "mcptools";
+    write(mcptools / "fs" / "x\nmcptools: forged.py, all clear\x1b[2J.py", "X = 1\n");
+    const auto found = hand_written_additions(mcptools, "fs");
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].find('\n') == std::string::npos);
+    CHECK(found[0].find('\x1b') == std::string::npos);
+    CHECK(found[0].rfind("mcptools/fs/x", 0) == 0);
+}
