@@ -57,6 +57,10 @@ install_outcome install_with_pip(const install_request& request) {
     if (spec.find_first_of("\n\r") != std::string::npos) {
         return {false, "package_name must be a single line"};
     }
+    // Also what keeps std::regex below (which recurses per character) within its stack.
+    if (spec.size() > max_spec_bytes) {
+        return {false, "package_name is longer than " + std::to_string(max_spec_bytes) + " bytes"};
+    }
     std::string requirement = spec.substr(first);
     if (request.refuse_local_paths && !fetched_from_elsewhere(requirement)) {
         return {false, "refused '" + spec +

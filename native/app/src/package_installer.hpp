@@ -28,9 +28,12 @@ struct install_request {
     bool refuse_local_paths = false;
 };
 
+// The longest package_name taken (a requirement with extras, markers or a URL fits easily).
+inline constexpr std::size_t max_spec_bytes = 4096;
+
 // Refuses (without running pip) an empty spec, one that starts with '-' (pip options are not
-// accepted: --index-url, -r, -e ... would change what pip does), one of several lines, and local
-// paths when asked to. Never throws for pip failures.
+// accepted: --index-url, -r, -e ... would change what pip does), one of several lines, one over
+// max_spec_bytes, and local paths when asked to. Never throws for pip failures.
 //
 // pip installs into a fresh private folder outside the workspace (pip follows links); the result
 // is then moved to <workspace>/<relative_target> through a descriptor of the workspace
