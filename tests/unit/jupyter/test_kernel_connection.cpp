@@ -115,6 +115,29 @@ struct drops {
     }
 };
 
+// Sends a kernel_info_request on `connection`, answers it from the fake kernel and waits for
+// the reply to be routed back. Returns its msg_id and the request as the kernel received it.
+std::pair<std::string, message> round_trip(fake_kernel& kernel, kernel_connection& connection,
+                                           received& got) {
+    const auto id = connection.send(
+        channel::shell, make_request("kernel_info_request", nlohmann::json::object(), "x"));
+    std::vector<zmq::message_t> parts;
+    kernel.sockets.shell.set(zmq::sockopt::rcvtimeo, 5000);
+    REQUIRE(zmq::recv_multipart(kernel.sockets.shell, std::back_inserter(parts)));
+    std::vector<std::string> frames;
+    for (auto& part : parts) frames.push_back(part.to_string());
+    auto request = decode(frames, signer(kernel.info.key));
+    REQUIRE(request.msg);
+    message reply = make_request("kernel_info_reply", {{"status", "ok"}}, "fake");
+    reply.parent_header = request.msg->header;
+    reply.identities = request.msg->identities;
+    send_frames(kernel.sockets.shell, encode(reply, signer(kernel.info.key)));
+    std::unique_lock lock(got.mutex);
+    REQUIRE(got.changed.wait_for(
+        lock, 5s, [&] { return !got.shell.empty() && got.shell.back().parent_msg_id() == id; }));
+    return {id, std::move(*request.msg)};
+}
+
 }  // namespace
 
 TEST_SUITE("jupyter.kernel_connection") {
@@ -144,25 +167,10 @@ TEST_SUITE("jupyter.kernel_connection") {
         fake_kernel kernel;
         received got;
         kernel_connection connection(kernel.info, "session", recording(got), {0ms, 3});
-        const auto id = connection.send(
-            channel::shell, make_request("kernel_info_request", nlohmann::json::object(), "x"));
-
-        std::vector<zmq::message_t> parts;
-        kernel.sockets.shell.set(zmq::sockopt::rcvtimeo, 5000);
-        REQUIRE(zmq::recv_multipart(kernel.sockets.shell, std::back_inserter(parts)));
-        std::vector<std::string> frames;
-        for (auto& part : parts) frames.push_back(part.to_string());
-        auto request = decode(frames, signer(kernel.info.key));
-        REQUIRE(request.msg);
-        CHECK(request.msg->msg_id() == id);
-        CHECK(request.msg->header["session"] == "session");
-
-        message reply = make_request("kernel_info_reply", {{"status", "ok"}}, "fake");
-        reply.parent_header = request.msg->header;
-        reply.identities = request.msg->identities;
-        send_frames(kernel.sockets.shell, encode(reply, signer(kernel.info.key)));
-        std::unique_lock lock(got.mutex);
-        REQUIRE(got.changed.wait_for(lock, 5s, [&] { return !got.shell.empty(); }));
+        const auto [id, request] = round_trip(kernel, connection, got);
+        CHECK(request.msg_id() == id);
+        CHECK(request.header["session"] == "session");
+        std::lock_guard lock(got.mutex);
         CHECK(got.shell[0].parent_msg_id() == id);
     }
 
@@ -262,26 +270,6 @@ std::size_t thread_count() {
     return count;
 }
 
-// Sends a kernel_info_request on `connection` and answers it from the fake kernel.
-void round_trip(fake_kernel& kernel, kernel_connection& connection, received& got) {
-    const auto id = connection.send(
-        channel::shell, make_request("kernel_info_request", nlohmann::json::object(), "x"));
-    std::vector<zmq::message_t> parts;
-    kernel.sockets.shell.set(zmq::sockopt::rcvtimeo, 5000);
-    REQUIRE(zmq::recv_multipart(kernel.sockets.shell, std::back_inserter(parts)));
-    std::vector<std::string> frames;
-    for (auto& part : parts) frames.push_back(part.to_string());
-    auto request = decode(frames, signer(kernel.info.key));
-    REQUIRE(request.msg);
-    message reply = make_request("kernel_info_reply", {{"status", "ok"}}, "fake");
-    reply.parent_header = request.msg->header;
-    reply.identities = request.msg->identities;
-    send_frames(kernel.sockets.shell, encode(reply, signer(kernel.info.key)));
-    std::unique_lock lock(got.mutex);
-    REQUIRE(got.changed.wait_for(
-        lock, 5s, [&] { return !got.shell.empty() && got.shell.back().parent_msg_id() == id; }));
-}
-
 }  // namespace
 
 TEST_SUITE("jupyter.kernel_connection on the caller's io_context") {
@@ -307,25 +295,54 @@ TEST_SUITE("jupyter.kernel_connection on the caller's io_context") {
         for (int i = 0; i < kernels; ++i) wait_for_subscription(*fakes[i], got[i]);
         CHECK(thread_count() == before);
 
-        // Closed from another thread while the loop runs: no handler after the destructor.
-        std::atomic<bool> closed{false};
-        std::atomic<int> late{0};
-        connection_handlers counting;
-        counting.on_iopub = [&](message&&) {
-            if (closed) ++late;
-        };
-        auto watched = std::make_unique<kernel_connection>(fakes[0]->info, "s2", counting, options);
         connections.clear();
-        watched.reset();
-        closed = true;
-        for (int i = 0; i < 20; ++i) fakes[0]->publish(stream_message("after"), fakes[0]->info.key);
         // The loop goes on after them all, and lets go of every socket it had.
         std::promise<void> ran;
         boost::asio::post(io, [&ran] { ran.set_value(); });
         CHECK(ran.get_future().wait_for(5s) == std::future_status::ready);
-        CHECK(late == 0);
         guard.reset();
         io.stop();
         loop.join();
+    }
+
+    TEST_CASE("messages waiting when the connection is destroyed never reach a handler") {
+        // The loop is run here, by hand, so that nothing is read until the test says so.
+        fake_kernel kernel;
+        boost::asio::io_context io;
+        connection_options options{0ms, 3};
+        options.io = &io;
+        received got;
+        std::atomic<bool> closed{false};
+        std::atomic<int> late{0};
+        auto handlers = recording(got);
+        handlers.on_iopub = [&closed, &late, record = handlers.on_iopub](message&& msg) {
+            if (closed) ++late;
+            record(std::move(msg));
+        };
+        auto watched =
+            std::make_unique<kernel_connection>(kernel.info, "watched", handlers, options);
+        for (int i = 0; i < 500 && !got.wait_for(1, 0ms); ++i) {
+            kernel.publish(stream_message("hello"), kernel.info.key);
+            io.run_for(10ms);
+        }
+        REQUIRE(got.wait_for(1, 0ms));
+        // The control: a connection of its own thread sees everything published below, so the
+        // watched one has it waiting on its socket too.
+        received control_got;
+        kernel_connection control(kernel.info, "control", recording(control_got), {0ms, 3});
+        wait_for_subscription(kernel, control_got);
+        const std::size_t seen = control_got.iopub.size();
+        for (int i = 0; i < 20; ++i) kernel.publish(stream_message("after"), kernel.info.key);
+        REQUIRE(control_got.wait_for(seen + 20, 5s));
+
+        watched.reset();
+        closed = true;
+        // Everything the loop still holds runs to its end.
+        for (int rounds = 0; rounds < 10; ++rounds) {
+            io.restart();
+            io.run_for(20ms);
+        }
+        CHECK(late == 0);
+        CHECK(io.stopped());  // and nothing of the connection is left on it
     }
 }
