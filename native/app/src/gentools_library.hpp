@@ -75,8 +75,10 @@ std::vector<std::string> hand_written_additions(const std::filesystem::path& mcp
 
 // A server's registration as a saved action records it (mcptools/<server>/registration.json):
 // the parameters as registered, where a value of `env` or `headers` without a ${VAR}
-// placeholder becomes one (${<env name>}, ${<HEADER_NAME>}), so a literal secret never lands
-// in a file the kernel and other projects read.
+// placeholder becomes one (${<env name>}, ${<HEADER_NAME>}), so that no literal value of those
+// lands in a file the kernel and other projects read. `command`, `args` and `url` are kept as
+// registered (values filled from ${VAR} are redacted by the caller): a secret written literally
+// into them, rather than through a placeholder, is kept too.
 nlohmann::json registration_record(const nlohmann::json& params);
 
 }  // namespace ipybox::app
