@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -60,8 +61,12 @@ struct kernel_instance::impl {
     // Declared before the child: the tree is ended after the kernel itself.
     std::unique_ptr<process::containment> tree;
     std::mutex tree_mutex;
-    // Declared before the connection: the connection (and its I/O thread, which watches the
-    // child's pidfd) must be destroyed first.
+    // Ending the tree after a lost heartbeat: it may wait for processes that linger (seconds),
+    // so it runs on a thread of its own, never on the loop that called the handler. Declared
+    // after the tree, so that it is waited for before the tree goes.
+    std::future<void> ending_tree;
+    // Declared before the connection: the connection (which watches the child's pidfd) must be
+    // destroyed first.
     std::unique_ptr<process::child_process> child;
     std::unique_ptr<jupyter::kernel_connection> connection;
 
@@ -149,8 +154,10 @@ struct kernel_instance::impl {
         log->warn("kernel {} {}", child->pid(), hung_reason);
         child->signal_group(SIGKILL);
         if (tree) {
-            std::lock_guard tree_lock(tree_mutex);
-            tree->kill_all();
+            ending_tree = std::async(std::launch::async, [this] {
+                std::lock_guard tree_lock(tree_mutex);
+                tree->kill_all();
+            });
         }
     }
 
