@@ -70,6 +70,7 @@ class UserPackageTest(SavingTestCase):
         )
         (item,) = check(["sound.hear"])
         self.assertIn(
-            f"missing-dependency: package 'No-Such' (import no_such_pkg_i24) is not installed: {USER_CALL}",
+            "missing-dependency: package 'No-Such' (import no_such_pkg_i24) is not installed: "
+            + USER_CALL,
             item.reason,
         )
