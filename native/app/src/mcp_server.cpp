@@ -56,8 +56,7 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     // project pins its own versions. Made now for the same reason; one that cannot be made (a
     // read-only home) stays on the path and holds nothing.
     auto path_entries = site;
-    if (const auto user_site = app::user_site_packages(options.library_roots);
-        !user_site.empty()) {
+    if (const auto user_site = app::user_site_packages(options.library_roots); !user_site.empty()) {
         std::error_code ignored;
         std::filesystem::create_directories(user_site, ignored);
         path_entries += ":" + user_site.string();

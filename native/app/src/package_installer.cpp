@@ -128,9 +128,9 @@ install_outcome install_with_pip(const install_request& request) {
     child.reset();  // joins the output reader
     if (status->code != 0) return {false, output + "\npip " + status->describe()};
     try {
-        publish_site_packages(
-            target, request.target_root.empty() ? request.workspace : request.target_root,
-            request.relative_target);
+        publish_site_packages(target,
+                              request.target_root.empty() ? request.workspace : request.target_root,
+                              request.relative_target);
     } catch (const std::exception& e) {
         return {false, output + "\nnot installed into " +
                            (request.target_root.empty() ? std::string("the workspace")
