@@ -16,6 +16,7 @@
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
 #include "mcp_runtime.hpp"
+#include "package_installer.hpp"
 #include "pool_tool_invoker.hpp"
 #include "save_asking_gate.hpp"
 #include "tool_name_index.hpp"
@@ -225,6 +226,7 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     for (const auto& root : options.library_roots) {
         if (std::filesystem::exists(root)) context.visible.push_back(root);
     }
+    context.user_site_packages = app::user_site_packages(options.library_roots);
 #ifdef __linux__
     // Shared with every other ipybox process that runs sandboxed kernels in this workspace, by
     // way of ipybox's state directory; a private one when there is none.

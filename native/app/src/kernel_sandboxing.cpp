@@ -32,6 +32,7 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
     std::vector<std::filesystem::path> readable;
     auto candidates = context.visible;
     candidates.push_back(context.workspace);
+    if (!context.user_site_packages.empty()) candidates.push_back(context.user_site_packages);
     for (const auto& path : candidates) {
         if (std::any_of(unreadable.begin(), unreadable.end(),
                         [&](const auto& dir) { return strictly_inside(path, dir); })) {
@@ -106,6 +107,15 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         paths.unwritable =
             sandbox::default_protections({}, context.workspace, {}, config_files, claude_exists)
                 .unwritable;
+        // srt denies writes only to what exists: the folder is made, if missing, before each
+        // kernel starts (settings that widen allowWrite must not let a kernel create it).
+        if (!context.user_site_packages.empty()) {
+            std::error_code ignored;
+            std::filesystem::create_directories(context.user_site_packages, ignored);
+            if (std::filesystem::is_directory(context.user_site_packages, ignored)) {
+                paths.unwritable.push_back(context.user_site_packages);
+            }
+        }
         // srt keeps its own scratch folder writable whatever is hidden around it; it is shared by
         // every srt sandbox on the host, so a kernel could leave things there for others.
 #ifdef __APPLE__

@@ -9,7 +9,7 @@
 // the usual credential locations, /tmp (every ipybox session keeps its kernels' keys and sockets
 // there: the spare kernel's, and those of unsandboxed sessions, which would run code outside any
 // sandbox) or /run (the host's service sockets); its own directory, the tool server's socket and
-// `visible` paths inside those are read back in.
+// `visible` paths inside those are read back in. The per-user site folder is read-only.
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -30,6 +30,10 @@ struct kernel_sandbox_context {
     // Read back in where they lie inside a hidden folder (the Python runtime, the tool
     // server's directory, the interpreter's prefix); elsewhere they are visible anyway.
     std::vector<std::filesystem::path> visible;
+    // The per-user site folder (package_installer.hpp; may be empty): every kernel reads it
+    // (read back in like `visible`) and none writes it, whatever the srt settings allow: what a
+    // kernel left there would run in the kernels of every other project. pip fills it on the host.
+    std::filesystem::path user_site_packages;
     // Placeholders for the protected paths that do not exist (Linux; null on macOS, where
     // Seatbelt denies a path by name and needs none). Shared by every kernel of the executor.
     std::shared_ptr<sandbox::placeholder_hold> placeholders;

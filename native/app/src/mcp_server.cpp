@@ -17,6 +17,7 @@
 #include "ipybox/workspace/dotenv.hpp"
 #include "mcp_runtime.hpp"
 #include "offload.hpp"
+#include "package_installer.hpp"
 #include "server_registry.hpp"
 #include "server_tool_specs.hpp"
 #include "server_tools.hpp"
@@ -51,7 +52,16 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     // Created through the workspace's descriptor: a planted link at .ipybox is refused.
     workspace::directory::open_root(options.workspace)
         .make_directories(std::filesystem::path(".ipybox") / "site-packages");
-    python_path = python_path.empty() ? site : site + ":" + python_path;
+    // The user's packages (install_package with scope "user") come after the project's, so a
+    // project pins its own versions. Made now for the same reason; one that cannot be made (a
+    // read-only home) stays on the path and holds nothing.
+    auto path_entries = site;
+    if (const auto user_site = app::user_site_packages(options.library_roots); !user_site.empty()) {
+        std::error_code ignored;
+        std::filesystem::create_directories(user_site, ignored);
+        path_entries += ":" + user_site.string();
+    }
+    python_path = python_path.empty() ? path_entries : path_entries + ":" + python_path;
     executor.runtime_directory = options.runtime_directory;
     executor.keep_spare_kernel = true;
     executor.approve_tool_calls = true;  // decided by the approval policy in server_tools

@@ -132,11 +132,23 @@ install_outcome install_with_pip(const install_request& request) {
     child.reset();  // joins the output reader
     if (status->code != 0) return {false, output + "\npip " + status->describe()};
     try {
-        publish_site_packages(target, request.workspace, request.relative_target);
+        publish_site_packages(target,
+                              request.target_root.empty() ? request.workspace : request.target_root,
+                              request.relative_target);
     } catch (const std::exception& e) {
-        return {false, output + "\nnot installed into the workspace: " + e.what()};
+        return {false, output + "\nnot installed into " +
+                           (request.target_root.empty() ? std::string("the workspace")
+                                                        : request.target_root.string()) +
+                           ": " + e.what()};
     }
     return {true, output};
+}
+
+std::filesystem::path user_site_packages(const std::vector<std::filesystem::path>& library_roots) {
+    if (library_roots.empty()) return {};
+    auto library = library_roots.front().lexically_normal();
+    if (!library.has_filename()) library = library.parent_path();  // a trailing '/'
+    return library.parent_path() / "site-packages";
 }
 
 }  // namespace ipybox::app

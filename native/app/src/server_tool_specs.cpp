@@ -94,7 +94,9 @@ mcp::session::tool_descriptor install_package_spec() {
                 "Install a Python package with pip for use in the kernel.\n\n"
                 "The package is importable at once, without reset(), and stays installed across "
                 "reset(). Accepts a name, a version specifier (\"numpy>=1.26\"), a local path or a "
-                "git+https:// URL; pip options are not accepted.\n\n"
+                "git+https:// URL; pip options are not accepted. With scope \"user\" it goes "
+                "into a per-user folder beside the user library, which the kernels of every "
+                "project see (after the project's own packages): for actions saved there.\n\n"
                 "Returns pip's output.",
                 json{{"type", "object"},
                      {"properties",
@@ -102,7 +104,15 @@ mcp::session::tool_descriptor install_package_spec() {
                         {{"type", "string"},
                          {"description",
                           "What to install: 'requests', 'pandas==2.2.2', "
-                          "'./my_pkg' or 'git+https://github.com/owner/repo'."}}}}},
+                          "'./my_pkg' or 'git+https://github.com/owner/repo'."}}},
+                       {"scope",
+                        {{"type", "string"},
+                         {"enum", {"project", "user"}},
+                         {"default", "project"},
+                         {"description",
+                          "'project' (default): this project only (.ipybox/site-packages); "
+                          "'user': every project of this user, for actions in the user "
+                          "library."}}}}},
                      {"required", {"package_name"}}},
                 json{{"title", "Install a Python package"},
                      {"readOnlyHint", false},

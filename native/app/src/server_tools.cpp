@@ -260,12 +260,29 @@ call_tool_result server_tools::execute_cell(const json& arguments,
 call_tool_result server_tools::install_package(const json& arguments) {
     return guarded("install_package", [&] {
         const auto spec = required_string(arguments, "package_name");
+        const auto scope =
+            arguments.contains("scope") ? required_string(arguments, "scope") : "project";
+        if (scope != "project" && scope != "user") {
+            throw argument_error("\"scope\" must be \"project\" or \"user\", not \"" + scope +
+                                 "\"");
+        }
+        const auto user_site = user_site_packages(options_.library_roots);
+        if (scope == "user" && user_site.empty()) {
+            throw argument_error(
+                "scope \"user\" needs a user library, and ipybox was started without one (no "
+                "HOME, XDG_DATA_HOME or --library)");
+        }
         executor_.start();
         install_request request;
         request.python = executor_.python();
         request.spec = spec;
         request.workspace = options_.workspace;
-        request.relative_target = std::filesystem::path(".ipybox") / "site-packages";
+        if (scope == "user") {
+            request.target_root = user_site.parent_path();
+            request.relative_target = user_site.filename();
+        } else {
+            request.relative_target = std::filesystem::path(".ipybox") / "site-packages";
+        }
         request.host_environment = options_.host_environment;
         request.timeout = options_.install_timeout;
         request.refuse_local_paths = options_.sandbox.has_value();

@@ -105,6 +105,6 @@ def findings(location: library.ActionLocation, workspace: str) -> List[str]:
             f"changed-tool: mcptools.{tool} changed since the action was saved; read its "
             "interface, update the action, then save_gentool() it again"
         )
-    for line in requirements.missing(requires, workspace, sorted(calls)):
+    for line in requirements.missing(requires, workspace, sorted(calls), location.root.origin):
         found.append(f"missing-dependency: {line}")
     return found

@@ -113,10 +113,13 @@ def missing(
     requires: Mapping[str, object],
     workspace: Union[str, "os.PathLike[str]", None] = None,
     calls: Iterable[str] = (),
+    origin: str = "project",
 ) -> List[str]:
     """One line per dependency of ``requires`` this project lacks, each with the ipybox tool
     call that adds it. ``calls`` (``"server.tool"``) stands in for the servers of an action
-    saved without a record."""
+    saved without a record. ``origin`` is where the action lives (a library root's origin): a
+    package of an action saved outside the project (``"user"``, ``"library"``) is installed
+    with ``"scope": "user"``, for every project."""
     base = library.workspace_path(workspace)
     servers = dict(requires.get("servers") or {}) if isinstance(requires, Mapping) else {}
     for call in calls:
@@ -144,7 +147,10 @@ def missing(
                 continue
         except (ImportError, ValueError):
             pass
-        how = _call("install_package", {"package_name": distribution})
+        arguments = {"package_name": distribution}
+        if origin != "project":
+            arguments["scope"] = "user"
+        how = _call("install_package", arguments)
         lines.append(f"package {distribution!r} (import {module}) is not installed: call {how}")
     return lines
 
@@ -185,10 +191,22 @@ def recorded(directory: Union[str, "os.PathLike[str]"]) -> Optional[Dict[str, ob
     return None
 
 
+def _origin(module: str) -> str:
+    """The origin of the library root the (imported) module ``module`` was loaded from."""
+    file_name = getattr(sys.modules.get(module), "__file__", None)
+    if not file_name:
+        return "project"
+    path = pathlib.Path(file_name).resolve()
+    for root in library.library_roots():
+        if root.path.resolve() in path.parents:
+            return root.origin
+    return "project"
+
+
 def require(module: str, requires: Mapping[str, object]) -> None:
     """Raises ``MissingDependencyError`` when this project lacks what ``requires`` lists
     (called by a saved action's ``__init__.py``)."""
-    lines = missing(requires)
+    lines = missing(requires, origin=_origin(module))
     if lines:
         raise MissingDependencyError(
             f"{module} cannot run in this project; it needs:\n"

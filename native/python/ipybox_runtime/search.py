@@ -306,7 +306,7 @@ def _hit(document: ToolDocument, score: float, workspace: pathlib.Path) -> Searc
                 | set(requirements.changed_tools(requires, workspace))
             )
         )
-        missing = tuple(requirements.missing(requires, workspace, document.calls))
+        missing = tuple(requirements.missing(requires, workspace, document.calls, document.origin))
         places = library.clashes(workspace).get(document.name, [])
         shadows = ", ".join(places[1:])
     try:
