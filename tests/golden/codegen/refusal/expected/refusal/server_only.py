@@ -1,0 +1,25 @@
+"""Keywords Python does not check."""
+
+from typing import List, Optional, Union
+
+from ipybox_runtime.models import ToolModel
+from ipybox_runtime.tool_client import TextResult, call_tool
+
+SERVER_NAME = 'refusal'
+TOOL_NAME = 'server_only'
+
+
+class Shape(ToolModel):
+    kind: Optional[str] = None
+
+
+class Params(ToolModel):
+    choice: Optional[Union[str, int]] = None
+    shape: Optional[Shape] = None
+    tags: Optional[List[str]] = None
+
+
+def run(params: Params) -> TextResult:
+    """Keywords Python does not check."""
+    output = call_tool(SERVER_NAME, TOOL_NAME, params.to_arguments())
+    return TextResult.from_output(output)
