@@ -18,19 +18,22 @@ from __future__ import annotations
 import contextvars
 import json
 import re
+import sys
 import typing
-from typing import Any, Dict, Mapping, Optional, Type, TypeVar
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import pydantic
 
 from .errors import ToolRunnerError
-from .json_values import exact_value, to_json
+from .json_values import KindCheck, exact_value, kind_checker, to_json
 
 __all__ = ["PYDANTIC_V2", "Field", "ToolModel", "rebuild_models"]
 
 PYDANTIC_V2 = int(pydantic.VERSION.split(".")[0]) >= 2
 
-if not PYDANTIC_V2:
+if PYDANTIC_V2:
+    from pydantic_core import PydanticCustomError
+else:
     from pydantic.error_wrappers import ErrorWrapper
     from pydantic.errors import ExtraError
     from pydantic.main import validate_model
@@ -174,7 +177,10 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
     models whose schema allows additional properties, and all output models (so that a server
     adding fields never breaks parsing), are declared with ``extra='allow'``.
 
-    Validation is a check, not a rewrite: after it, every field holds the plain JSON value that
+    Validation first checks JSON kinds the way JSON Schema does (``json_values.kind_checker``):
+    ``"5"`` is no integer, ``1`` no boolean, ``True`` no number, and a wrong kind anywhere
+    inside a list, map or union is refused with a ``pydantic.ValidationError`` located at the
+    property name, under both pydantic versions. Validation is a check, not a rewrite: after it, every field holds the plain JSON value that
     was given (see ``json_values.exact_value``), so what the caller wrote is what the server
     gets, and what the server sent is what ``Result`` holds. Any property name works as a
     keyword, ``__pydantic_self__`` included.
@@ -193,6 +199,8 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         @pydantic.model_validator(mode="wrap")
         @classmethod
         def _keep_written_values(cls, data: Any, handler: Any) -> Any:
+            if isinstance(data, Mapping):
+                _refuse_wrong_kinds(cls, data)
             model = handler(data)
             if isinstance(data, Mapping) and isinstance(model, ToolModel):
                 _restore_written_values(model, data)
@@ -356,6 +364,69 @@ def _restore_written_values(model: ToolModel, data: Mapping[str, Any]) -> None:
             model.__dict__[name] = written
 
 
+# model class -> [(python name, property name, checker)], built at its first validation, when the
+# module that defines it (and the targets of its forward references) is complete.
+_KIND_CHECKS: Dict[type, List[Tuple[str, str, KindCheck]]] = {}
+
+
+def _field_annotation(model: type, name: str) -> Tuple[Any, Mapping[str, Any]]:
+    """The annotation as written in the class body, and the namespace to resolve it in."""
+    for klass in model.__mro__:
+        annotations = klass.__dict__.get("__annotations__", {})
+        if name in annotations:
+            module = sys.modules.get(klass.__module__)
+            return annotations[name], vars(module) if module is not None else {}
+    return Any, {}
+
+
+def _kind_checks(model: type) -> List[Tuple[str, str, KindCheck]]:
+    checks = _KIND_CHECKS.get(model)
+    if checks is None:
+        checks = []
+        for name, field in _model_fields(model).items():
+            annotation, namespace = _field_annotation(model, name)
+            if isinstance(annotation, str):
+                try:
+                    annotation = eval(annotation, dict(namespace))  # noqa: S307 - our own classes
+                except Exception:  # noqa: BLE001 - unknown names: pydantic alone judges
+                    continue
+            check = kind_checker(annotation, namespace)
+            if check is not None:
+                checks.append((name, _json_name(name, field), check))
+        _KIND_CHECKS[model] = checks
+    return checks
+
+
+def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
+    """Raises pydantic's ValidationError, located at the property name, for every value whose
+    JSON kind the field's annotation does not admit; pydantic would convert some of them."""
+    failures = []
+    open_model = _is_open(model)
+    for name, alias, check in _kind_checks(model):
+        key = alias
+        if key not in data:
+            if name not in data or open_model:
+                continue
+            key = name
+        failure = check(data[key])
+        if failure is not None:
+            failures.append(((alias,) + failure[0], failure[1], data[key]))
+    if not failures:
+        return
+    if PYDANTIC_V2:
+        line_errors = [
+            {
+                "type": PydanticCustomError("json_kind", "{message}", {"message": message}),
+                "loc": location,
+                "input": value,
+            }
+            for location, message, value in failures
+        ]
+        raise pydantic.ValidationError.from_exception_data(model.__name__, line_errors)
+    errors = [ErrorWrapper(ValueError(message), loc=location) for location, message, _ in failures]
+    raise pydantic.ValidationError(errors, model)
+
+
 def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     """Pydantic 1 construction without keyword arguments, extras kept apart from methods."""
     cls = type(model)
@@ -372,6 +443,7 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
         if extras and not _is_open(cls):
             errors = [ErrorWrapper(ExtraError(), loc=key) for key in extras]
             raise pydantic.ValidationError(errors, cls)
+    _refuse_wrong_kinds(cls, known)
     values, fields_set, error = validate_model(cls, known)
     if error is not None:
         raise error
