@@ -61,6 +61,16 @@ std::string render_tool_module(std::string_view server_name, const tool_descript
         module_doc += "\n\nTyped more loosely than the schema (the value is sent as given):\n";
         for (const auto& note : module.notes) module_doc += "\n- " + note;
     }
+    if (!module.server_only.empty()) {
+        std::string keywords;
+        for (const auto& keyword : module.server_only) {
+            keywords += (keywords.empty() ? "`" : ", `") + keyword + "`";
+        }
+        module_doc +=
+            "\n\nChecked by the server only (Params leaves these keywords of the input "
+            "schema to the server, at least where they appear here): " +
+            keywords + ".";
+    }
     std::string out = python_docstring(module_doc, 0) + "\n\n";
     out += render_imports(context, module.has_result);
     out += "\nSERVER_NAME = " + python_string_literal(server_name) + "\n";

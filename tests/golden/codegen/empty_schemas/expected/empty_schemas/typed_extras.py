@@ -1,4 +1,8 @@
-"""Additional properties with a schema."""
+"""Additional properties with a schema.
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `additionalProperties`.
+"""
 
 from typing import Optional
 

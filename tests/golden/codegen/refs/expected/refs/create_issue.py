@@ -1,4 +1,8 @@
-"""Creates an issue; models come from $defs and definitions."""
+"""Creates an issue; models come from $defs and definitions.
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `oneOf`.
+"""
 
 from enum import Enum
 from typing import Any, List, Literal, Optional, Union

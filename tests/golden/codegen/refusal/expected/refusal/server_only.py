@@ -1,4 +1,9 @@
-"""Keywords Python does not check."""
+"""Keywords Python does not check.
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `dependentSchemas`, `if`, `maxLength`, `minLength`,
+`minProperties`, `minimum`, `then`, `uniqueItems`.
+"""
 
 from typing import List, Optional, Union
 

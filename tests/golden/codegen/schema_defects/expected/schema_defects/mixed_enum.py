@@ -4,6 +4,9 @@ Typed more loosely than the schema (the value is sent as given):
 
 - Params.a: an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any
 - Params.b: an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `const`, `enum`.
 """
 
 from typing import Any, Literal, Optional

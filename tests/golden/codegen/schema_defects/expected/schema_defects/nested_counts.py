@@ -1,4 +1,8 @@
-"""10: item counts of an outer array do not reach the inner arrays."""
+"""10: item counts of an outer array do not reach the inner arrays.
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `maxItems`.
+"""
 
 from typing import List, Optional
 
