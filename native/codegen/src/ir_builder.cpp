@@ -191,7 +191,7 @@ void module_builder::assign_attribute_names() {
             wanted.push_back(attribute_base_name(field.json_name, reserved));
             exact.push_back(field.json_name);
         }
-        const auto names = assign_unique(wanted, exact, {}, "_");
+        const auto names = assign_unique(wanted, exact, reserved, "_");
         for (std::size_t i = 0; i < names.size(); ++i) {
             model->fields[i].attribute_name = names[i];
         }

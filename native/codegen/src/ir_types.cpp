@@ -255,7 +255,7 @@ type_ref module_builder::build_enum(const json& schema, const std::string& hint,
             wanted.push_back(enum_member_base_name(value.get<std::string>()));
             exact.push_back(value.get<std::string>());
         }
-        const auto names = assign_unique(wanted, exact, {}, "_");
+        const auto names = assign_unique(wanted, exact, reserved_enum_member_names(), "_");
         for (std::size_t i = 0; i < values.size(); ++i) {
             def.members.push_back({names[i], values[i].get<std::string>()});
         }
