@@ -201,9 +201,12 @@ class CollisionTest(unittest.TestCase):
         Params = self.module.Params
         by_json = Params.from_arguments(self.ARGUMENTS)
         names = {
-            Params.__fields__[name].alias if not hasattr(Params, "model_fields") else
-            (Params.model_fields[name].alias or name): name
-            for name in (Params.model_fields if hasattr(Params, "model_fields") else Params.__fields__)
+            Params.__fields__[name].alias
+            if not hasattr(Params, "model_fields")
+            else (Params.model_fields[name].alias or name): name
+            for name in (
+                Params.model_fields if hasattr(Params, "model_fields") else Params.__fields__
+            )
         }
         keywords = {names[key]: getattr(by_json, names[key]) for key in self.ARGUMENTS}
         sent = Params(**keywords).to_arguments()

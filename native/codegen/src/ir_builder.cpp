@@ -208,6 +208,9 @@ void module_builder::loosen_unfaithful_types() {
                 note_server_only("enum");
                 note_server_only("const");
             }
+            if (i < input_classes_ && why.find("nulls") != std::string::npos) {
+                note_server_only("type");  // the items are Any: only null is valid there
+            }
             if (!why.empty()) {
                 module_.notes.push_back(model->class_name + "." + field.attribute_name + ": " +
                                         why);

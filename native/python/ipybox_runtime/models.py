@@ -16,7 +16,9 @@ both:
 from __future__ import annotations
 
 import contextvars
+import fractions
 import json
+import math
 import re
 import sys
 import typing
@@ -186,6 +188,8 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
     keyword, ``__pydantic_self__`` included.
     """
 
+    _tool_output: Any = pydantic.PrivateAttr(default=None)
+
     if PYDANTIC_V2:
         model_config = _config_v2()
 
@@ -274,6 +278,13 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         finally:
             _READING_JSON.reset(token)
 
+    def tool_output(self) -> Any:
+        """The whole output of the call this model was parsed from (``Result`` of ``run()``):
+        a ``tool_client.ToolOutput`` with ``text``, ``content`` (every content item),
+        ``images``, ``audio``, ``resources``, ``resource_links`` and ``structured``; ``None``
+        for a model built any other way."""
+        return self._tool_output
+
     @classmethod
     def from_structured(cls: Type[_Model], data: Any) -> _Model:
         """Parses a tool's structured result into this model.
@@ -293,8 +304,12 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
                 f"the tool returned no structured content to parse into {cls.__name__}"
             )
         if not isinstance(content, Mapping):
-            return cls.model_validate(content) if PYDANTIC_V2 else cls.parse_obj(content)
-        return cls.from_arguments(content)
+            model = cls.model_validate(content) if PYDANTIC_V2 else cls.parse_obj(content)
+        else:
+            model = cls.from_arguments(content)
+        if content is not data:
+            model._tool_output = data
+        return model
 
 
 def rebuild_models(*models: Type[ToolModel]) -> None:
@@ -391,10 +406,54 @@ def _kind_checks(model: type) -> List[Tuple[str, str, KindCheck]]:
                 except Exception:  # noqa: BLE001 - unknown names: pydantic alone judges
                     continue
             check = kind_checker(annotation, namespace)
+            bounds = _numeric_bounds(field)
+            if check is not None and bounds:
+                check = _with_bounds(check, bounds)
             if check is not None:
                 checks.append((name, _json_name(name, field), check))
         _KIND_CHECKS[model] = checks
     return checks
+
+
+def _numeric_bounds(field: Any) -> Dict[str, Any]:
+    """ge/gt/le/lt/multiple_of of a field, for an exact check of the written number (pydantic
+    compares a float field's bound as floats: 2**60 + 1 passes ``le=2**60``)."""
+    names = ("ge", "gt", "le", "lt", "multiple_of")
+    if PYDANTIC_V2:
+        found = {}
+        for item in field.metadata:
+            for name in names:
+                value = getattr(item, name, None)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    found[name] = value
+        return found
+    info = field.field_info
+    return {name: getattr(info, name) for name in names if getattr(info, name, None) is not None}
+
+
+def _with_bounds(check: KindCheck, bounds: Dict[str, Any]) -> KindCheck:
+    tests = {
+        "ge": (lambda v, b: v >= b, "greater than or equal to"),
+        "gt": (lambda v, b: v > b, "greater than"),
+        "le": (lambda v, b: v <= b, "less than or equal to"),
+        "lt": (lambda v, b: v < b, "less than"),
+        "multiple_of": (lambda v, b: b == 0 or (v / b).denominator == 1, "a multiple of"),
+    }
+
+    def checked(value: Any) -> Any:
+        failure = check(value)
+        if failure is not None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            return failure
+        if isinstance(value, float) and not math.isfinite(value):
+            return failure
+        exact = fractions.Fraction(value)
+        for name, bound in bounds.items():
+            test, words = tests[name]
+            if not test(exact, fractions.Fraction(bound)):
+                return (), f"expected a number {words} {bound}, got {value!r}"
+        return None
+
+    return checked
 
 
 def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:

@@ -2,6 +2,10 @@
 
 Checked by the server only (Params leaves these keywords of the input schema to the server, at
 least where they appear here): `oneOf`.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
 """
 
 from enum import Enum

@@ -1,4 +1,9 @@
-"""One property per keyword the generated model checks."""
+"""One property per keyword the generated model checks.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 from typing import Dict, List, Literal, Optional, Union

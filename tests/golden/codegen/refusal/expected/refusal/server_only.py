@@ -3,6 +3,10 @@
 Checked by the server only (Params leaves these keywords of the input schema to the server, at
 least where they appear here): `dependentSchemas`, `if`, `maxLength`, `minLength`,
 `minProperties`, `minimum`, `then`, `uniqueItems`.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
 """
 
 from typing import List, Optional, Union
