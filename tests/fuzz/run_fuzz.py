@@ -13,7 +13,8 @@ invalid by jsonschema; invalid_values.py) must be refused by ``Params`` with a V
 for every keyword the module does not list as checked by the server only; the refusal rate per
 keyword is printed. Seeds rotate: they derive from the commit (GITHUB_SHA or ``git rev-parse
 HEAD``; override with --seeds or IPYBOX_FUZZ_SEEDS) and are printed, so a failure can be rerun.
-CI runs 3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5 seeds x 1,000 tools. A failing tool is shrunk (greedy removal
+CI runs 3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5 seeds x 1,000 tools.
+A failing tool is shrunk (greedy removal
 of properties, alternatives and keywords while the same kind of failure persists, its values
 drawn as in the failing run) and printed as a minimal schema. Exit status 1 on any failure.
 """
@@ -328,7 +329,8 @@ def main() -> int:
     parser.add_argument(
         "--strict-invalid",
         action="store_true",
-        help="fail on invalid sets Params accepts (default: report them; IPYBOX_FUZZ_STRICT_INVALID=1)",
+        help="fail on invalid sets Params accepts (default: report them); "
+        "IPYBOX_FUZZ_STRICT_INVALID=1 does the same",
     )
     parser.add_argument("--shrink-budget", type=int, default=300, help="checks per shrunk failure")
     parser.add_argument("--max-shrinks", type=int, default=3, help="failures to shrink per run")

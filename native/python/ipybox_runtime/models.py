@@ -182,9 +182,10 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
     Validation first checks JSON kinds the way JSON Schema does (``json_values.kind_checker``):
     ``"5"`` is no integer, ``1`` no boolean, ``True`` no number, and a wrong kind anywhere
     inside a list, map or union is refused with a ``pydantic.ValidationError`` located at the
-    property name, under both pydantic versions. Validation is a check, not a rewrite: after it, every field holds the plain JSON value that
-    was given (see ``json_values.exact_value``), so what the caller wrote is what the server
-    gets, and what the server sent is what ``Result`` holds. Any property name works as a
+    property name, under both pydantic versions. Validation is a check, not a rewrite: after
+    it, every field holds the plain JSON value that was given (see
+    ``json_values.exact_value``), so what the caller wrote is what the server gets, and what
+    the server sent is what ``Result`` holds. Any property name works as a
     keyword, ``__pydantic_self__`` included.
     """
 
