@@ -196,7 +196,15 @@ def mutants(
             mutated = _replace(arguments, path, make)
             if walker.validator.is_valid(mutated):
                 continue
-        except (RecursionError, KeyError, IndexError, TypeError, ValueError, re.error):
+        except (
+            RecursionError,
+            KeyError,
+            IndexError,
+            TypeError,
+            ValueError,
+            re.error,
+            jsonschema.exceptions.RefResolutionError,
+        ):
             continue
         found.append((keyword, mutated, _violated(walker.validator, mutated)))
         if queue:

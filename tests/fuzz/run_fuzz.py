@@ -78,7 +78,13 @@ def valid_value(root: Any, schema: Any, seed: int, is_input: bool) -> Tuple[bool
             value = ValueMaker(root, rng, open_by_default=not is_input).value(schema)
             if validator.is_valid(value):
                 return True, value
-    except (Unresolvable, RecursionError, jsonschema.exceptions.SchemaError, ValueError):
+    except (
+        Unresolvable,
+        RecursionError,
+        jsonschema.exceptions.SchemaError,
+        jsonschema.exceptions.RefResolutionError,  # a shrunk schema lost the $defs it uses
+        ValueError,
+    ):
         pass
     return False, None
 

@@ -204,9 +204,16 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         @pydantic.model_validator(mode="wrap")
         @classmethod
         def _keep_written_values(cls, data: Any, handler: Any) -> Any:
+            hidden: Dict[str, Any] = {}
             if isinstance(data, Mapping):
                 _refuse_wrong_kinds(cls, data)
+                if _is_open(cls) and _READING_JSON.get():
+                    # JSON keys are property names: a key equal to a field's Python name is an
+                    # extra (pydantic 2.13 would take it for the field despite the config).
+                    data, hidden = _split_python_names(cls, data)
             model = handler(data)
+            if hidden and isinstance(model, ToolModel) and model.__pydantic_extra__ is not None:
+                model.__pydantic_extra__.update(hidden)
             if isinstance(data, Mapping) and isinstance(model, ToolModel):
                 _restore_written_values(model, data)
             return model
@@ -520,6 +527,16 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     model._init_private_attributes()
     model._colliding_extra.update(colliding)
     _restore_written_values(model, known)
+
+
+def _split_python_names(cls: Any, data: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """(data without the keys that are only a field's Python name, those keys)."""
+    kept = dict(data)
+    hidden: Dict[str, Any] = {}
+    for name, field in _model_fields(cls).items():
+        if field.alias is not None and field.alias != name and name in kept:
+            hidden[name] = kept.pop(name)
+    return kept, hidden
 
 
 def _aliases_for_python_names(cls: Any, data: Dict[str, Any]) -> Dict[str, Any]:
