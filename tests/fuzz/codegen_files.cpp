@@ -1,7 +1,7 @@
 // The code generator as a filter for the Python-driven fuzz tier: reads
 // `{"server_name": ..., "tools": [...tools/list entries...]}` on stdin and writes the generated
 // package under the directory given as the only argument. Prints one JSON line per module on
-// stdout: {"tool", "module", "notes"}. Exit status 1 when the generator throws.
+// stdout: {"tool", "module", "notes", "server_only"}. Exit status 1 when the generator throws.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
         for (const auto& module : package.modules) {
             const nlohmann::json line = {{"tool", module.tool_name},
                                          {"module", module.module_name},
-                                         {"notes", module.notes}};
+                                         {"notes", module.notes},
+                                         {"server_only", module.server_only}};
             std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                       << "\n";
         }

@@ -3,10 +3,13 @@
     python3 fuzz_worker.py <cases.json>
 
 ``cases.json``: {"runtime": <dir of ipybox_runtime>, "package_root": <dir>, "server": <name>,
-"cases": [{"id", "module", "arguments"?, "output"?}]}. For each case: the module imports
-without warnings; ``Params.from_arguments(arguments).to_arguments()`` equals ``arguments``
-exactly and is JSON; ``Result.from_structured(output)`` holds ``output`` exactly. Prints one
-JSON document: {"pydantic": version, "failures": [{"id", "kind", "detail"}], "checked": {...}}.
+"cases": [{"id", "module", "server_only", "arguments"?, "invalid"?, "output"?}]}. For each
+case: the module imports without warnings; ``Params.from_arguments(arguments).to_arguments()``
+equals ``arguments`` exactly and is JSON; every invalid set (``{"keyword", "arguments"}``,
+confirmed invalid by jsonschema) whose keyword the module does not list as server-only raises
+``pydantic.ValidationError``; ``Result.from_structured(output)`` holds ``output`` exactly.
+Prints one JSON document: {"pydantic": version, "failures": [{"id", "kind", "detail"}],
+"checked": {...}, "refusals": {keyword: [refused, tried]}, "server_only": {keyword: count}}.
 """
 
 from __future__ import annotations
@@ -26,7 +29,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run with -I: no scri
 from schema_fuzz import first_difference, json_equal  # noqa: E402
 
 
-def check_case(server: str, case: Dict[str, Any], counts: Dict[str, int]) -> List[Dict[str, Any]]:
+def check_invalid(module: Any, case: Dict[str, Any], report: Dict[str, Any], fail: Any) -> None:
+    import pydantic
+
+    for invalid in case.get("invalid", []):
+        keyword = invalid["keyword"]
+        unchecked = set(case.get("server_only", []))
+        if keyword in unchecked or unchecked & set(invalid.get("violated", [])):
+            report["server_only"][keyword] = report["server_only"].get(keyword, 0) + 1
+            continue
+        tally = report["refusals"].setdefault(keyword, [0, 0])
+        tally[1] += 1
+        try:
+            sent = module.Params.from_arguments(invalid["arguments"]).to_arguments()
+        except pydantic.ValidationError:
+            tally[0] += 1
+        except BaseException:  # noqa: B902 - anything but a ValidationError is a finding
+            fail(
+                "invalid crashed", f"{keyword}: {invalid['arguments']!r}\n" + traceback.format_exc()
+            )
+        else:
+            import jsonschema
+
+            if jsonschema.Draft202012Validator(case["schema"]).is_valid(sent):
+                # Params completed the set (a required constant it always sends): the server
+                # never sees the invalid set.
+                report["completed"][keyword] = report["completed"].get(keyword, 0) + 1
+                tally[1] -= 1
+                continue
+            fail(
+                "invalid accepted",
+                f"{keyword}: {json.dumps(invalid['arguments'], ensure_ascii=False)[:1500]}"
+                f" -> sent {json.dumps(sent, ensure_ascii=False, default=repr)[:300]}",
+            )
+
+
+def check_case(
+    server: str, case: Dict[str, Any], counts: Dict[str, int], report: Dict[str, Any]
+) -> List[Dict[str, Any]]:
     failures: List[Dict[str, Any]] = []
 
     def fail(kind: str, detail: str) -> None:
@@ -51,6 +91,7 @@ def check_case(server: str, case: Dict[str, Any], counts: Dict[str, int]) -> Lis
         else:
             if not json_equal(sent, arguments):
                 fail("arguments changed", str(first_difference(arguments, sent)))
+        check_invalid(module, case, report, fail)
     if "output" in case and hasattr(module, "Result"):
         counts["outputs"] += 1
         output = case["output"]
@@ -73,14 +114,16 @@ def main() -> int:
     import pydantic
 
     counts = {"imported": 0, "arguments": 0, "outputs": 0}
+    report: Dict[str, Any] = {"refusals": {}, "server_only": {}, "completed": {}}
     failures: List[Dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="ipybox-fuzz-") as scratch:
         os.chdir(scratch)  # a payload that ran would leave PWNED here
         for case in job["cases"]:
-            failures += check_case(job["server"], case, counts)
+            failures += check_case(job["server"], case, counts, report)
         if os.listdir(scratch):
             failures.append({"id": None, "kind": "payload", "detail": str(os.listdir(scratch))})
-    print(json.dumps({"pydantic": pydantic.VERSION, "failures": failures, "checked": counts}))
+    document = {"pydantic": pydantic.VERSION, "failures": failures, "checked": counts}
+    print(json.dumps({**document, **report}))
     return 0
 
 

@@ -7,9 +7,14 @@ For each seed, SchemaFuzzer makes N tools; codegen_files generates their package
 tool, ValueMaker builds valid arguments (and valid structured output when there is an output
 schema), which jsonschema (a real validator, Draft 2020-12) must accept or they are discarded.
 fuzz_worker.py then imports every module and checks exact round trips, once under pydantic 1
-and once under pydantic 2 (interpreters found as tests/python/launch.py finds them). Fixed
-seeds and sizes keep CI deterministic (3 seeds x 1,000 tools, under a minute here); ``--long``
-(or IPYBOX_FUZZ_LONG=1) runs 10 seeds x 3,000 tools. A failing tool is shrunk (greedy removal
+and once under pydantic 2 (interpreters found as tests/python/launch.py finds them). For every
+valid set, up to six invalid sets (the valid set mutated one keyword at a time, confirmed
+invalid by jsonschema; invalid_values.py) must be refused by ``Params`` with a ValidationError
+for every keyword the module does not list as checked by the server only; the refusal rate per
+keyword is printed. Seeds rotate: they derive from the commit (GITHUB_SHA or ``git rev-parse
+HEAD``; override with --seeds or IPYBOX_FUZZ_SEEDS) and are printed, so a failure can be rerun.
+CI runs 3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5 seeds x 1,000 tools.
+A failing tool is shrunk (greedy removal
 of properties, alternatives and keywords while the same kind of failure persists, its values
 drawn as in the failing run) and printed as a minimal schema. Exit status 1 on any failure.
 """
@@ -36,11 +41,13 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(SOURCE_DIR / "tests" / "python"))
 
 import launch  # noqa: E402 - finds the interpreter of each pydantic major
+from invalid_values import mutants  # noqa: E402
 from schema_fuzz import SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
 
 RUNTIME_DIR = SOURCE_DIR / "native" / "python"
 CODEGEN_TIMES: List[Tuple[int, float]] = []  # (tools, seconds) of every generator run
 VALUE_ATTEMPTS = 12
+INVALID_PER_TOOL = 6  # confirmed invalid argument sets per tool, one per keyword
 REMOVABLE_KEYWORDS = (
     "pattern",
     "format",
@@ -71,23 +78,41 @@ def valid_value(root: Any, schema: Any, seed: int, is_input: bool) -> Tuple[bool
             value = ValueMaker(root, rng, open_by_default=not is_input).value(schema)
             if validator.is_valid(value):
                 return True, value
-    except (Unresolvable, RecursionError, jsonschema.exceptions.SchemaError, ValueError):
+    except (
+        Unresolvable,
+        RecursionError,
+        jsonschema.exceptions.SchemaError,
+        jsonschema.exceptions.RefResolutionError,  # a shrunk schema lost the $defs it uses
+        ValueError,
+    ):
         pass
     return False, None
 
 
 def make_cases(
-    tools: List[Dict[str, Any]], modules: List[str], seed: int, first: int = 0
+    tools: List[Dict[str, Any]], modules: List[Dict[str, Any]], seed: int, first: int = 0
 ) -> List[Dict[str, Any]]:
     """One case per tool; the values of tool i come from seed and `first + i` alone."""
     cases = []
     for index, (tool, module) in enumerate(zip(tools, modules)):
-        case: Dict[str, Any] = {"id": index, "module": module}
+        case: Dict[str, Any] = {
+            "id": index,
+            "module": module["module"],
+            "server_only": module.get("server_only", []),
+        }
         found, arguments = valid_value(
             tool["inputSchema"], tool["inputSchema"], seed * 100003 + first + index, True
         )
         if found and isinstance(arguments, dict):
             case["arguments"] = arguments
+            rng = random.Random(seed * 100043 + first + index)
+            case["schema"] = tool["inputSchema"]
+            case["invalid"] = [
+                {"keyword": keyword, "arguments": mutated, "violated": violated}
+                for keyword, mutated, violated in mutants(
+                    tool["inputSchema"], arguments, rng, INVALID_PER_TOOL
+                )
+            ]
         output_schema = tool.get("outputSchema")
         if output_schema is not None:
             found, output = valid_value(
@@ -99,8 +124,10 @@ def make_cases(
     return cases
 
 
-def generate(codegen: str, server: str, tools: List[Dict[str, Any]], root: Path) -> List[str]:
-    """Runs the generator; the module name of each tool, in order."""
+def generate(
+    codegen: str, server: str, tools: List[Dict[str, Any]], root: Path
+) -> List[Dict[str, Any]]:
+    """Runs the generator; for each tool, in order, {"module", "server_only", ...}."""
     document = json.dumps({"server_name": server, "tools": tools})
     started = time.monotonic()
     done = subprocess.run(
@@ -110,7 +137,7 @@ def generate(codegen: str, server: str, tools: List[Dict[str, Any]], root: Path)
     if done.returncode != 0:
         raise RuntimeError(f"codegen failed: {done.stderr.decode('utf-8', 'replace')}")
     lines = [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line]
-    return [line["module"] for line in lines]
+    return lines
 
 
 def run_worker(python: str, server: str, root: Path, cases: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -251,6 +278,29 @@ def shrink(
     return current
 
 
+def rotating_seeds(count: int) -> List[int]:
+    """Seeds derived from the commit under test (GITHUB_SHA, else git), so that each commit
+    fuzzes schemas no earlier run saw; 1, 2, 3, ... when neither is known."""
+    commit = os.environ.get("GITHUB_SHA", "")
+    if not commit:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(SOURCE_DIR), "rev-parse", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=30,
+            )
+            commit = done.stdout.strip() if done.returncode == 0 else ""
+        except (OSError, subprocess.TimeoutExpired):
+            commit = ""
+    try:
+        base = int(commit[:12], 16)
+    except ValueError:
+        return list(range(1, count + 1))
+    return [(base + index * 7919) % 2**31 for index in range(count)]
+
+
 def interpreters() -> List[Tuple[int, str]]:
     found = []
     for major in (1, 2):
@@ -276,16 +326,32 @@ def main() -> int:
     )
     parser.add_argument("--codegen", required=True, help="the codegen_files executable")
     parser.add_argument("--tools", type=int, default=None, help="tools per seed (default 1,000)")
-    parser.add_argument("--seeds", default=None, help="comma-separated (default 1,2,3)")
-    parser.add_argument("--long", action="store_true", help="3,000 tools x 10 seeds")
+    parser.add_argument(
+        "--seeds",
+        default=None,
+        help="comma-separated (default: 3, or 5 with --long, from the commit)",
+    )
+    parser.add_argument("--long", action="store_true", help="1,000 tools x 5 seeds")
+    parser.add_argument(
+        "--strict-invalid",
+        action="store_true",
+        help="fail on invalid sets Params accepts (default: report them); "
+        "IPYBOX_FUZZ_STRICT_INVALID=1 does the same",
+    )
     parser.add_argument("--shrink-budget", type=int, default=300, help="checks per shrunk failure")
     parser.add_argument("--max-shrinks", type=int, default=3, help="failures to shrink per run")
     parser.add_argument("--json-report", help="write throughput figures (for bench/) here")
     args = parser.parse_args()
     long_mode = args.long or os.environ.get("IPYBOX_FUZZ_LONG") == "1"
-    tool_count = args.tools or (3000 if long_mode else 1000)
-    seed_list = args.seeds or ("1,2,3,4,5,6,7,8,9,10" if long_mode else "1,2,3")
-    seeds = [int(seed) for seed in seed_list.split(",") if seed]
+    tool_count = args.tools or 1000
+    seed_list = args.seeds or os.environ.get("IPYBOX_FUZZ_SEEDS")
+    if seed_list:
+        seeds = [int(seed) for seed in seed_list.split(",") if seed]
+    else:
+        seeds = rotating_seeds(5 if long_mode else 3)
+    print(f"fuzz seeds: {','.join(map(str, seeds))} ({tool_count} tools each)", flush=True)
+    refusals: Dict[int, Dict[str, List[int]]] = {1: {}, 2: {}}
+    server_only: Dict[str, int] = {}
 
     started = time.monotonic()
     totals: Dict[str, int] = {}
@@ -295,6 +361,13 @@ def main() -> int:
             fuzzer = SchemaFuzzer(seed)
             tools = [fuzzer.tool(index) for index in range(tool_count)]
             report = check_tools(args.codegen, python, tools, seed)
+            for keyword, (refused, tried) in report.get("refusals", {}).items():
+                tally = refusals[major].setdefault(keyword, [0, 0])
+                tally[0] += refused
+                tally[1] += tried
+            for keyword, count in report.get("server_only", {}).items():
+                if major == 1:
+                    server_only[keyword] = server_only.get(keyword, 0) + count
             checked = report.get("checked", {})
             for key, value in checked.items():
                 totals[f"pydantic {major} {key}"] = totals.get(f"pydantic {major} {key}", 0) + value
@@ -309,6 +382,17 @@ def main() -> int:
     schemas = sum(v for k, v in totals.items() if k.endswith(" tools"))
     for key in sorted(totals):
         print(f"{key}: {totals[key]}")
+    print("invalid argument sets refused by Params, per keyword (refused/tried):")
+    for keyword in sorted(set(refusals[1]) | set(refusals[2])):
+        cells = []
+        for major in (1, 2):
+            refused, tried = refusals[major].get(keyword, [0, 0])
+            rate = f"{100 * refused / tried:.1f}%" if tried else "-"
+            cells.append(f"pydantic {major} {refused}/{tried} ({rate})")
+        print(f"  {keyword:22} " + "  ".join(cells))
+    if server_only:
+        listed = ", ".join(f"{k} {v}" for k, v in sorted(server_only.items()))
+        print(f"  not required (listed as checked by the server only): {listed}")
     print(f"fuzz: {schemas} tool schemas in {elapsed:.1f} s ({schemas / elapsed:.0f} schemas/s)")
     generated = sum(count for count, _ in CODEGEN_TIMES)
     codegen_seconds = sum(seconds for _, seconds in CODEGEN_TIMES)
@@ -325,6 +409,14 @@ def main() -> int:
             "failures": len(failures),
         }
         Path(args.json_report).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    strict = args.strict_invalid or os.environ.get("IPYBOX_FUZZ_STRICT_INVALID") == "1"
+    accepted = [f for f in failures if f[2]["kind"] == "invalid accepted"]
+    if accepted and not strict:
+        # Known gaps of the refusal half (issue 25): reported, not yet fatal.
+        print(f"fuzz: {len(accepted)} invalid sets accepted (not fatal without --strict-invalid):")
+        for major, _, failure, where in accepted[:20]:
+            print(f"  pydantic {major}, seed {where['seed']}: {failure['detail'][:240]}")
+        failures = [f for f in failures if f[2]["kind"] != "invalid accepted"]
     if not failures:
         print("fuzz: no failures")
         return 0

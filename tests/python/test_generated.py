@@ -135,8 +135,10 @@ def mixes_equal_numbers_and_booleans(values: List[Any]) -> bool:
 
 
 def module_summary(module: Any) -> str:
-    """The module docstring without its notes on loosely typed fields."""
-    return module.__doc__.split("\n\nTyped more loosely than the schema")[0]
+    """The module docstring without its notes on loosely typed fields and unchecked keywords."""
+    summary = module.__doc__.split("\n\nTyped more loosely than the schema")[0]
+    summary = summary.split("\n\nChecked by the server only")[0]
+    return summary.split("\n\n`run()` returns")[0]
 
 
 def field_table(model: Any) -> Dict[str, Dict[str, Any]]:

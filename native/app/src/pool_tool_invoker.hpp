@@ -1,21 +1,12 @@
 #pragma once
 // The tool server's way to MCP tools: calls through the client pool, with results turned into
-// the tool server's JSON (text, structured content, images saved as files).
+// the tool server's JSON (tool_result_content.hpp).
 #include <filesystem>
 
 #include "ipybox/toolserver/tool_invoker.hpp"
 #include "mcp_client_pool.hpp"
 
 namespace ipybox::app {
-
-// {"text", "structured", "images", "is_error"} from an MCP tool result. Image content is
-// decoded and written to `images_directory` as <8 hex>.<png|jpg|gif|webp>, through a descriptor
-// of `workspace` when the folder is inside it (no link the kernel planted is followed;
-// workspace/directory.hpp); text of embedded resources is appended to the text. Throws
-// std::system_error or workspace::unsafe_workspace_path if an image cannot be written.
-nlohmann::json tool_result_json(const mcp::session::call_tool_result& result,
-                                const std::filesystem::path& workspace,
-                                const std::filesystem::path& images_directory);
 
 class pool_tool_invoker : public toolserver::tool_invoker {
   public:

@@ -23,7 +23,9 @@ generated_package generate_package(std::string_view server_name,
         const auto module = detail::build_module_ir(tools[i]);
         package.files.push_back({prefix + module_names[i] + ".py",
                                  detail::render_tool_module(server_name, tools[i], module)});
-        package.modules.push_back({tool_names[i], module_names[i], module.notes});
+        package.modules.push_back(
+            {tool_names[i], module_names[i], module.notes,
+             std::vector<std::string>(module.server_only.begin(), module.server_only.end())});
     }
     return package;
 }

@@ -79,11 +79,15 @@ std::string attribute_base_name(std::string_view property, const std::set<std::s
 }
 
 std::string enum_member_base_name(std::string_view value) {
-    // `mro` is refused by Enum itself; `name` and `value` would hide the member's own properties.
-    static const std::set<std::string> reserved{"mro", "name", "value"};
     std::string name = identifier_base(value, "value");
-    if (is_python_keyword(name) || reserved.contains(name)) name += '_';
+    if (is_python_keyword(name) || reserved_enum_member_names().contains(name)) name += '_';
     return name;
+}
+
+const std::set<std::string>& reserved_enum_member_names() {
+    // `mro` is refused by Enum itself; `name` and `value` would hide the member's own properties.
+    static const std::set<std::string> names{"mro", "name", "value"};
+    return names;
 }
 
 const std::set<std::string>& reserved_attribute_names() {

@@ -161,6 +161,7 @@ void module_builder::build_params(const json& schema) {
         params.extra = extra_fields::allow;
         module_.classes.emplace_back(std::move(params));
     }
+    input_classes_ = module_.classes.size();
     doc_ = nullptr;
 }
 
@@ -190,7 +191,7 @@ void module_builder::assign_attribute_names() {
             wanted.push_back(attribute_base_name(field.json_name, reserved));
             exact.push_back(field.json_name);
         }
-        const auto names = assign_unique(wanted, exact, {}, "_");
+        const auto names = assign_unique(wanted, exact, reserved, "_");
         for (std::size_t i = 0; i < names.size(); ++i) {
             model->fields[i].attribute_name = names[i];
         }
@@ -198,11 +199,18 @@ void module_builder::assign_attribute_names() {
 }
 
 void module_builder::loosen_unfaithful_types() {
-    for (auto& item : module_.classes) {
-        auto* model = std::get_if<model_def>(&item);
+    for (std::size_t i = 0; i < module_.classes.size(); ++i) {
+        auto* model = std::get_if<model_def>(&module_.classes[i]);
         if (model == nullptr) continue;
         for (auto& field : model->fields) {
             const auto why = loosen(field.type);
+            if (i < input_classes_ && why.find("enum or const") != std::string::npos) {
+                note_server_only("enum");
+                note_server_only("const");
+            }
+            if (i < input_classes_ && why.find("nulls") != std::string::npos) {
+                note_server_only("type");  // the items are Any: only null is valid there
+            }
             if (!why.empty()) {
                 module_.notes.push_back(model->class_name + "." + field.attribute_name + ": " +
                                         why);
@@ -249,12 +257,16 @@ json module_builder::merged_object(const json& schema, int depth) const {
 
 void module_builder::build_model(const json& schema, const std::string& class_name, int depth,
                                  placement where) {
+    note_schema(schema);
     const json merged = merged_object(schema, 0);
     model_def model;
     model.class_name = class_name;
     if (where == placement::definition) model.description = string_member(schema, "description");
     const auto additional = merged.find("additionalProperties");
     const bool allows_more = additional != merged.end() && is_true_or_schema(*additional);
+    // Values of undeclared keys are not typed: only their presence is checked.
+    if (additional != merged.end() && additional->is_object())
+        note_server_only("additionalProperties");
     model.extra = doc_->side == schema_side::output || allows_more ? extra_fields::allow
                                                                    : extra_fields::forbid;
     const auto required = required_names(merged);
@@ -281,7 +293,9 @@ field_def module_builder::build_field(const std::string& name, const json& prope
             field.default_value = *it;
         }
     }
-    field.constraints = constraints_for(constraint_source(property), field.type);
+    const json& source = constraint_source(follow_root(property));
+    field.constraints = constraints_for(source, field.type);
+    note_applied(source, field.constraints);
     return field;
 }
 
@@ -292,6 +306,7 @@ module_ir build_module_ir(const tool_descriptor& tool) {
     builder.build_result(tool.output_schema);
     builder.assign_attribute_names();
     builder.loosen_unfaithful_types();
+    builder.collect_server_only();
     return module;
 }
 

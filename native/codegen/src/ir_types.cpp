@@ -63,6 +63,7 @@ bool module_builder::is_model_schema(const json& schema) const {
 type_ref module_builder::build_type(const json& schema, const std::string& hint, int depth,
                                     placement where) {
     if (depth > max_schema_depth || !schema.is_object()) return make_type(type_kind::any);
+    note_schema(schema);
     const bool openapi_nullable = schema.value("nullable", json(false)) == json(true);
     const auto with_nullable = [openapi_nullable](type_ref type) {
         type.nullable = type.nullable || openapi_nullable;
@@ -80,7 +81,10 @@ type_ref module_builder::build_type(const json& schema, const std::string& hint,
         if (it->size() == 1 && !has_properties(schema)) {
             return with_nullable(build_type((*it)[0], hint, depth + 1, where));
         }
-        if (!is_model_schema(schema)) return make_type(type_kind::any);
+        if (!is_model_schema(schema)) {
+            note_server_only("allOf");
+            return make_type(type_kind::any);
+        }
         const auto class_name = names_.claim(class_name_from(hint, "Model"));
         build_model(schema, class_name, depth, where);
         return with_nullable(make_type(type_kind::model, class_name));
@@ -134,6 +138,9 @@ type_ref module_builder::build_for_type(const json& schema, const std::string& t
         }
         type_ref dict = make_type(type_kind::dict);
         const auto additional = schema.find("additionalProperties");
+        if (additional != schema.end() && *additional == json(false)) {
+            note_server_only("additionalProperties");  // {} alone is valid; Dict takes any keys
+        }
         dict.members.push_back(
             additional != schema.end() && additional->is_object()
                 ? build_type(*additional, hint + "Value", depth + 1, placement::inline_schema)
@@ -220,6 +227,7 @@ type_ref module_builder::build_const(const json& value) {
         type.literal_values.push_back(value);
         return type;
     }
+    note_server_only("const");
     return make_type(value.is_number() ? type_kind::number : type_kind::any);
 }
 
@@ -247,7 +255,7 @@ type_ref module_builder::build_enum(const json& schema, const std::string& hint,
             wanted.push_back(enum_member_base_name(value.get<std::string>()));
             exact.push_back(value.get<std::string>());
         }
-        const auto names = assign_unique(wanted, exact, {}, "_");
+        const auto names = assign_unique(wanted, exact, reserved_enum_member_names(), "_");
         for (std::size_t i = 0; i < values.size(); ++i) {
             def.members.push_back({names[i], values[i].get<std::string>()});
         }
@@ -257,6 +265,7 @@ type_ref module_builder::build_enum(const json& schema, const std::string& hint,
         type = make_type(type_kind::literal);
         type.literal_values = std::move(values);
     } else {
+        note_server_only("enum");
         const bool numbers =
             std::all_of(values.begin(), values.end(), [](const json& v) { return v.is_number(); });
         type = make_type(numbers ? type_kind::number : type_kind::any);

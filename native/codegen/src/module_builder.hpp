@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ipybox/codegen/detail/identifiers.hpp"
@@ -23,12 +24,14 @@ class module_builder {
     explicit module_builder(module_ir& module);
 
     // Call build_params, then build_result, then assign_attribute_names, then
-    // loosen_unfaithful_types, once each.
+    // loosen_unfaithful_types, then collect_server_only, once each.
     void build_params(const nlohmann::json& schema);
     void build_result(const nlohmann::json& schema);
     void assign_attribute_names();
     // Types Python cannot represent faithfully become Any, with a note in module_ir::notes.
     void loosen_unfaithful_types();
+    // Fills module_ir::server_only from what building the input side left unchecked.
+    void collect_server_only();
 
   private:
     struct document {
@@ -58,9 +61,18 @@ class module_builder {
                             const std::string& hint, int depth, placement where);
     bool is_model_schema(const nlohmann::json& schema) const;
 
+    // server_only.cpp: what the input side leaves to the server
+    void note_schema(const nlohmann::json& schema);
+    void note_applied(const nlohmann::json& source, const field_constraints& constraints);
+    void note_server_only(const std::string& keyword);
+
     module_ir& module_;
     name_registry names_;
     document* doc_ = nullptr;
+    std::size_t input_classes_ = 0;  // module_.classes[0, input_classes_) model the input
+    // Constraint keywords met on the input side, and those a Field() call carries.
+    std::set<std::pair<const nlohmann::json*, std::string>> constraints_seen_;
+    std::set<std::pair<const nlohmann::json*, std::string>> constraints_applied_;
 };
 
 type_ref make_type(type_kind kind, std::string class_name = {});

@@ -61,6 +61,25 @@ std::string render_tool_module(std::string_view server_name, const tool_descript
         module_doc += "\n\nTyped more loosely than the schema (the value is sent as given):\n";
         for (const auto& note : module.notes) module_doc += "\n- " + note;
     }
+    if (!module.server_only.empty()) {
+        std::string keywords;
+        for (const auto& keyword : module.server_only) {
+            keywords += (keywords.empty() ? "`" : ", `") + keyword + "`";
+        }
+        module_doc +=
+            "\n\nChecked by the server only (Params leaves these keywords of the input "
+            "schema to the server, at least where they appear here): " +
+            keywords + ".";
+    }
+    module_doc += module.has_result
+                      ? "\n\n`run()` returns `Result`, parsed from the structured content; "
+                        "`result.tool_output()` has every content item (text, images and audio "
+                        "saved as files, resources, resource links). A tool error raises "
+                        "`ToolError`, which carries them too."
+                      : "\n\n`run()` returns a `TextResult`: the text, with `images`, `audio`, "
+                        "`resources`, `resource_links`, `content` (every content item; images, "
+                        "audio and blobs saved as files) and `structured`. A tool error raises "
+                        "`ToolError`, which carries them too.";
     std::string out = python_docstring(module_doc, 0) + "\n\n";
     out += render_imports(context, module.has_result);
     out += "\nSERVER_NAME = " + python_string_literal(server_name) + "\n";

@@ -4,7 +4,10 @@ The class names appear in tracebacks that agents read, so they match the referen
 implementation: ``ToolRunnerError`` and its ``Approval*`` subclasses.
 """
 
+from typing import Any, List
+
 __all__ = [
+    "ToolError",
     "ToolRunnerError",
     "ApprovalRejectedError",
     "ApprovalTimeoutError",
@@ -26,3 +29,17 @@ class ApprovalTimeoutError(ToolRunnerError):
 
 class ToolServerUnavailableError(ToolRunnerError):
     """The ipybox tool server is not configured for this kernel or cannot be reached."""
+
+
+class ToolError(ToolRunnerError):
+    """The tool ran and reported an error (``isError``); the message is its text.
+
+    ``content`` holds every content item of the result (``tool_client.ContentItem``: text,
+    images and audio saved as files, resources, resource links), ``output`` the whole
+    ``ToolOutput`` (``structured`` included).
+    """
+
+    def __init__(self, message: str, output: Any = None) -> None:
+        super().__init__(message)
+        self.output = output
+        self.content: List[Any] = list(getattr(output, "content", None) or [])

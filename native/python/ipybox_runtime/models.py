@@ -16,21 +16,26 @@ both:
 from __future__ import annotations
 
 import contextvars
+import fractions
 import json
+import math
 import re
+import sys
 import typing
-from typing import Any, Dict, Mapping, Optional, Type, TypeVar
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import pydantic
 
 from .errors import ToolRunnerError
-from .json_values import exact_value, to_json
+from .json_values import KindCheck, exact_value, kind_checker, to_json
 
 __all__ = ["PYDANTIC_V2", "Field", "ToolModel", "rebuild_models"]
 
 PYDANTIC_V2 = int(pydantic.VERSION.split(".")[0]) >= 2
 
-if not PYDANTIC_V2:
+if PYDANTIC_V2:
+    from pydantic_core import PydanticCustomError
+else:
     from pydantic.error_wrappers import ErrorWrapper
     from pydantic.errors import ExtraError
     from pydantic.main import validate_model
@@ -174,11 +179,17 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
     models whose schema allows additional properties, and all output models (so that a server
     adding fields never breaks parsing), are declared with ``extra='allow'``.
 
-    Validation is a check, not a rewrite: after it, every field holds the plain JSON value that
-    was given (see ``json_values.exact_value``), so what the caller wrote is what the server
-    gets, and what the server sent is what ``Result`` holds. Any property name works as a
+    Validation first checks JSON kinds the way JSON Schema does (``json_values.kind_checker``):
+    ``"5"`` is no integer, ``1`` no boolean, ``True`` no number, and a wrong kind anywhere
+    inside a list, map or union is refused with a ``pydantic.ValidationError`` located at the
+    property name, under both pydantic versions. Validation is a check, not a rewrite: after
+    it, every field holds the plain JSON value that was given (see
+    ``json_values.exact_value``), so what the caller wrote is what the server gets, and what
+    the server sent is what ``Result`` holds. Any property name works as a
     keyword, ``__pydantic_self__`` included.
     """
+
+    _tool_output: Any = pydantic.PrivateAttr(default=None)
 
     if PYDANTIC_V2:
         model_config = _config_v2()
@@ -193,7 +204,16 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         @pydantic.model_validator(mode="wrap")
         @classmethod
         def _keep_written_values(cls, data: Any, handler: Any) -> Any:
+            hidden: Dict[str, Any] = {}
+            if isinstance(data, Mapping):
+                _refuse_wrong_kinds(cls, data)
+                if _is_open(cls) and _READING_JSON.get():
+                    # JSON keys are property names: a key equal to a field's Python name is an
+                    # extra (pydantic 2.13 would take it for the field despite the config).
+                    data, hidden = _split_python_names(cls, data)
             model = handler(data)
+            if hidden and isinstance(model, ToolModel) and model.__pydantic_extra__ is not None:
+                model.__pydantic_extra__.update(hidden)
             if isinstance(data, Mapping) and isinstance(model, ToolModel):
                 _restore_written_values(model, data)
             return model
@@ -266,6 +286,13 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         finally:
             _READING_JSON.reset(token)
 
+    def tool_output(self) -> Any:
+        """The whole output of the call this model was parsed from (``Result`` of ``run()``):
+        a ``tool_client.ToolOutput`` with ``text``, ``content`` (every content item),
+        ``images``, ``audio``, ``resources``, ``resource_links`` and ``structured``; ``None``
+        for a model built any other way."""
+        return self._tool_output
+
     @classmethod
     def from_structured(cls: Type[_Model], data: Any) -> _Model:
         """Parses a tool's structured result into this model.
@@ -285,8 +312,12 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
                 f"the tool returned no structured content to parse into {cls.__name__}"
             )
         if not isinstance(content, Mapping):
-            return cls.model_validate(content) if PYDANTIC_V2 else cls.parse_obj(content)
-        return cls.from_arguments(content)
+            model = cls.model_validate(content) if PYDANTIC_V2 else cls.parse_obj(content)
+        else:
+            model = cls.from_arguments(content)
+        if content is not data:
+            model._tool_output = data
+        return model
 
 
 def rebuild_models(*models: Type[ToolModel]) -> None:
@@ -356,6 +387,113 @@ def _restore_written_values(model: ToolModel, data: Mapping[str, Any]) -> None:
             model.__dict__[name] = written
 
 
+# model class -> [(python name, property name, checker)], built at its first validation, when the
+# module that defines it (and the targets of its forward references) is complete.
+_KIND_CHECKS: Dict[type, List[Tuple[str, str, KindCheck]]] = {}
+
+
+def _field_annotation(model: type, name: str) -> Tuple[Any, Mapping[str, Any]]:
+    """The annotation as written in the class body, and the namespace to resolve it in."""
+    for klass in model.__mro__:
+        annotations = klass.__dict__.get("__annotations__", {})
+        if name in annotations:
+            module = sys.modules.get(klass.__module__)
+            return annotations[name], vars(module) if module is not None else {}
+    return Any, {}
+
+
+def _kind_checks(model: type) -> List[Tuple[str, str, KindCheck]]:
+    checks = _KIND_CHECKS.get(model)
+    if checks is None:
+        checks = []
+        for name, field in _model_fields(model).items():
+            annotation, namespace = _field_annotation(model, name)
+            if isinstance(annotation, str):
+                try:
+                    annotation = eval(annotation, dict(namespace))  # noqa: S307 - our own classes
+                except Exception:  # noqa: BLE001 - unknown names: pydantic alone judges
+                    continue
+            check = kind_checker(annotation, namespace)
+            bounds = _numeric_bounds(field)
+            if check is not None and bounds:
+                check = _with_bounds(check, bounds)
+            if check is not None:
+                checks.append((name, _json_name(name, field), check))
+        _KIND_CHECKS[model] = checks
+    return checks
+
+
+def _numeric_bounds(field: Any) -> Dict[str, Any]:
+    """ge/gt/le/lt/multiple_of of a field, for an exact check of the written number (pydantic
+    compares a float field's bound as floats: 2**60 + 1 passes ``le=2**60``)."""
+    names = ("ge", "gt", "le", "lt", "multiple_of")
+    if PYDANTIC_V2:
+        found = {}
+        for item in field.metadata:
+            for name in names:
+                value = getattr(item, name, None)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    found[name] = value
+        return found
+    info = field.field_info
+    return {name: getattr(info, name) for name in names if getattr(info, name, None) is not None}
+
+
+def _with_bounds(check: KindCheck, bounds: Dict[str, Any]) -> KindCheck:
+    tests = {
+        "ge": (lambda v, b: v >= b, "greater than or equal to"),
+        "gt": (lambda v, b: v > b, "greater than"),
+        "le": (lambda v, b: v <= b, "less than or equal to"),
+        "lt": (lambda v, b: v < b, "less than"),
+        "multiple_of": (lambda v, b: b == 0 or (v / b).denominator == 1, "a multiple of"),
+    }
+
+    def checked(value: Any) -> Any:
+        failure = check(value)
+        if failure is not None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            return failure
+        if isinstance(value, float) and not math.isfinite(value):
+            return failure
+        exact = fractions.Fraction(value)
+        for name, bound in bounds.items():
+            test, words = tests[name]
+            if not test(exact, fractions.Fraction(bound)):
+                return (), f"expected a number {words} {bound}, got {value!r}"
+        return None
+
+    return checked
+
+
+def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
+    """Raises pydantic's ValidationError, located at the property name, for every value whose
+    JSON kind the field's annotation does not admit; pydantic would convert some of them."""
+    failures = []
+    open_model = _is_open(model)
+    for name, alias, check in _kind_checks(model):
+        key = alias
+        if key not in data:
+            if name not in data or open_model:
+                continue
+            key = name
+        failure = check(data[key])
+        if failure is not None:
+            failures.append(((alias,) + failure[0], failure[1], data[key]))
+    if not failures:
+        return
+    if PYDANTIC_V2:
+        line_errors = [
+            {
+                "type": PydanticCustomError("json_kind", "{message}", {"message": message}),
+                "loc": location,
+                "input": value,
+            }
+            for location, message, value in failures
+        ]
+        raise pydantic.ValidationError.from_exception_data(model.__name__, line_errors)
+    errors = [ErrorWrapper(ValueError(message), loc=location) for location, message, _ in failures]
+    raise pydantic.ValidationError(errors, model)
+
+
 def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     """Pydantic 1 construction without keyword arguments, extras kept apart from methods."""
     cls = type(model)
@@ -372,6 +510,7 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
         if extras and not _is_open(cls):
             errors = [ErrorWrapper(ExtraError(), loc=key) for key in extras]
             raise pydantic.ValidationError(errors, cls)
+    _refuse_wrong_kinds(cls, known)
     values, fields_set, error = validate_model(cls, known)
     if error is not None:
         raise error
@@ -388,6 +527,16 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     model._init_private_attributes()
     model._colliding_extra.update(colliding)
     _restore_written_values(model, known)
+
+
+def _split_python_names(cls: Any, data: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """(data without the keys that are only a field's Python name, those keys)."""
+    kept = dict(data)
+    hidden: Dict[str, Any] = {}
+    for name, field in _model_fields(cls).items():
+        if field.alias is not None and field.alias != name and name in kept:
+            hidden[name] = kept.pop(name)
+    return kept, hidden
 
 
 def _aliases_for_python_names(cls: Any, data: Dict[str, Any]) -> Dict[str, Any]:

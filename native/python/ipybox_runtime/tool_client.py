@@ -26,11 +26,19 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 from .errors import (
     ApprovalRejectedError,
     ApprovalTimeoutError,
+    ToolError,
     ToolRunnerError,
     ToolServerUnavailableError,
 )
 
-__all__ = ["TextResult", "ToolOutput", "call_tool", "request_shell_approval", "save_gentool"]
+__all__ = [
+    "ContentItem",
+    "TextResult",
+    "ToolOutput",
+    "call_tool",
+    "request_shell_approval",
+    "save_gentool",
+]
 
 SOCKET_VARIABLE = "IPYBOX_TOOL_SOCKET"
 TOKEN_VARIABLE = "IPYBOX_TOOL_TOKEN"
@@ -46,6 +54,45 @@ _ERROR_CLASSES = {
 
 
 @dataclasses.dataclass(frozen=True)
+class ContentItem:
+    """One content block of a tool result, as kernel code can use it.
+
+    ``type`` is ``"text"`` (``text``), ``"image"`` or ``"audio"`` (``path``: the file the host
+    saved, ``mime_type``), ``"resource"`` (an embedded resource: ``uri``, ``mime_type``, and
+    ``text`` for text or ``path`` for a blob saved as a file) or ``"resource_link"`` (``uri``,
+    ``name``, ``mime_type``, ``title``, ``description``). Members a block does not have are
+    ``None``; ``path`` is ``None`` too when the server's data was not valid base64.
+    """
+
+    type: str
+    text: Optional[str] = None
+    path: Optional[pathlib.Path] = None
+    mime_type: Optional[str] = None
+    uri: Optional[str] = None
+    name: Optional[str] = None
+    title: Optional[str] = None
+    description: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, item: Mapping[str, Any]) -> "ContentItem":
+        def text(key: str) -> Optional[str]:
+            value = item.get(key)
+            return value if isinstance(value, str) else None
+
+        path = text("path")
+        return cls(
+            type=text("type") or "unknown",
+            text=text("text"),
+            path=pathlib.Path(path) if path else None,
+            mime_type=text("mime_type"),
+            uri=text("uri"),
+            name=text("name"),
+            title=text("title"),
+            description=text("description"),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
 class ToolOutput:
     """What one tool call returned."""
 
@@ -56,31 +103,66 @@ class ToolOutput:
     images: List[pathlib.Path] = dataclasses.field(default_factory=list)
     """Absolute paths of image content the host saved to files."""
     is_error: bool = False
+    content: List[ContentItem] = dataclasses.field(default_factory=list)
+    """Every content block, in the server's order."""
+
+    @property
+    def audio(self) -> List[ContentItem]:
+        """Audio content, saved as files (``path``, ``mime_type``)."""
+        return [item for item in self.content if item.type == "audio"]
+
+    @property
+    def resources(self) -> List[ContentItem]:
+        """Embedded resources (``uri``, ``mime_type``, ``text`` or a saved blob's ``path``)."""
+        return [item for item in self.content if item.type == "resource"]
+
+    @property
+    def resource_links(self) -> List[ContentItem]:
+        """Links to resources (``uri``, ``name``, ``mime_type``)."""
+        return [item for item in self.content if item.type == "resource_link"]
 
 
 class TextResult(str):
-    """The text a tool returned, with its images and structured content attached.
+    """The text a tool returned, with every other content item attached.
 
-    A ``str`` subclass, so it prints, compares and slices like the text itself.
+    A ``str`` subclass, so it prints, compares and slices like the text itself. ``images``
+    holds the paths of saved images; ``content`` every content block (``ContentItem``), and
+    ``audio``, ``resources`` and ``resource_links`` those of one type; ``structured`` the
+    ``structuredContent``, if any.
     """
 
     images: List[pathlib.Path]
     structured: Any
+    content: List[ContentItem]
 
     def __new__(
         cls,
         text: str = "",
         images: Iterable[Union[str, os.PathLike]] = (),
         structured: Any = None,
+        content: Iterable[ContentItem] = (),
     ) -> "TextResult":
         result = super().__new__(cls, text)
         result.images = [pathlib.Path(image) for image in images]
         result.structured = structured
+        result.content = list(content)
         return result
+
+    @property
+    def audio(self) -> List[ContentItem]:
+        return [item for item in self.content if item.type == "audio"]
+
+    @property
+    def resources(self) -> List[ContentItem]:
+        return [item for item in self.content if item.type == "resource"]
+
+    @property
+    def resource_links(self) -> List[ContentItem]:
+        return [item for item in self.content if item.type == "resource_link"]
 
     @classmethod
     def from_output(cls, output: ToolOutput) -> "TextResult":
-        return cls(output.text, output.images, output.structured)
+        return cls(output.text, output.images, output.structured, output.content)
 
 
 class _UnixHTTPConnection(http.client.HTTPConnection):
@@ -108,8 +190,9 @@ def call_tool(server_name: str, tool_name: str, arguments: Mapping[str, Any]) ->
     ``IPYBOX_TOOL_TIMEOUT`` (seconds) can bound the wait here too (default: none).
 
     Raises ``ApprovalRejectedError`` / ``ApprovalTimeoutError`` when the call was not approved,
-    ``ToolServerUnavailableError`` when the tool server is not configured or not reachable, and
-    ``ToolRunnerError`` for every other failure, including errors the tool itself reported.
+    ``ToolServerUnavailableError`` when the tool server is not configured or not reachable,
+    ``ToolError`` (a ``ToolRunnerError`` carrying every content item) when the tool reported an
+    error, and ``ToolRunnerError`` for every other failure.
     """
     label = f"{server_name}.{tool_name}"
     status, payload = _post(
@@ -253,12 +336,18 @@ def _output_from_response(status: int, payload: bytes) -> ToolOutput:
     if not isinstance(result, dict):
         raise ToolRunnerError("the ipybox tool server sent a malformed answer (no result object)")
     text = result.get("text")
+    content = result.get("content")
     output = ToolOutput(
         text=text if isinstance(text, str) else "",
         structured=result.get("structured"),
         images=[pathlib.Path(path) for path in result.get("images") or () if isinstance(path, str)],
         is_error=result.get("is_error") is True,
+        content=[
+            ContentItem.from_json(item)
+            for item in (content if isinstance(content, list) else ())
+            if isinstance(item, dict)
+        ],
     )
     if output.is_error:
-        raise ToolRunnerError(output.text or "the tool reported an error")
+        raise ToolError(output.text or "the tool reported an error", output)
     return output

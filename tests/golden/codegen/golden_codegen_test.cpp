@@ -121,3 +121,11 @@ TEST_CASE("golden: $ref, $defs, definitions, allOf, anyOf and recursion") {
 TEST_CASE("golden: one tool per schema defect class of issue 12, each importable and exact") {
     check_case("schema_defects");
 }
+
+TEST_CASE("golden: one property per checked keyword, and keywords left to the server listed") {
+    check_case("refusal");
+}
+
+TEST_CASE("golden: properties, nested models and enum members that collide once mangled") {
+    check_case("collisions");
+}

@@ -26,6 +26,11 @@ struct tool_module {
     // (`Any`, which still sends the caller's value unchanged), one sentence each; also listed
     // in the module docstring. Empty when every part is typed faithfully.
     std::vector<std::string> notes;
+    // Validation keywords of the input schema that `Params` does not check (at least somewhere
+    // in the schema), sorted: the server alone refuses values that break them. Also listed in
+    // the module docstring as "checked by the server only". Every other keyword is checked
+    // before a call: a value that breaks it raises pydantic's ValidationError.
+    std::vector<std::string> server_only;
 };
 
 struct generated_package {

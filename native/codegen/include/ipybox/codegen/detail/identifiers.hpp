@@ -31,11 +31,16 @@ std::string enum_member_base_name(std::string_view value);
 // Names a field may not take in a class body: pydantic 1.10 and 2.x BaseModel attributes,
 // ToolModel's methods, and the names the generated annotations and defaults use.
 const std::set<std::string>& reserved_attribute_names();
+// Names an enum member may not take (besides keywords).
+const std::set<std::string>& reserved_enum_member_names();
 // Names a generated class may not take at module level.
 const std::set<std::string>& reserved_class_names();
 
-// Unique names for `wanted` (same order): an entry equal to `exact[i]` is honoured first, in
-// order; the others take their base or the first free `<base><separator>2`, `...3`.
+// The mangler of one namespace (a module's files, a model's fields, an enum's members): unique
+// names for `wanted` (same order), none of them in `taken` (what the namespace already holds:
+// its reserved names). An entry equal to `exact[i]` is honoured first, in order; the others
+// take their base or the first free `<base><separator>2`, `...3`. Callers pass bases that are
+// already identifiers and not keywords, so every result is one too.
 std::vector<std::string> assign_unique(const std::vector<std::string>& wanted,
                                        const std::vector<std::string>& exact,
                                        std::set<std::string> taken, std::string_view separator);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -81,6 +82,9 @@ struct module_ir {
     // Where the schema could not be typed faithfully and a looser type (`Any`) stands in, one
     // sentence each, for the module docstring and the caller of generate_package.
     std::vector<std::string> notes;
+    // Keywords of the input schema that Params does not check somewhere (inside unions, items
+    // or map values, `uniqueItems`, `if`/`then`/`else`, ...): the server alone checks them.
+    std::set<std::string> server_only;
 };
 
 }  // namespace ipybox::codegen::detail

@@ -1,4 +1,12 @@
-"""Additional properties with a schema."""
+"""Additional properties with a schema.
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `additionalProperties`.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from typing import Optional
 

@@ -1,4 +1,9 @@
-"""Demonstrates how annotations can be used to provide metadata about content"""
+"""Demonstrates how annotations can be used to provide metadata about content
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 

@@ -1,4 +1,9 @@
-"""Returns structured content along with an output schema for client data validation"""
+"""Returns structured content along with an output schema for client data validation
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 

@@ -1,7 +1,12 @@
 """This is tool 1.
 
-Args:
-    s: A string to process
+    Args:
+        s: A string to process
+
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
 """
 
 from ipybox_runtime.models import ToolModel

@@ -1,8 +1,13 @@
-"""This is tool 3 with nested structured output.
+"""    This is tool 3 with nested structured output.
 
-Args:
-    name: A name to process
-    level: Processing level
+    Args:
+        name: A name to process
+        level: Processing level
+
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
 """
 
 from ipybox_runtime.models import Field, ToolModel

@@ -1,4 +1,9 @@
-"""Get a recursive tree view of files and directories as a JSON structure."""
+"""Get a recursive tree view of files and directories as a JSON structure.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import List
 

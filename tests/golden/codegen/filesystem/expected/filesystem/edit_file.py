@@ -1,5 +1,9 @@
 """Make line-based edits to a text file. Each edit replaces exact line sequences with new content.
 Returns a git-style diff showing the changes made.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
 """
 
 from typing import List

@@ -1,4 +1,9 @@
-"""Get a detailed listing of all files and directories in a specified path, including sizes."""
+"""Get a detailed listing of all files and directories in a specified path, including sizes.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 

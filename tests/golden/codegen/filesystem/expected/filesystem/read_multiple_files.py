@@ -1,4 +1,9 @@
-"""Read the contents of multiple files simultaneously."""
+"""Read the contents of multiple files simultaneously.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from typing import List
 

@@ -3,6 +3,10 @@ and provides detailed error messages if the file cannot be read. Use this tool w
 examine the contents of a single file. Use the 'head' parameter to read only the first N lines of
 a file, or the 'tail' parameter to read only the last N lines of a file. Only works within
 allowed directories.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
 """
 
 from typing import Optional

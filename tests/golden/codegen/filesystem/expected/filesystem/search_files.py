@@ -1,4 +1,9 @@
-"""Recursively search for files and directories matching a pattern."""
+"""Recursively search for files and directories matching a pattern.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from typing import List
 

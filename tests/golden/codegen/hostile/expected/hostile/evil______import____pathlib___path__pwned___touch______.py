@@ -14,7 +14,11 @@ before\x00after
 \\N{LATIN SMALL LETTER A} \\x41 \\u0041 \\
 {0} {name} {{nested}} %s %(x)s f'{__import__("pathlib").Path("PWNED").touch()}'
 access\u202e\u2066 // check \u2069\u2066 admin
-ends with \"
+ends with "
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
 """
 
 from enum import Enum

@@ -1,6 +1,10 @@
 """x
 __import__("pathlib").Path("PWNED").touch()
 #
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
 """
 
 from ipybox_runtime.models import Field, ToolModel

@@ -1,6 +1,10 @@
 """Searches the catalogue.
 
 Returns matching items with their scores.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
 """
 
 from enum import Enum

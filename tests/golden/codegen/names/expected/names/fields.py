@@ -1,4 +1,9 @@
-"""Tool named 'fields'."""
+"""Tool named 'fields'.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 from typing import List, Optional

@@ -1,4 +1,9 @@
-"""Input and output schemas both define Item, Params and Result."""
+"""Input and output schemas both define Item, Params and Result.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 from typing import Optional

@@ -1,4 +1,9 @@
-"""Tool named '2fa'."""
+"""Tool named '2fa'.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from ipybox_runtime.models import ToolModel
 from ipybox_runtime.tool_client import TextResult, call_tool

@@ -1,4 +1,12 @@
-"""Creates an issue; models come from $defs and definitions."""
+"""Creates an issue; models come from $defs and definitions.
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `oneOf`.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 from typing import Any, List, Literal, Optional, Union

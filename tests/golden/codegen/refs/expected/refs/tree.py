@@ -1,4 +1,9 @@
-"""Recursive schemas: a tree of nodes and a root that refers to itself."""
+"""Recursive schemas: a tree of nodes and a root that refers to itself.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import List, Optional
 

@@ -1,4 +1,9 @@
-"""1: nested classes whose PascalCase name is a keyword."""
+"""1: nested classes whose PascalCase name is a keyword.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from enum import Enum
 from typing import Optional

@@ -1,4 +1,9 @@
-"""9: only required constants go out unset."""
+"""9: only required constants go out unset.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
+"""
 
 from typing import Literal, Optional
 

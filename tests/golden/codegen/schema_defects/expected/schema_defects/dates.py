@@ -1,4 +1,9 @@
-"""5: date-time, date and time values go out as written."""
+"""5: date-time, date and time values go out as written.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import Optional
 

@@ -4,6 +4,13 @@ Typed more loosely than the schema (the value is sent as given):
 
 - Params.a: an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any
 - Params.b: an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `const`, `enum`.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
 """
 
 from typing import Any, Literal, Optional

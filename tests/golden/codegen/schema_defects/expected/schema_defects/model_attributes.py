@@ -1,4 +1,9 @@
-"""2: properties named like attributes of the model class or its metaclass."""
+"""2: properties named like attributes of the model class or its metaclass.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import Optional
 

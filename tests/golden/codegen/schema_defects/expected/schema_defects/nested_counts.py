@@ -1,4 +1,12 @@
-"""10: item counts of an outer array do not reach the inner arrays."""
+"""10: item counts of an outer array do not reach the inner arrays.
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `maxItems`.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import List, Optional
 

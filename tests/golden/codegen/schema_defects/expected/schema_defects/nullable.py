@@ -3,6 +3,13 @@
 Typed more loosely than the schema (the value is sent as given):
 
 - Params.nulls: a list or map of nulls is typed with Any items
+
+Checked by the server only (Params leaves these keywords of the input schema to the server, at
+least where they appear here): `type`.
+
+`run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
+`content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
+error raises `ToolError`, which carries them too.
 """
 
 from typing import Any, List, Optional

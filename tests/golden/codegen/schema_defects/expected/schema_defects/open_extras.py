@@ -1,4 +1,9 @@
-"""8 and 11: extra keys named like a field's Python name or a model method."""
+"""8 and 11: extra keys named like a field's Python name or a model method.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import Optional
 

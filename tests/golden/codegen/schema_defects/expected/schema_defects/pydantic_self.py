@@ -1,4 +1,9 @@
-"""3: a property named __pydantic_self__, in and out."""
+"""3: a property named __pydantic_self__, in and out.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import Optional
 

@@ -1,4 +1,9 @@
-"""7: unions keep the alternative the value was written for."""
+"""7: unions keep the alternative the value was written for.
+
+`run()` returns `Result`, parsed from the structured content; `result.tool_output()` has every
+content item (text, images and audio saved as files, resources, resource links). A tool error
+raises `ToolError`, which carries them too.
+"""
 
 from typing import List, Optional, Union
 

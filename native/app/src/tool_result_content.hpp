@@ -1,0 +1,29 @@
+#pragma once
+// An MCP tool result as the kernel's tool client reads it: every content type kept, binary
+// content saved as files. Pure conversion plus file writes; thread-safe (no shared state).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "ipybox/mcp/session/types.hpp"
+
+namespace ipybox::app {
+
+// {"text", "structured", "images", "is_error", "content"} from an MCP tool result:
+// - "content": one item per block, in order: {"type": "text", "text"}; {"type": "image" |
+//   "audio", "path", "mime_type"}; {"type": "resource", "uri", "mime_type", "text"} for an
+//   embedded text resource, with "path" instead of "text" for a blob; {"type":
+//   "resource_link", "uri", "name", "mime_type", "title", "description"} (absent members are
+//   null). Blocks of other types are kept as {"type"} alone.
+// - "text": the text blocks and embedded text resources joined by newlines, a resource link as
+//   "[resource: URI]" (what kernel code printed before content items existed).
+// - "images": the image paths (a subset of the content items, for TextResult.images).
+// Images, audio and blobs are decoded and written to `files_directory` as <8 hex><extension
+// known for the MIME type, else .bin>, through a descriptor of `workspace` when the folder is
+// inside it (no link the kernel planted is followed; workspace/directory.hpp); undecodable
+// base64 leaves the item without a path. Throws std::system_error or
+// workspace::unsafe_workspace_path if a file cannot be written.
+nlohmann::json tool_result_json(const mcp::session::call_tool_result& result,
+                                const std::filesystem::path& workspace,
+                                const std::filesystem::path& files_directory);
+
+}  // namespace ipybox::app

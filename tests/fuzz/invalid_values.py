@@ -1,0 +1,224 @@
+"""Invalid argument sets for the fuzz tier: a valid set mutated one keyword at a time.
+
+``mutants(root, arguments, rng)`` walks the valid ``arguments`` alongside the input schema
+``root`` and, at every value, breaks one keyword of the schema that applies there (``type``,
+``enum``, ``const``, bounds, lengths, ``pattern``, item counts, ``required``,
+``additionalProperties``), giving ``(keyword, mutated arguments)`` pairs. The caller keeps only
+those a real validator refuses. JSON null is never used as a wrong type: on a property that is
+not required, ``None`` means "not given" and is never sent.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from typing import Any, Callable, Iterator, List, Tuple
+
+import jsonschema
+
+WRONG_KINDS: List[Any] = ["7", "true", 1.5, True, False, 1, 1234, [], {}, ["1"]]
+PATTERN_PROBES = ["", "!", " ", "0", "A", "zz9", "a b", "\n"]
+
+Path = List[Any]
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def _fits_types(value: Any, types: List[str]) -> bool:
+    kind = _kind(value)
+    return kind in types or (kind == "integer" and "number" in types)
+
+
+class _Walker:
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.validator = jsonschema.Draft202012Validator(root)
+
+    def resolve(self, schema: Any) -> Any:
+        for _ in range(8):
+            if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+                break
+            reference = schema["$ref"]
+            if not reference.startswith("#"):
+                return {}
+            from urllib.parse import unquote
+
+            node = self.root
+            for part in [p for p in reference[1:].split("/") if p]:
+                part = unquote(part).replace("~1", "/").replace("~0", "~")
+                if not isinstance(node, dict) or part not in node:
+                    return {}
+                node = node[part]
+            schema = node
+        return schema
+
+    def fits(self, schema: Any, value: Any) -> bool:
+        try:
+            return self.validator.evolve(schema=schema).is_valid(value)
+        except (jsonschema.exceptions.SchemaError, RecursionError, ValueError):
+            return False
+
+    def sites(self, schema: Any, value: Any, path: Path, depth: int) -> Iterator[Tuple[Path, Any]]:
+        """(path, schema) for every value of the instance and a schema that applies to it."""
+        schema = self.resolve(schema)
+        if depth > 12 or not isinstance(schema, dict):
+            return
+        yield path, schema
+        for key in ("anyOf", "oneOf"):
+            alternatives = schema.get(key)
+            if isinstance(alternatives, list):
+                fitting = [alt for alt in alternatives if self.fits(alt, value)]
+                if len(fitting) == 1:
+                    yield from self.sites(fitting[0], value, path, depth + 1)
+        if isinstance(schema.get("allOf"), list):
+            for member in schema["allOf"]:
+                yield from self.sites(member, value, path, depth + 1)
+        properties = schema.get("properties")
+        if isinstance(value, dict) and isinstance(properties, dict):
+            for key, item in value.items():
+                if key in properties:
+                    yield from self.sites(properties[key], item, path + [key], depth + 1)
+        items = schema.get("items")
+        if isinstance(value, list) and isinstance(items, dict):
+            for index, item in enumerate(value):
+                yield from self.sites(items, item, path + [index], depth + 1)
+
+
+def _breakers(schema: Any, value: Any) -> Iterator[Tuple[str, Callable[[Any], Any]]]:
+    """(keyword, function of the value giving a value that breaks it) for one site."""
+    types = schema.get("type")
+    if isinstance(types, str):
+        types = [types]
+    if isinstance(types, list) and "enum" not in schema and "const" not in schema:
+        for wrong in WRONG_KINDS:
+            if not _fits_types(wrong, types):
+                yield "type", lambda v, w=wrong: copy.deepcopy(w)
+    for keyword in ("enum", "const"):
+        allowed = schema.get("enum") if keyword == "enum" else [schema.get("const")]
+        if keyword in schema and isinstance(allowed, list):
+            for member in allowed[:3]:
+                if isinstance(member, bool):
+                    yield keyword, lambda v, m=member: int(m)
+                elif isinstance(member, (int, float)):
+                    yield keyword, lambda v, m=member: True if m == 1 else m + 1000
+                    yield keyword, lambda v, m=member: str(m)
+                elif isinstance(member, str):
+                    yield keyword, lambda v, m=member: m + "x"
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number:
+        for keyword, make in (
+            ("minimum", lambda b: b - 1),
+            ("maximum", lambda b: b + 1),
+            ("exclusiveMinimum", lambda b: b),
+            ("exclusiveMaximum", lambda b: b),
+        ):
+            bound = schema.get(keyword)
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+                yield keyword, lambda v, b=bound, f=make: f(b)
+        step = schema.get("multipleOf")
+        if isinstance(step, int) and not isinstance(step, bool) and step > 1:
+            yield "multipleOf", lambda v: v + 1
+    if isinstance(value, str):
+        if isinstance(schema.get("minLength"), int) and schema["minLength"] > 0:
+            yield "minLength", lambda v: v[: schema["minLength"] - 1]
+        if isinstance(schema.get("maxLength"), int):
+            yield "maxLength", lambda v: "x" * (schema["maxLength"] + 1)
+        if isinstance(schema.get("pattern"), str):
+            for probe in PATTERN_PROBES:
+                yield "pattern", lambda v, p=probe: p
+    if isinstance(value, list):
+        if isinstance(schema.get("minItems"), int) and schema["minItems"] > 0:
+            yield "minItems", lambda v: v[: schema["minItems"] - 1]
+        if isinstance(schema.get("maxItems"), int) and value:
+            yield "maxItems", lambda v: v + [v[0]] * (schema["maxItems"] + 1 - len(v))
+    if isinstance(value, dict):
+        for name in schema.get("required", []) if isinstance(schema.get("required"), list) else []:
+            if name in value:
+                yield "required", lambda v, n=name: {k: x for k, x in v.items() if k != n}
+        extra = schema.get("additionalProperties")
+        if extra is False:
+            yield "additionalProperties", lambda v: {**v, "zz_undeclared": 1}
+
+
+def _replace(arguments: Any, path: Path, make: Callable[[Any], Any]) -> Any:
+    mutated = copy.deepcopy(arguments)
+    if not path:
+        return make(mutated)
+    node = mutated
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = make(node[path[-1]])
+    return mutated
+
+
+def mutants(
+    root: Any, arguments: Any, rng: random.Random, limit: int
+) -> List[Tuple[str, Any, List[str]]]:
+    """Up to ``limit`` (keyword, arguments, keywords the validator reports) triples that the
+    validator confirms invalid."""
+    walker = _Walker(root)
+    candidates: List[Tuple[str, Path, Callable[[Any], Any]]] = []
+    try:
+        for path, schema in walker.sites(root, arguments, [], 0):
+            for keyword, make in _breakers(schema, _at(arguments, path)):
+                if path or keyword in ("required", "additionalProperties"):
+                    candidates.append((keyword, path, make))  # arguments stay an object
+    except (RecursionError, KeyError, IndexError, TypeError, re.error):
+        return []
+    rng.shuffle(candidates)
+    # Round robin over keywords, so that rare keywords are not crowded out by `type`.
+    by_keyword: dict = {}
+    for candidate in candidates:
+        by_keyword.setdefault(candidate[0], []).append(candidate)
+    queues = list(by_keyword.values())
+    found: List[Tuple[str, Any, List[str]]] = []
+    while queues and len(found) < limit:
+        queue = queues.pop(0)
+        keyword, path, make = queue.pop(0)
+        if queue:
+            queues.append(queue)
+        try:
+            mutated = _replace(arguments, path, make)
+            if walker.validator.is_valid(mutated):
+                continue
+        except (
+            RecursionError,
+            KeyError,
+            IndexError,
+            TypeError,
+            ValueError,
+            re.error,
+            jsonschema.exceptions.RefResolutionError,
+        ):
+            continue
+        found.append((keyword, mutated, _violated(walker.validator, mutated)))
+        if queue:
+            queues.remove(queue)  # one confirmed mutant per keyword and tool is enough
+    return found
+
+
+def _violated(validator: Any, instance: Any) -> List[str]:
+    """The keywords the validator names in its errors (the mutation may break, say, oneOf's
+    exclusivity rather than the keyword it aimed at)."""
+    return sorted({str(error.validator) for error in validator.iter_errors(instance)})
+
+
+def _at(value: Any, path: Path) -> Any:
+    for key in path:
+        value = value[key]
+    return value
