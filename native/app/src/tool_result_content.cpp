@@ -79,6 +79,10 @@ class converter {
     }
 
     json finish(const mcp::session::call_tool_result& result) {
+        if (unsaved_ > 0) {
+            append_text("[ipybox: " + std::to_string(unsaved_) + " more binary items not saved (" +
+                        std::to_string(max_saved_files) + " files at most per result)]");
+        }
         return {{"text", std::move(text_)},
                 {"structured", result.structured.is_object() ? result.structured : json(nullptr)},
                 {"images", std::move(images_)},
@@ -106,10 +110,16 @@ class converter {
         content_.push_back(std::move(item));
     }
 
-    // The decoded file's path, or null when the data is not base64.
+    // The decoded file's path, or null when the data is not base64 or the result has saved
+    // max_saved_files already.
     json save(const std::string& data, const std::string& mime) {
+        if (saved_ >= max_saved_files) {
+            ++unsaved_;
+            return nullptr;
+        }
         const auto bytes = core::base64_decode(data);
         if (!bytes) return nullptr;
+        ++saved_;
         const auto path = directory_ / (core::random_hex(4) + extension_for(mime));
         workspace::write_file_beneath(workspace_, path, *bytes);
         return path.string();
@@ -117,6 +127,8 @@ class converter {
 
     const std::filesystem::path& workspace_;
     const std::filesystem::path& directory_;
+    std::size_t saved_ = 0;
+    std::size_t unsaved_ = 0;
     std::string text_;
     json images_ = json::array();
     json content_ = json::array();

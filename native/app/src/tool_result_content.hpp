@@ -8,6 +8,8 @@
 
 namespace ipybox::app {
 
+inline constexpr std::size_t max_saved_files = 100;
+
 // {"text", "structured", "images", "is_error", "content"} from an MCP tool result:
 // - "content": one item per block, in order: {"type": "text", "text"}; {"type": "image" |
 //   "audio", "path", "mime_type"}; {"type": "resource", "uri", "mime_type", "text"} for an
@@ -20,8 +22,10 @@ namespace ipybox::app {
 // Images, audio and blobs are decoded and written to `files_directory` as <8 hex><extension
 // known for the MIME type, else .bin>, through a descriptor of `workspace` when the folder is
 // inside it (no link the kernel planted is followed; workspace/directory.hpp); undecodable
-// base64 leaves the item without a path. Throws std::system_error or
-// workspace::unsafe_workspace_path if a file cannot be written.
+// base64 leaves the item without a path. A server's answer is at most 16 MiB, but it could be
+// made of a hundred thousand tiny blobs: at most max_saved_files files are written per result;
+// the items past it have a null path, and "text" ends with a line saying how many. Throws
+// std::system_error or workspace::unsafe_workspace_path if a file cannot be written.
 nlohmann::json tool_result_json(const mcp::session::call_tool_result& result,
                                 const std::filesystem::path& workspace,
                                 const std::filesystem::path& files_directory);
