@@ -92,19 +92,10 @@ class ContentItem:
         )
 
 
-@dataclasses.dataclass(frozen=True)
-class ToolOutput:
-    """What one tool call returned."""
+class _ContentViews:
+    """The content items of one type, for classes with a ``content`` list."""
 
-    text: str
-    """The text content blocks of the result, joined by newlines."""
-    structured: Any = None
-    """The ``structuredContent`` of the result, if the server sent one."""
-    images: List[pathlib.Path] = dataclasses.field(default_factory=list)
-    """Absolute paths of image content the host saved to files."""
-    is_error: bool = False
-    content: List[ContentItem] = dataclasses.field(default_factory=list)
-    """Every content block, in the server's order."""
+    content: List[ContentItem]
 
     @property
     def audio(self) -> List[ContentItem]:
@@ -122,7 +113,22 @@ class ToolOutput:
         return [item for item in self.content if item.type == "resource_link"]
 
 
-class TextResult(str):
+@dataclasses.dataclass(frozen=True)
+class ToolOutput(_ContentViews):
+    """What one tool call returned."""
+
+    text: str
+    """The text content blocks of the result, joined by newlines."""
+    structured: Any = None
+    """The ``structuredContent`` of the result, if the server sent one."""
+    images: List[pathlib.Path] = dataclasses.field(default_factory=list)
+    """Absolute paths of image content the host saved to files."""
+    is_error: bool = False
+    content: List[ContentItem] = dataclasses.field(default_factory=list)
+    """Every content block, in the server's order."""
+
+
+class TextResult(_ContentViews, str):
     """The text a tool returned, with every other content item attached.
 
     A ``str`` subclass, so it prints, compares and slices like the text itself. ``images``
@@ -147,18 +153,6 @@ class TextResult(str):
         result.structured = structured
         result.content = list(content)
         return result
-
-    @property
-    def audio(self) -> List[ContentItem]:
-        return [item for item in self.content if item.type == "audio"]
-
-    @property
-    def resources(self) -> List[ContentItem]:
-        return [item for item in self.content if item.type == "resource"]
-
-    @property
-    def resource_links(self) -> List[ContentItem]:
-        return [item for item in self.content if item.type == "resource_link"]
 
     @classmethod
     def from_output(cls, output: ToolOutput) -> "TextResult":

@@ -158,7 +158,11 @@ test("re-registering a name replaces its package, restarts its server and unload
 test("a tool error from the MCP server is raised in the kernel as ToolRunnerError", async () => {
   const text = await runFailing(client, [
     "from mcptools.swap import read_text_file as rtf",
-    "rtf.run(rtf.Params(path='/etc/passwd'))",
+    // The error's classes, by name: ToolError, a ToolRunnerError that carries every content item.
+    "try:",
+    "    rtf.run(rtf.Params(path='/etc/passwd'))",
+    "except Exception as e:",
+    "    raise RuntimeError(' '.join(c.__name__ for c in type(e).__mro__) + ': ' + str(e))",
   ].join("\n"));
   assert.match(text, /ToolRunnerError/);
   assert.match(text, /Access denied|outside allowed/);

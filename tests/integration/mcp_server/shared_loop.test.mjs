@@ -51,5 +51,8 @@ test("a cell flooding IOPub and its stderr leaves the client's requests answered
   assert.ok(!result.isError, textOf(result));
   const text = textOf(result);
   assert.match(text, /xxxxxxxxxx/);
-  assert.match(text, /flood over/);
+  // The output is clipped (its head and tail kept; stderr, forwarded later, may be its tail):
+  // its last line is in the whole output, which the clipped text names.
+  const whole = text.match(/the full output is in (\S+) /);
+  assert.match(whole ? fs.readFileSync(whole[1], "utf8") : text, /flood over/);
 });

@@ -21,7 +21,7 @@ std::size_t files_in(const std::filesystem::path& folder) {
 
 }  // namespace
 
-TEST_CASE("every content type becomes an item; binary content is saved with its MIME type") {
+TEST_CASE("every content type becomes an item, and binary content is saved with its MIME type") {
     const auto workspace = ipybox::testing::fresh_directory("tool-content");
     const auto png = ipybox::core::base64_encode("not really a png");
     ipybox::mcp::session::call_tool_result result;
