@@ -104,6 +104,29 @@ class MissingDependencyTest(SavingTestCase):
             text,
         )
 
+    def test_a_parser_the_action_imports_is_recorded_and_named_where_missing(self):
+        parser = self.workspace / "mcpparse" / "everything" / "echo.py"
+        parser.parent.mkdir(parents=True)
+        parser.write_text("def run_parsed(params):\n    return params\n", encoding="utf-8")
+        self.draft(
+            impl=IMPL.replace(
+                "from mcptools.everything import echo",
+                "from mcptools.everything import echo\nfrom mcpparse.everything.echo import run_parsed",
+            )
+        )
+        requires = requirements.recorded(save_gentool("sound", "hear"))
+        self.assertEqual(requires["parsers"], ["everything.echo"])
+        self.assertEqual(requirements.missing(requires, self.workspace), [])
+        shutil.rmtree(self.workspace / "mcpparse")  # another project, say
+        self.assertEqual(
+            requirements.missing(requires, self.workspace),
+            [
+                "parser mcpparse.everything.echo is not in this project: copy "
+                "mcpparse/everything/echo.py from the project that saved the action (parsers are "
+                "written by hand, never generated)"
+            ],
+        )
+
     def test_a_missing_package_is_named_with_install_package(self):
         lines = requirements.missing({"packages": {"no_such_pkg_i24": "No-Such"}})
         self.assertEqual(

@@ -3,7 +3,9 @@
 ``save_gentool()`` records in the action's ``__init__.py`` (``REQUIRES = {...}``) the MCP servers
 it calls, with their registration as ipybox wrote it to ``mcptools/<server>/registration.json``
 (``${VAR}`` placeholders stay placeholders, never values), the version (hash) of each
-``mcptools`` tool module it imports, and the third-party packages it imports. Importing the
+``mcptools`` tool module it imports, the ``mcpparse`` parsers it imports (hand-written files of
+the project that saved it, which no ipybox call can make elsewhere), and the third-party packages
+it imports. Importing the
 action calls ``require()``, which raises one ``MissingDependencyError`` naming every missing
 dependency and the exact ipybox tool call that adds it. Search hits and ``check()`` use
 ``missing()`` and ``changed_tools()``. Standard library only.
@@ -75,7 +77,8 @@ def collect(
 ) -> Dict[str, object]:
     """What the action in ``directory`` needs, read from its ``api.py`` and ``impl.py`` (never
     run) and this workspace's ``mcptools/``: ``{"servers": {name: registration},
-    "tools": {"server.tool": hash}, "packages": {import name: distribution}}``."""
+    "tools": {"server.tool": hash}, "parsers": ["server.tool"], "packages": {import name:
+    distribution}}``."""
     base = library.workspace_path(workspace)
     folder = pathlib.Path(directory)
     names: Set[str] = set()
@@ -84,6 +87,7 @@ def collect(
     servers: Dict[str, object] = {}
     tools: Dict[str, str] = {}
     packages: Dict[str, str] = {}
+    parsers: Set[str] = set()
     standard = getattr(sys, "stdlib_module_names", frozenset(sys.builtin_module_names))
     distributions = None
     for name in sorted(names):
@@ -98,11 +102,14 @@ def collect(
             module = server_folder / f"{parts[2]}.py" if len(parts) >= 3 else None
             if module is not None and module.is_file():
                 tools[f"{parts[1]}.{parts[2]}"] = module_hash(read_text(module))
+        elif parts[0] == "mcpparse" and len(parts) >= 3:
+            if (base / "mcpparse" / parts[1] / f"{parts[2]}.py").is_file():
+                parsers.add(f"{parts[1]}.{parts[2]}")  # the module, not a name imported from it
         elif parts[0] not in _PROVIDED and parts[0] not in standard and len(parts) == 1:
             if distributions is None:
                 distributions = _distributions()
             packages[parts[0]] = (distributions.get(parts[0]) or [parts[0]])[0]
-    return {"servers": servers, "tools": tools, "packages": packages}
+    return {"servers": servers, "tools": tools, "parsers": sorted(parsers), "packages": packages}
 
 
 def _call(tool: str, arguments: Mapping[str, object]) -> str:
@@ -138,6 +145,15 @@ def missing(
                 "(its parameters were not recorded)"
             )
         lines.append(f"MCP server {server!r} is not registered in this project: call {how}")
+    parsers = requires.get("parsers") if isinstance(requires, Mapping) else None
+    for parser in sorted(str(item) for item in parsers or () if isinstance(item, str)):
+        server, _, tool = parser.partition(".")
+        if (base / "mcpparse" / server / f"{tool}.py").is_file():
+            continue
+        lines.append(
+            f"parser mcpparse.{parser} is not in this project: copy mcpparse/{server}/{tool}.py "
+            "from the project that saved the action (parsers are written by hand, never generated)"
+        )
     packages = requires.get("packages") if isinstance(requires, Mapping) else None
     for module, distribution in sorted(dict(packages or {}).items()):
         try:
