@@ -20,7 +20,6 @@ let client;
 // Kernel-side: what a TextResult or ToolOutput holds, as one JSON line (extra keys beside it).
 const DESCRIBE = `
 import json
-from ipybox_runtime.errors import ToolError
 
 def describe_item(item):
     fields = {key: getattr(item, key) for key in ("type", "text", "mime_type", "uri", "name", "title", "description")}
@@ -37,7 +36,8 @@ def show(value, **extra):
         "images": [str(image) for image in value.images],
         "structured": value.structured,
         "content": [describe_item(item) for item in value.content],
-        "views": {view: [item.type for item in getattr(value, view)] for view in ("audio", "resources", "resource_links")},
+        "views": {view: [item.type for item in getattr(value, view)]
+                  for view in ("audio", "resources", "resource_links")},
         **extra,
     }))
 `;
@@ -65,10 +65,10 @@ async function shown(server, module, call = `m.run(m.Params())`) {
   return JSON.parse(text);
 }
 
-// A saved item: its file is in the workspace and holds the bytes the server sent (base64).
+// A saved item: its file is in the workspace's images/ and holds the bytes the server sent.
 function assertSaved(item, base64) {
   assert.equal(item.is_file, true, JSON.stringify(item));
-  assert.ok(item.path.startsWith(workspace + path.sep), `${item.path} is outside the workspace`);
+  assert.equal(path.dirname(item.path), path.join(workspace, "images"), item.path);
   assert.deepEqual(fs.readFileSync(item.path), Buffer.from(base64, "base64"));
 }
 
@@ -147,6 +147,7 @@ test("structured content without an output schema is the TextResult's structured
 
 test("an isError result raises ToolError carrying every content item", async () => {
   const text = await runOk(client, [
+    "from ipybox_runtime.errors import ToolError",
     "from mcptools.content import failing as m",
     "try:",
     "    m.run(m.Params())",
@@ -195,14 +196,16 @@ test("server-everything's get-resource-links: every link with its URI, name and 
 });
 
 test("server-everything's get-resource-reference: a text resource kept, a blob resource saved", async () => {
-  const got = await shown("everything", "get_resource_reference", "m.run(m.Params(resourceType='Text', resourceId=2))");
+  const got = await shown("everything", "get_resource_reference",
+                          "m.run(m.Params(resourceType='Text', resourceId=2))");
   assert.deepEqual(got.views.resources, ["resource"]);
   const embedded = got.content.find((item) => item.type === "resource");
   assert.equal(embedded.uri, "demo://resource/dynamic/text/2");
   assert.equal(embedded.mime_type, "text/plain");
   assert.match(embedded.text, /^Resource 2: This is a plaintext resource/);
 
-  const blobbed = await shown("everything", "get_resource_reference", "m.run(m.Params(resourceType='Blob', resourceId=3))");
+  const blobbed = await shown("everything", "get_resource_reference",
+                              "m.run(m.Params(resourceType='Blob', resourceId=3))");
   const blob = blobbed.content.find((item) => item.type === "resource");
   assert.equal(blob.uri, "demo://resource/dynamic/blob/3");
   assert.equal(blob.is_file, true);
