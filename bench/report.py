@@ -1,10 +1,12 @@
 """Renders the benchmark JSON files as Markdown tables with ratios.
 
-    report.py KERNEL_JSON JUPYTER_CLIENT_JSON [MCP_SERVER_JSON CODEGEN_JSON]
+    report.py KERNEL_JSON JUPYTER_CLIENT_JSON [MCP_SERVER_JSON CODEGEN_JSON
+              [RSS_JSON [FUZZ_JSON [PARAMS_JSON]]]]
 
 The first two give the kernel-client table (ipybox's C++ client next to jupyter_client); the
-optional last two add `ipybox mcp` seen through the Node SDK client, tool calls through the
-generated API, and code generation for a synthetic 500-tool server.
+optional next two add `ipybox mcp` seen through the Node SDK client, tool calls through the
+generated API, and code generation for a synthetic 500-tool server; then output RSS, the schema
+fuzz tier, and the validation cost of a 50-field `Params`.
 """
 
 from __future__ import annotations
@@ -179,6 +181,8 @@ def main() -> None:
         rss_table(json.load(open(sys.argv[5])))
     if len(sys.argv) >= 7:
         fuzz_table(json.load(open(sys.argv[6])))
+    if len(sys.argv) >= 8:
+        params_table(json.load(open(sys.argv[7])))
 
 
 def compare_kernels(first: tuple, second: tuple) -> None:
@@ -221,6 +225,25 @@ def fuzz_table(fuzz: dict) -> None:
     per_tool_ms = 1000 * fuzz["codegen_seconds"] / max(fuzz["codegen_tools"], 1)
     print(f"| code generation alone (ms per tool, process start included) | {per_tool_ms:.2f} |")
     print(f"| failures | {fuzz['failures']} |")
+
+
+def params_table(params: dict) -> None:
+    """A generated 50-field Params (bench/params_validation_bench.py) under both pydantic majors."""
+    majors = [params[key] for key in ("pydantic1", "pydantic2")]
+    print()
+    print(
+        f"Validation cost of a generated {params['fields']}-field `Params` "
+        "(µs per call, best of 5):"
+    )
+    print()
+    print("| measure | " + " | ".join(f"pydantic {m['pydantic']}" for m in majors) + " |")
+    print("|---|---:|---:|")
+    for key, label in (
+        ("validate_us", "`Params(**values)`, every field set"),
+        ("validate_and_send_us", "the same, then `to_arguments()` (what `run()` sends)"),
+        ("refuse_us", "refusing one value of the wrong JSON type"),
+    ):
+        print(f"| {label} | " + " | ".join(f"{m[key]:.1f}" for m in majors) + " |")
 
 
 if __name__ == "__main__":
