@@ -77,8 +77,8 @@ def collect(
 ) -> Dict[str, object]:
     """What the action in ``directory`` needs, read from its ``api.py`` and ``impl.py`` (never
     run) and this workspace's ``mcptools/``: ``{"servers": {name: registration},
-    "tools": {"server.tool": hash}, "parsers": ["server.tool"], "packages": {import name:
-    distribution}}``."""
+    "tools": {"server.tool": hash}, "packages": {import name: distribution}}``, and
+    ``"parsers": ["server.tool"]`` when it imports any."""
     base = library.workspace_path(workspace)
     folder = pathlib.Path(directory)
     names: Set[str] = set()
@@ -109,7 +109,10 @@ def collect(
             if distributions is None:
                 distributions = _distributions()
             packages[parts[0]] = (distributions.get(parts[0]) or [parts[0]])[0]
-    return {"servers": servers, "tools": tools, "parsers": sorted(parsers), "packages": packages}
+    needs: Dict[str, object] = {"servers": servers, "tools": tools, "packages": packages}
+    if parsers:  # most actions import none: their record stays as it was
+        needs["parsers"] = sorted(parsers)
+    return needs
 
 
 def _call(tool: str, arguments: Mapping[str, object]) -> str:
