@@ -111,7 +111,8 @@ class MissingDependencyTest(SavingTestCase):
         self.draft(
             impl=IMPL.replace(
                 "from mcptools.everything import echo",
-                "from mcptools.everything import echo\nfrom mcpparse.everything.echo import run_parsed",
+                "from mcptools.everything import echo\n"
+                "from mcpparse.everything.echo import run_parsed",
             )
         )
         requires = requirements.recorded(save_gentool("sound", "hear"))
