@@ -8,7 +8,7 @@
 #include "mcp_client_pool.hpp"
 #include "mcp_runtime.hpp"
 #include "pool_tool_invoker.hpp"
-#include "save_asking_gate.hpp"
+#include "executor_gate.hpp"
 #include "source_generation.hpp"
 #include "tool_name_index.hpp"
 #include "user_library_writer.hpp"
@@ -50,8 +50,7 @@ void code_executor::impl::stop() {
     tool_server.reset();
     invoker.reset();
     library_writer.reset();
-    save_gate.reset();
-    naming_gate.reset();
+    gate.reset();
     tool_names.reset();
     approvals.reset();
     pool.reset();

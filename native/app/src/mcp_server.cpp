@@ -12,7 +12,7 @@
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
-#include "ipybox/toolserver/routes.hpp"
+#include "ipybox/approval/request.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "mcp_runtime.hpp"
@@ -89,7 +89,9 @@ approval::policy approval_policy_for(const mcp_server_options& options) {
         options.approval_policy.is_null() ? nlohmann::json::object() : options.approval_policy;
     std::vector<std::string> asked;
     if (options.approve_shell_commands) {
-        asked.push_back(std::string(toolserver::shell_server_name) + ".shell*");
+        // ipybox.shell and ipybox.shell_magic (approval::policy_names).
+        asked.push_back(std::string(approval::reserved_server_name) + "." +
+                        approval::shell_line_name + "*");
     }
     if (!asked.empty() && document.is_object() &&
         document.value("default", nlohmann::json("allow")) == "allow") {

@@ -107,18 +107,21 @@ call_tool_result server_tools::register_server(const json& arguments,
 std::string server_tools::policy_report() {
     if (policy_.rules().empty()) return {};
     std::vector<std::string> unreachable;
-    std::vector<approval::tool_call> tools;
+    std::vector<approval::request> tools;
     for (auto& tool : executor_.mcp_tool_names(unreachable)) {
-        tools.push_back({std::move(tool.server_name), std::move(tool.tool_name),
-                         nlohmann::json::object(), std::move(tool.python_name)});
+        tools.push_back(approval::tool_call{std::move(tool.server_name), std::move(tool.tool_name),
+                                            nlohmann::json::object(),
+                                            std::move(tool.python_name)});
     }
     if (options_.approve_shell_commands) {
-        for (const auto* kind : {"shell", "shell_magic"}) {  // the kinds routes.hpp accepts
-            tools.push_back({std::string(toolserver::shell_server_name), kind});
-        }
+        // Both forms a kernel asks about (routes.hpp), by the policy's names for them.
+        tools.emplace_back(std::in_place_type<approval::shell_command>,
+                           approval::shell_command::form::line);
+        tools.emplace_back(std::in_place_type<approval::shell_command>,
+                           approval::shell_command::form::cell_magic);
     }
     if (options_.sandbox) {  // saves into the user library (routes.hpp, POST /gentools)
-        tools.push_back({toolserver::shell_server_name, toolserver::save_gentool_tool_name});
+        tools.push_back(approval::save_action{});
     }
     const auto missing = policy_.rules_covering_none(tools);
     if (missing.empty()) return {};
@@ -134,12 +137,8 @@ std::string server_tools::policy_report() {
 }
 
 void server_tools::decide(approval_request& request) {
-    const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args(),
-                                   request.python_name()};
     // A save into the user library passes only by a rule naming it exactly (policy.hpp).
-    const auto action =
-        request.is_library_save() ? policy_.action_for_explicit(call) : policy_.action_for(call);
-    switch (action) {
+    switch (policy_.action_for(request.what())) {
         case approval::action::allow:
             request.accept();
             return;
