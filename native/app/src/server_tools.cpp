@@ -163,14 +163,29 @@ void server_tools::decide(approval_request& request) {
          {{"type", "object"},
           {"properties", {{"approve", {{"type", "boolean"}, {"title", "Approve this call"}}}}},
           {"required", {"approve"}}}}};
+    // Asked and left: the answer decides the request whenever it comes (on the loop's thread),
+    // and this thread goes back to the execution's stream meanwhile.
+    mcp::jsonrpc::request_options no_timeout;
+    no_timeout.timeout = std::chrono::milliseconds(0);
     try {
-        mcp::jsonrpc::request_options no_timeout;
-        no_timeout.timeout = std::chrono::milliseconds(0);
-        const auto answer = mcp::jsonrpc::wait_for<json>(
-            [&](auto done) { session->request("elicitation/create", params, no_timeout, done); });
-        const bool accepted = answer.value("action", "") == "accept" &&
-                              answer.value("content", json::object()).value("approve", true);
-        accepted ? request.accept() : request.reject("the user declined");
+        session->request("elicitation/create", params, no_timeout,
+                         [request](std::exception_ptr error, json answer) mutable {
+                             if (error) {
+                                 try {
+                                     std::rethrow_exception(error);
+                                 } catch (const std::exception& e) {
+                                     request.reject(std::string("asking the user failed: ") +
+                                                    e.what());
+                                 } catch (...) {
+                                     request.reject("asking the user failed");
+                                 }
+                                 return;
+                             }
+                             const bool accepted =
+                                 answer.value("action", "") == "accept" &&
+                                 answer.value("content", json::object()).value("approve", true);
+                             accepted ? request.accept() : request.reject("the user declined");
+                         });
     } catch (const std::exception& e) {
         request.reject(std::string("asking the user failed: ") + e.what());
     }

@@ -54,6 +54,8 @@ class server_tools {
     void send_flags_to_kernel(const nlohmann::json& flags);
 
   private:
+    // Decides by the policy at once, or asks the client (elicitation) and returns: the answer
+    // settles the request when it comes. Never waits.
     void decide(approval_request& request);
     // The rules of the policy that cover none of the registered servers' tools, as text for
     // register_mcp_server's result (also logged); empty when none.
