@@ -39,6 +39,12 @@ const approval::shell_command* approval_request::as_shell_command() const {
 const approval::save_action* approval_request::as_save_action() const {
     return std::get_if<approval::save_action>(&state_->what);
 }
+const approval::add_dependencies* approval_request::as_add_dependencies() const {
+    return std::get_if<approval::add_dependencies>(&state_->what);
+}
+bool approval_request::needs_a_person() const {
+    return approval::needs_a_person(state_->what);
+}
 
 namespace {
 const approval::tool_call no_tool_call{{}, {}, nlohmann::json(), {}};

@@ -77,6 +77,23 @@ std::string save_question(const approval::save_action& save) {
     return question;
 }
 
+std::string dependencies_question(const approval::add_dependencies& needs) {
+    std::string question =
+        "The code asks ipybox to add to this project what a saved code action needs.\n";
+    question += "  action:    " + core::quote_untrusted(needs.action, 120) + "\n";
+    for (const auto& [name, params] : needs.servers) {
+        question += "  server:    " + shown_name(name) +
+                    " (registered for this project; a command in it runs on this machine)\n";
+        question += block_of(params.dump(2, ' ', false, json::error_handler_t::replace));
+    }
+    for (const auto& package : needs.packages) {
+        question += "  package:   " + core::quote_untrusted(package.spec, 200) +
+                    (package.for_user ? " (for every project: the user's site folder)\n"
+                                      : " (for this project)\n");
+    }
+    return question;
+}
+
 }  // namespace
 
 std::string approval_question(const approval::request& what) {
@@ -90,6 +107,11 @@ std::string approval_question(const approval::request& what) {
     if (const auto* shell = std::get_if<approval::shell_command>(&what)) {
         return shell_question(
             {shell->kind, filled.redact(shell->command), filled.redact(shell->interpreter)});
+    }
+    if (const auto* needs = std::get_if<approval::add_dependencies>(&what)) {
+        auto shown = *needs;
+        for (auto& [name, params] : shown.servers) params = filled.redact_json(params);
+        return dependencies_question(shown);
     }
     auto save = std::get<approval::save_action>(what);
     for (auto& [file, text] : save.files) text = filled.redact(text);

@@ -10,6 +10,7 @@
 
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/private_directory.hpp"
+#include "ipybox/core/work_pool.hpp"
 #include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
@@ -22,6 +23,7 @@ class mcp_client_pool;
 class pool_tool_invoker;
 class tool_name_index;
 class executor_gate;
+class dependency_runner;
 class user_library_writer;
 }  // namespace app
 
@@ -57,6 +59,9 @@ struct code_executor::impl {
     std::unique_ptr<app::executor_gate> gate;
     std::unique_ptr<app::pool_tool_invoker> invoker;
     std::unique_ptr<app::user_library_writer> library_writer;  // under --sandbox only
+    // options.add_dependencies, run on a thread of its own (dependency_runner.hpp).
+    std::unique_ptr<core::work_pool> dependency_work;
+    std::unique_ptr<app::dependency_runner> dependencies;
     std::unique_ptr<toolserver::tool_server> tool_server;
     std::string tool_token;
     std::shared_ptr<process::containment_host> containment;

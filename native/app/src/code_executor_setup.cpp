@@ -18,6 +18,7 @@
 #include "mcp_runtime.hpp"
 #include "package_installer.hpp"
 #include "pool_tool_invoker.hpp"
+#include "dependency_runner.hpp"
 #include "executor_gate.hpp"
 #include "tool_name_index.hpp"
 #include "user_library_writer.hpp"
@@ -81,6 +82,11 @@ void code_executor::impl::start_tool_services() {
     if (options.sandbox && !options.library_roots.empty()) {
         library_writer = std::make_unique<app::user_library_writer>(options.library_roots[0]);
     }
+    if (options.add_dependencies) {
+        dependency_work = std::make_unique<core::work_pool>("dependencies", 1);
+        dependencies =
+            std::make_unique<app::dependency_runner>(*dependency_work, options.add_dependencies);
+    }
     tool_token = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
     const auto tools_directory = private_dir->path() / "tools";
@@ -88,7 +94,8 @@ void code_executor::impl::start_tool_services() {
     toolserver::tool_server_options server_options{tools_directory / "tools.sock", tool_token};
     server_options.shell_commands = options.approve_shell_commands;
     tool_server = std::make_unique<toolserver::tool_server>(*loop, std::move(server_options), *gate,
-                                                            *invoker, library_writer.get());
+                                                            *invoker, library_writer.get(),
+                                                            dependencies.get());
 }
 
 kernel::kernel_session& code_executor::impl::session() {

@@ -99,7 +99,13 @@ std::vector<std::string> policy_names(const request& what) {
         return {reserved + (shell->kind == shell_command::form::line ? shell_line_name
                                                                       : shell_cell_magic_name)};
     }
-    return {reserved + save_action_name};
+    if (std::holds_alternative<save_action>(what)) return {reserved + save_action_name};
+    return {reserved + add_dependencies_name};
+}
+
+bool needs_a_person(const request& what) {
+    return std::holds_alternative<save_action>(what) ||
+           std::holds_alternative<add_dependencies>(what);
 }
 
 std::string describe(const request& what) {
@@ -112,6 +118,18 @@ std::string describe(const request& what) {
                                                       shell->interpreter), 80) + " ";
         return line + core::quote_untrusted(filled.redact(shell->command),
                                             tool_call::default_value_characters);
+    }
+    if (const auto* needs = std::get_if<add_dependencies>(&what)) {
+        std::string servers;
+        for (const auto& [name, params] : needs->servers) {
+            servers += (servers.empty() ? "" : ", ") + shown_name(name);
+        }
+        std::string packages;
+        for (const auto& package : needs->packages) {
+            packages += (packages.empty() ? "" : ", ") + core::quote_untrusted(package.spec, 80);
+        }
+        return "dependencies of " + shown_name(needs->action) + ": servers [" + servers +
+               "], packages [" + packages + "]";
     }
     const auto& save = std::get<save_action>(what);
     const auto count = save.files.size();

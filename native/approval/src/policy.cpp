@@ -112,7 +112,7 @@ policy policy::from_json(const json& document) {
 }
 
 action policy::action_for(const request& what) const {
-    const bool explicit_only = std::holds_alternative<save_action>(what);
+    const bool explicit_only = needs_a_person(what);
     for (const auto& r : rules_) {
         const bool wildcard = r.pattern.find_first_of("*?") != std::string::npos;
         if (explicit_only && wildcard && r.what == action::allow) continue;

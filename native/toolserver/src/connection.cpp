@@ -26,7 +26,8 @@ core::json_limits json_limits_of(const tool_server_options& options) {
 }  // namespace
 
 server_state::server_state(asio::io_context& loop, tool_server_options o, approval::gate& owner_gate,
-                           tool_invoker& owner_invoker, library_writer* owner_library)
+                           tool_invoker& owner_invoker, library_writer* owner_library,
+                           dependency_adder* owner_dependencies)
     : io(loop),
       options(std::move(o)),
       gate(owner_gate, owner_sections),
@@ -34,8 +35,17 @@ server_state::server_state(asio::io_context& loop, tool_server_options o, approv
       library(owner_library ? std::optional<guarded_library>(std::in_place, *owner_library,
                                                              owner_sections)
                             : std::nullopt),
-      context{options.token,          gate, invoker, options.shell_commands,
-              library ? &*library : nullptr, json_limits_of(options)},
+      dependencies(owner_dependencies
+                       ? std::optional<guarded_dependencies>(std::in_place, *owner_dependencies,
+                                                             owner_sections)
+                       : std::nullopt),
+      context{options.token,
+              gate,
+              invoker,
+              options.shell_commands,
+              library ? &*library : nullptr,
+              dependencies ? &*dependencies : nullptr,
+              json_limits_of(options)},
       log(core::logger("toolserver")),
       acceptor(loop),
       budget(options.max_request_memory_bytes) {

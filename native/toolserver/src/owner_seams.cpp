@@ -49,6 +49,12 @@ void guarded_invoker::invoke(const approval::tool_call& call, outcome_handler do
     inner_.invoke(call, std::move(done));
 }
 
+void guarded_dependencies::add(const approval::add_dependencies& what, dependency_handler done) {
+    if (!guard_.enter()) return done({false, stopping});
+    section_exit exit{guard_};
+    inner_.add(what, std::move(done));
+}
+
 gentool_save_outcome guarded_library::save(const gentool_save& request) {
     if (!guard_.enter()) return gentool_save_outcome::failure(error_type::server_error, stopping);
     section_exit exit{guard_};

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "ipybox/approval/gate.hpp"
+#include "ipybox/toolserver/dependency_adder.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
@@ -53,6 +54,16 @@ class guarded_invoker : public tool_invoker {
 
   private:
     tool_invoker& inner_;
+    sections& guard_;
+};
+
+class guarded_dependencies : public dependency_adder {
+  public:
+    guarded_dependencies(dependency_adder& inner, sections& guard) : inner_(inner), guard_(guard) {}
+    void add(const approval::add_dependencies& what, dependency_handler done) override;
+
+  private:
+    dependency_adder& inner_;
     sections& guard_;
 };
 

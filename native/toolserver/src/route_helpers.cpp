@@ -37,6 +37,9 @@ std::string subject_of(const approval::request& what) {
         return shell->kind == approval::shell_command::form::line ? "the shell command"
                                                                    : "the shell cell";
     }
+    if (const auto* needs = std::get_if<approval::add_dependencies>(&what)) {
+        return "the dependencies of " + core::render_untrusted(needs->action, {120});
+    }
     const auto& save = std::get<approval::save_action>(what);
     return "the save of gentools." + core::render_untrusted(save.category, {80}) + "." +
            core::render_untrusted(save.name, {80});

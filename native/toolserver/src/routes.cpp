@@ -146,8 +146,8 @@ void handle_request(http_request request, const route_context& context, responde
             }
             return reply({200, R"({"status":"ok"})"});
         }
-        const bool known =
-            request.target == "/run" || request.target == "/shell" || request.target == "/gentools";
+        const bool known = request.target == "/run" || request.target == "/shell" ||
+                           request.target == "/gentools" || request.target == "/dependencies";
         if (!known) {
             return reply(
                 error_response(404, error_type::bad_request, "no such endpoint: " + request.target));
@@ -158,6 +158,9 @@ void handle_request(http_request request, const route_context& context, responde
         const auto target = request.target;
         if (target == "/shell") return handle_shell(std::move(request), context, reply);
         if (target == "/gentools") return handle_gentools(std::move(request), context, reply);
+        if (target == "/dependencies") {
+            return handle_dependencies(std::move(request), context, reply);
+        }
         handle_run(std::move(request), context, reply);
     } catch (const std::exception& e) {
         core::logger("toolserver")->error("tool server request failed: {}", e.what());

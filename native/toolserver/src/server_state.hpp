@@ -24,7 +24,7 @@ class connection;
 
 struct server_state {
     server_state(boost::asio::io_context& loop, tool_server_options o, approval::gate& gate,
-                 tool_invoker& invoker, library_writer* library);
+                 tool_invoker& invoker, library_writer* library, dependency_adder* dependencies);
 
     boost::asio::io_context& io;
     tool_server_options options;
@@ -33,6 +33,7 @@ struct server_state {
     guarded_gate gate;
     guarded_invoker invoker;
     std::optional<guarded_library> library;
+    std::optional<guarded_dependencies> dependencies;
     route_context context;
     std::shared_ptr<spdlog::logger> log;
     boost::asio::local::stream_protocol::acceptor acceptor;

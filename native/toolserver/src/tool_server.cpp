@@ -52,10 +52,11 @@ struct tool_server::impl {
 };
 
 tool_server::tool_server(asio::io_context& io, tool_server_options options, approval::gate& gate,
-                         tool_invoker& invoker, library_writer* library)
+                         tool_invoker& invoker, library_writer* library,
+                         dependency_adder* dependencies)
     : impl_(std::make_unique<impl>()) {
-    auto state =
-        std::make_shared<detail::server_state>(io, std::move(options), gate, invoker, library);
+    auto state = std::make_shared<detail::server_state>(io, std::move(options), gate, invoker,
+                                                        library, dependencies);
     impl_->state = state;
     std::error_code ignored;
     std::filesystem::remove(state->options.socket_path, ignored);

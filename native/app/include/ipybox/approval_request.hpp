@@ -26,11 +26,16 @@ class approval_request {
     const approval::tool_call* as_tool_call() const;          // null for the other kinds
     const approval::shell_command* as_shell_command() const;  // null for the other kinds
     const approval::save_action* as_save_action() const;      // null for the other kinds
+    const approval::add_dependencies* as_add_dependencies() const;  // null for the others
     bool is_shell_command() const { return as_shell_command() != nullptr; }
     // A save into the user library by a sandboxed kernel: whatever a front end does with other
     // requests, it asks a person about this one or rejects it (README, "A library across
     // projects"); execute() rejects it.
     bool is_library_save() const { return as_save_action() != nullptr; }
+    // A save into the user library or dependencies to add (approval::needs_a_person): every
+    // front end asks a person about these or refuses them, whatever it does with the others;
+    // execute() refuses them.
+    bool needs_a_person() const;
 
     // A tool call's fields; empty (tool_args() null) for the other kinds.
     const std::string& server_name() const;

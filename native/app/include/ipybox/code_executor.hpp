@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,12 @@ struct kernel_sandbox {
     // Files ipybox reads as configuration (the sandbox config, the approval policy): the kernel
     // must not be able to change what the next session trusts.
     std::vector<std::filesystem::path> unwritable;
+};
+
+// What adding a saved action's dependencies did (code_executor_options::add_dependencies).
+struct dependencies_added {
+    bool added = false;  // everything asked for is there now
+    std::string report;  // one line per server and package: what was done, or why not
 };
 
 struct code_executor_options {
@@ -94,6 +101,12 @@ struct code_executor_options {
     // code can still start processes through subprocess.
     bool approve_shell_commands = false;
     std::optional<std::chrono::milliseconds> approval_timeout;
+    // Kernel code may ask for what a saved code action needs (MCP servers to register, packages
+    // to install: ipybox_runtime.requirements.add_dependencies). Such a request is always a
+    // question for a person (approval_request::as_add_dependencies(), needs_a_person()); once
+    // approved, this does the work, on a thread of the executor's own (it may block). Unset:
+    // kernel code is told to call register_mcp_server and install_package instead.
+    std::function<dependencies_added(const approval::add_dependencies&)> add_dependencies;
     // MCP servers the kernel may call from the start, by name (a Python identifier other than
     // "ipybox", by which approval policies name shell commands and saves): {"command", "args",
     // "env"} or

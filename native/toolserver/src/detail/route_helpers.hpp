@@ -18,8 +18,8 @@ http_response json_response(const nlohmann::json& document);
 // one (not JSON, too deep, too many values, invalid UTF-8).
 std::variant<nlohmann::json, http_response> parse_object(const std::string& body,
                                                          const core::json_limits& limits);
-// What a refusal names: `server.tool` for a tool call, "the shell command", "the shell cell" or
-// "the save of gentools.<category>.<name>" for the other kinds; untrusted text escaped (a line
+// What a refusal names: `server.tool` for a tool call, "the shell command", "the shell cell",
+// "the save of gentools.<category>.<name>" or "the dependencies of <action>" for the others; untrusted text escaped (a line
 // break or an escape sequence in it must not reach a terminal through the error).
 std::string subject_of(const approval::request& what);
 // The answer for a request the gate did not approve; nullopt when it did.
@@ -43,4 +43,6 @@ class once_responder {
 namespace ipybox::toolserver {
 // POST /gentools (gentools_route.cpp); the token and method are checked by the caller.
 void handle_gentools(http_request request, const route_context& context, responder done);
+// POST /dependencies (dependencies_route.cpp); likewise.
+void handle_dependencies(http_request request, const route_context& context, responder done);
 }  // namespace ipybox::toolserver

@@ -42,11 +42,11 @@ class policy {
     // Throws std::invalid_argument naming the offending key, value or rule.
     static policy from_json(const nlohmann::json& document);
 
-    // The first matching rule's action, else the default. A save into the user library
-    // (save_action) is allowed only by a rule naming it exactly: rules whose pattern has a
-    // wildcard apply to it only when they deny or ask, `ipybox.save_gentool` (no `*` or `?`)
-    // applies whatever its action, and where no rule applies, an allowing default becomes ask.
-    // So "allow everything" never allows a save.
+    // The first matching rule's action, else the default. A request that needs_a_person() (a
+    // save into the user library, dependencies to add) is allowed only by a rule naming it
+    // exactly: rules whose pattern has a wildcard apply to it only when they deny or ask,
+    // `ipybox.save_gentool` (no `*` or `?`) applies whatever its action, and where no rule
+    // applies, an allowing default becomes ask. So "allow everything" never allows them.
     action action_for(const request& what) const;
     action action_for(const tool_call& call) const { return action_for(request(call)); }
 

@@ -50,18 +50,39 @@ struct save_action {
     bool overwrite = false;  // replace the action's files when they exist
 };
 
-using request = std::variant<tool_call, shell_command, save_action>;
+// What a saved code action needs and this project lacks, to be added by the host: MCP servers to
+// register (each with the registration recorded when the action was saved; ${VAR} placeholders
+// stay placeholders until the host fills them) and packages to pip-install. Registering a stdio
+// server runs its command on the host: a person decides (policy.hpp: only a rule naming it
+// exactly allows it).
+struct add_dependencies {
+    std::string action;  // the action that needs them (`gentools.files.largest_files`), shown
+    std::map<std::string, nlohmann::json> servers;  // name -> server parameters
+    struct package {
+        std::string spec;       // as install_package takes it
+        bool for_user = false;  // into the user's site folder (an action of the user library)
+    };
+    std::vector<package> packages;
+};
+
+using request = std::variant<tool_call, shell_command, save_action, add_dependencies>;
+
+// True for the kinds that run or keep something on the host beyond the execution (a save into
+// the user library, dependencies to add): whatever a front end does with other requests, it asks
+// a person about these or refuses them, and no wildcard or default of a policy allows them.
+bool needs_a_person(const request& what);
 
 // The names approval policy rules match a request by (policy.hpp): `server.tool` and, when
 // known, `server.python_name` for a tool call. The other kinds have names of the policy's own,
 // under `ipybox.` (no MCP server may be registered as "ipybox"): `ipybox.shell`,
-// `ipybox.shell_magic` and `ipybox.save_gentool`.
+// `ipybox.shell_magic`, `ipybox.save_gentool` and `ipybox.add_dependencies`.
 std::vector<std::string> policy_names(const request& what);
 
 inline constexpr const char* reserved_server_name = "ipybox";
 inline constexpr const char* shell_line_name = "shell";
 inline constexpr const char* shell_cell_magic_name = "shell_magic";
 inline constexpr const char* save_action_name = "save_gentool";
+inline constexpr const char* add_dependencies_name = "add_dependencies";
 
 // One line for logs: a tool call as tool_call::describe(), a shell command quoted and cut, a
 // save by its action name and file count. Untrusted text escaped, secrets redacted.

@@ -19,6 +19,11 @@
 //        then the library_writer writes exactly that (library_writer.hpp). Error types
 //        "exists" (a file of the action exists and overwrite is false) and "unsafe_path" (a link
 //        or a foreign file on the way) come from the writer.
+//   POST /dependencies {"action": str, "servers": {name: params}, "packages": [{"spec": str,
+//                       "for_user": bool}]}
+//     -> 200 {"report": str}  or  {"error": {"type", "message"}}   (404 when this session has no
+//        dependency adder, 400 for a bad shape: dependency_adder.hpp). Asks the gate about an
+//        approval::add_dependencies, then the adder registers and installs exactly that.
 //   GET /status -> 200 {"status": "ok"}  (also token-checked)
 //
 // Order of checks: token, then body shape, then "is the server registered", then the approval
@@ -32,6 +37,7 @@
 
 #include "ipybox/approval/gate.hpp"
 #include "ipybox/core/json_decode.hpp"
+#include "ipybox/toolserver/dependency_adder.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
@@ -55,6 +61,7 @@ struct route_context {
     tool_invoker& invoker;
     bool shell_commands = false;        // false: POST /shell answers 404
     library_writer* library = nullptr;  // null: POST /gentools is off
+    dependency_adder* dependencies = nullptr;  // null: POST /dependencies is off
     // Every body is decoded with these (core/json_decode.hpp); over them the answer is 400.
     core::json_limits json_limits = {};
 };

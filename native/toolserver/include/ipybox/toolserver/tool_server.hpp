@@ -26,6 +26,7 @@
 #include <string>
 
 #include "ipybox/approval/gate.hpp"
+#include "ipybox/toolserver/dependency_adder.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
@@ -58,10 +59,13 @@ class tool_server {
   public:
     // Throws std::system_error if the socket cannot be bound, std::invalid_argument if the
     // options contradict each other. `gate` decides every request (tool calls, shell commands,
-    // saves). `library` saves code actions into the user library (POST /gentools); null turns
-    // that endpoint off. The gate, the invoker and the writer must live until stop() returns.
+    // saves, dependencies). `library` saves code actions into the user library (POST /gentools),
+    // `dependencies` adds what a saved action needs (POST /dependencies); null turns either
+    // endpoint off. The gate, the invoker, the writer and the adder must live until stop()
+    // returns.
     tool_server(boost::asio::io_context& io, tool_server_options options, approval::gate& gate,
-                tool_invoker& invoker, library_writer* library = nullptr);
+                tool_invoker& invoker, library_writer* library = nullptr,
+                dependency_adder* dependencies = nullptr);
     ~tool_server();
 
     tool_server(const tool_server&) = delete;
