@@ -1,6 +1,6 @@
 #include "approval_question.hpp"
 
-#include "ipybox/codegen/naming.hpp"
+#include "ipybox/core/python_names.hpp"
 #include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 
@@ -14,9 +14,7 @@ constexpr const char* gutter = "    | ";
 // A name ipybox checked (a registered server, a generated module, a gentools category) shows as
 // it is; anything else quoted and escaped.
 std::string shown_name(const std::string& name) {
-    return codegen::is_ascii_identifier(name) && !codegen::is_python_keyword(name)
-               ? name
-               : core::quote_untrusted(name, 100);
+    return core::is_python_name(name) ? name : core::quote_untrusted(name, 100);
 }
 
 std::string block_of(const std::string& text) {
@@ -26,8 +24,7 @@ std::string block_of(const std::string& text) {
 std::string tool_call_question(const approval::tool_call& call) {
     std::string question = "The code asks to call an MCP tool.\n";
     question += "  server:    " + shown_name(call.server_name) + "\n";
-    const bool named = codegen::is_ascii_identifier(call.python_name) &&
-                       !codegen::is_python_keyword(call.python_name);
+    const bool named = core::is_python_name(call.python_name);
     question += "  tool:      " + (named ? call.python_name : std::string("(no Python name)"));
     if (!named || call.python_name != call.tool_name) {
         question += "  (the server's name: " + core::quote_untrusted(call.tool_name, 100) + ")";

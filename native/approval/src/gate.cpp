@@ -1,21 +1,11 @@
 #include "ipybox/approval/request.hpp"
 
+#include "ipybox/core/python_names.hpp"
 #include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 
 namespace ipybox::approval {
 namespace {
-
-bool is_identifier(std::string_view text) {
-    const auto letter = [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    };
-    if (text.empty() || !letter(text[0])) return false;
-    for (const char c : text) {
-        if (!letter(c) && !(c >= '0' && c <= '9')) return false;
-    }
-    return true;
-}
 
 // Compact JSON with every string quoted and escaped for a person; strings are not cut here.
 void append_shown(std::string& out, const nlohmann::json& value) {
@@ -57,7 +47,7 @@ std::string describe_value(const nlohmann::json& value, std::size_t max_characte
 }
 
 std::string describe_key(std::string_view key, std::size_t max_characters) {
-    return is_identifier(key) && key.size() <= max_characters
+    return core::is_ascii_identifier(key) && key.size() <= max_characters
                ? std::string(key)
                : core::quote_untrusted(key, max_characters);
 }

@@ -1,9 +1,9 @@
 #include <algorithm>
-#include <array>
 #include <memory>
 #include <variant>
 
 #include "detail/route_helpers.hpp"
+#include "ipybox/core/python_names.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/routes.hpp"
 
@@ -11,17 +11,6 @@ namespace ipybox::toolserver {
 namespace {
 
 using nlohmann::json;
-
-// Python's keywords (keyword.kwlist): a package named after one cannot be imported.
-constexpr std::array<std::string_view, 35> python_keywords = {
-    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-
-bool is_ascii_letter(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 
 // The request as a gentool_save, or the text saying what is wrong with its JSON shape.
 std::variant<gentool_save, std::string> read_save(const json& body) {
@@ -55,16 +44,10 @@ std::string gentool_name_problem(std::string_view value) {
     if (value.size() > max_gentool_name_length) {
         return "it is longer than " + std::to_string(max_gentool_name_length) + " characters";
     }
-    const bool identifier =
-        is_ascii_letter(value[0]) && std::all_of(value.begin(), value.end(), [](char c) {
-            return is_ascii_letter(c) || (c >= '0' && c <= '9') || c == '_';
-        });
-    if (!identifier) {
+    if (!core::is_public_identifier(value)) {
         return "it is not an ASCII Python identifier starting with a letter (letters, digits, _)";
     }
-    if (std::find(python_keywords.begin(), python_keywords.end(), value) != python_keywords.end()) {
-        return "it is a Python keyword";
-    }
+    if (core::is_python_keyword(value)) return "it is a Python keyword";
     return {};
 }
 
