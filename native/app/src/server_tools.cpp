@@ -271,6 +271,24 @@ call_tool_result server_tools::execute_cell(const json& arguments,
     });
 }
 
+install_outcome server_tools::install_spec(const std::string& spec, bool for_user) {
+    install_request request;
+    request.python = executor_.python();
+    request.spec = spec;
+    request.workspace = options_.workspace;
+    if (for_user) {
+        const auto user_site = user_site_packages(options_.library_roots);
+        request.target_root = user_site.parent_path();
+        request.relative_target = user_site.filename();
+    } else {
+        request.relative_target = std::filesystem::path(".ipybox") / "site-packages";
+    }
+    request.host_environment = options_.host_environment;
+    request.timeout = options_.install_timeout;
+    request.refuse_local_paths = options_.sandbox.has_value();
+    return install_with_pip(request);
+}
+
 call_tool_result server_tools::install_package(const json& arguments) {
     return guarded("install_package", [&] {
         const auto spec = required_string(arguments, "package_name");
@@ -280,27 +298,13 @@ call_tool_result server_tools::install_package(const json& arguments) {
             throw argument_error("\"scope\" must be \"project\" or \"user\", not \"" + scope +
                                  "\"");
         }
-        const auto user_site = user_site_packages(options_.library_roots);
-        if (scope == "user" && user_site.empty()) {
+        if (scope == "user" && user_site_packages(options_.library_roots).empty()) {
             throw argument_error(
                 "scope \"user\" needs a user library, and ipybox was started without one (no "
                 "HOME, XDG_DATA_HOME or --library)");
         }
-        executor_.start();
-        install_request request;
-        request.python = executor_.python();
-        request.spec = spec;
-        request.workspace = options_.workspace;
-        if (scope == "user") {
-            request.target_root = user_site.parent_path();
-            request.relative_target = user_site.filename();
-        } else {
-            request.relative_target = std::filesystem::path(".ipybox") / "site-packages";
-        }
-        request.host_environment = options_.host_environment;
-        request.timeout = options_.install_timeout;
-        request.refuse_local_paths = options_.sandbox.has_value();
-        const auto outcome = install_with_pip(request);
+        executor_.start();  // the interpreter pip runs with is the kernel's
+        const auto outcome = install_spec(spec, scope == "user");
         if (!outcome.succeeded) return call_tool_result::text(outcome.output, true);
         // Make a new top-level package visible to the running kernel at once.
         executor_.execute("__import__('importlib').invalidate_caches()");

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "ipybox/toolserver/dependency_adder.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
@@ -143,6 +144,17 @@ class recording_library : public toolserver::library_writer {
     toolserver::gentool_save_outcome save(const toolserver::gentool_save& request) override {
         saves.push_back(request);
         return answer;
+    }
+};
+
+// A dependency adder that records what it was asked to add and answers with a fixed outcome.
+class recording_adder : public toolserver::dependency_adder {
+  public:
+    std::vector<approval::add_dependencies> added;
+    toolserver::dependency_outcome answer{true, "registered MCP server everything\n"};
+    void add(const approval::add_dependencies& what, toolserver::dependency_handler done) override {
+        added.push_back(what);
+        done(answer);
     }
 };
 
