@@ -6,38 +6,15 @@
 // the action runs at once. No wildcard or default of a policy allows it: a client that cannot
 // ask gets a rejection. No package index: the package is a wheel built here.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 
-import { everythingParams, runFailing, runOk, startServer } from "./support.mjs";
+import { buildWheel, everythingParams, runFailing, runOk, startServer } from "./support.mjs";
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join("/var/tmp", "ipybox-dependencies-")));
 const dataHome = path.join(root, "data");
 const servers = [];
-
-// A pure-Python wheel of one package, `<name>/__init__.py` defining VALUE.
-function buildWheel(name, value) {
-  const directory = path.join(root, "wheels");
-  fs.mkdirSync(directory, { recursive: true });
-  const wheel = path.join(directory, `${name}-1.0-py3-none-any.whl`);
-  execFileSync("/usr/bin/python3", ["-c", `
-import sys, zipfile
-wheel, name, value = sys.argv[1:]
-info = f"{name}-1.0.dist-info"
-files = {
-    f"{name}/__init__.py": f"VALUE = {value!r}\\n",
-    f"{info}/METADATA": f"Metadata-Version: 2.1\\nName: {name}\\nVersion: 1.0\\n",
-    f"{info}/WHEEL": "Wheel-Version: 1.0\\nGenerator: ipybox-tests\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
-}
-files[f"{info}/RECORD"] = "".join(f"{path},,\\n" for path in [*files, f"{info}/RECORD"])
-with zipfile.ZipFile(wheel, "w") as archive:
-    for path, text in files.items():
-        archive.writestr(path, text)
-`, wheel, name, value]);
-  return wheel;
-}
 
 // gentools.deps.<name> in the user library, written as save_gentool records it: it calls
 // everything.echo and imports the package `module`, installed from `spec`.
@@ -104,7 +81,7 @@ const addCall = (module) =>
   `from ipybox_runtime.requirements import add_dependencies\nprint(add_dependencies(${JSON.stringify(module)}))`;
 
 test("declined, nothing is added; approved, the server and the package are added and the action runs", async () => {
-  const wheel = buildWheel("ipybox_dep_pkg", "from-the-wheel");
+  const wheel = buildWheel(path.join(root, "wheels"), "ipybox_dep_pkg", "1.0", "from-the-wheel");
   const action = userAction("echo_it", "ipybox_dep_pkg", wheel);
   const project = path.join(root, "project-b");
   const { client, asked } = await start(project, { answers: [false, true] });
@@ -141,7 +118,7 @@ test("declined, nothing is added; approved, the server and the package are added
 });
 
 test("an allow-everything policy still asks, and a client that cannot ask gets a rejection", async () => {
-  const wheel = buildWheel("ipybox_dep_other", "other");
+  const wheel = buildWheel(path.join(root, "wheels"), "ipybox_dep_other", "1.0", "other");
   const action = userAction("echo_other", "ipybox_dep_other", wheel);
   const project = path.join(root, "project-c");
   const { client } = await start(project, {

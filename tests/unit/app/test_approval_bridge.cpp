@@ -4,12 +4,12 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
-#include <boost/asio/executor_work_guard.hpp>
 #include <future>
 #include <optional>
 #include <thread>
 
 #include "approval_bridge.hpp"
+#include "running_loop.hpp"
 
 using ipybox::app::approval_bridge;
 using ipybox::app::stream_hooks;
@@ -36,19 +36,6 @@ struct outcome {
         return [this](decision d) { promise.set_value(std::move(d)); };
     }
     bool ready() { return future.wait_for(0s) == std::future_status::ready; }
-};
-
-// A loop on a thread of its own, for the bridge's timers.
-struct running_loop {
-    boost::asio::io_context io;
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
-        io.get_executor()};
-    std::thread thread{[this] { io.run(); }};
-    ~running_loop() {
-        work.reset();
-        io.stop();
-        thread.join();
-    }
 };
 
 }  // namespace
@@ -109,7 +96,7 @@ TEST_SUITE("app.approval_bridge") {
     }
 
     TEST_CASE("a request nobody decides times out on the loop's timer") {
-        running_loop loop;
+        ipybox::testing::running_loop loop;
         approval_bridge bridge(loop.io, 100ms);
         bridge.open();
         counting_hooks counts;

@@ -15,6 +15,7 @@
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
+#include "running_loop.hpp"
 
 namespace ipybox::testing {
 
@@ -47,20 +48,6 @@ class recording_invoker : public toolserver::tool_invoker {
                                                   {"structured", nullptr},
                                                   {"images", nlohmann::json::array()},
                                                   {"is_error", false}});
-    }
-};
-
-// The loop the tool server runs on, as the application's runtime provides it: one thread.
-struct running_loop {
-    boost::asio::io_context io;
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
-        io.get_executor()};
-    std::thread thread{[this] { io.run(); }};
-
-    ~running_loop() {
-        work.reset();
-        io.stop();
-        thread.join();
     }
 };
 
