@@ -77,8 +77,8 @@ bool ask_for_approval(const approval_request& request) {
 // they are asked at a terminal on stdin, and refused when there is none or with --approve none.
 void decide(approval_request& request, const std::string& approve, bool terminal) {
     if (request.needs_a_person()) {
-        const char* what = request.is_library_save() ? "saves into the user library"
-                                                     : "dependencies to add";
+        const char* what =
+            request.is_library_save() ? "saves into the user library" : "dependencies to add";
         if (approve == "none") {
             request.reject(std::string("ipybox run --approve none refuses ") + what);
         } else if (!terminal) {

@@ -87,7 +87,7 @@ struct approval_bridge::lists {
     std::mutex mutex;
     bool open = false;
     std::optional<stream_hooks> hooks;
-    std::deque<std::shared_ptr<request_state>> queued;  // not yet popped by the consumer
+    std::deque<std::shared_ptr<request_state>> queued;    // not yet popped by the consumer
     std::vector<std::shared_ptr<request_state>> waiting;  // not yet decided
 
     // A decided request leaves both lists; the last one restarts the execution's clock.
@@ -184,7 +184,8 @@ void approval_bridge::detach() {
         abandoned = lists_->waiting;
         lists_->queued.clear();
     }
-    for (auto& request : abandoned) request->settle(approval::decision::reject("the execution ended"));
+    for (auto& request : abandoned)
+        request->settle(approval::decision::reject("the execution ended"));
 }
 
 std::optional<approval_request> approval_bridge::pop() {

@@ -26,7 +26,7 @@ namespace ipybox {
 struct approval_request::state {
     approval::request what;
     std::mutex mutex;
-    approval::decision_handler done;  // empty once settled
+    approval::decision_handler done;                    // empty once settled
     std::shared_ptr<boost::asio::steady_timer> expiry;  // the approval timeout, if any
     std::function<void(const state*)> forget;           // takes it off the bridge's lists
 

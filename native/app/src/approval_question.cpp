@@ -60,16 +60,16 @@ std::string save_question(const approval::save_action& save) {
     std::string question =
         "The code asks to save a code action to your user library (it runs later in other "
         "projects' kernels).\n";
-    question += "  action:    gentools." + shown_name(save.category) + "." + shown_name(save.name) +
-                "\n";
+    question +=
+        "  action:    gentools." + shown_name(save.category) + "." + shown_name(save.name) + "\n";
     if (save.overwrite) question += "  replaces:  the saved action's files of that name\n";
     for (const auto& [file, text] : save.files) {
         question += file_section("file " + core::render_untrusted(file), text);
     }
     if (save.category_init) {
-        question += file_section(
-            "the category's __init__.py, written only where the category has none",
-            *save.category_init);
+        question +=
+            file_section("the category's __init__.py, written only where the category has none",
+                         *save.category_init);
     }
     return question;
 }

@@ -10,8 +10,8 @@
 
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/private_directory.hpp"
-#include "ipybox/core/work_pool.hpp"
 #include "ipybox/core/ticket_lock.hpp"
+#include "ipybox/core/work_pool.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
 

@@ -3,7 +3,10 @@
 // environment, sandbox, containment).
 #include "approval_bridge.hpp"
 #include "code_executor_impl.hpp"
+#include "dependency_runner.hpp"
 #include "execution_errors.hpp"
+#include "executor_gate.hpp"
+#include "ipybox/approval/request.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
@@ -12,14 +15,11 @@
 #include "ipybox/process/environment.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
-#include "ipybox/approval/request.hpp"
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
 #include "mcp_runtime.hpp"
 #include "package_installer.hpp"
 #include "pool_tool_invoker.hpp"
-#include "dependency_runner.hpp"
-#include "executor_gate.hpp"
 #include "tool_name_index.hpp"
 #include "user_library_writer.hpp"
 
@@ -93,9 +93,9 @@ void code_executor::impl::start_tool_services() {
     std::filesystem::create_directories(tools_directory);
     toolserver::tool_server_options server_options{tools_directory / "tools.sock", tool_token};
     server_options.shell_commands = options.approve_shell_commands;
-    tool_server = std::make_unique<toolserver::tool_server>(*loop, std::move(server_options), *gate,
-                                                            *invoker, library_writer.get(),
-                                                            dependencies.get());
+    tool_server =
+        std::make_unique<toolserver::tool_server>(*loop, std::move(server_options), *gate, *invoker,
+                                                  library_writer.get(), dependencies.get());
 }
 
 kernel::kernel_session& code_executor::impl::session() {

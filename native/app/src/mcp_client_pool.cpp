@@ -74,7 +74,8 @@ void mcp_client_pool::refuse_loop_thread(const char* operation) const {
     if (io_.get_executor().running_in_this_thread()) {
         throw std::logic_error(std::string("mcp_client_pool::") + operation +
                                " blocks, and was called on the loop's own thread, which would "
-                               "wait for itself; use async_" + operation + " there");
+                               "wait for itself; use async_" +
+                               operation + " there");
     }
 }
 
@@ -94,9 +95,8 @@ void mcp_client_pool::async_session_for(const std::string& name,
     {
         std::lock_guard lock(shared_->mutex);
         if (slot->session && !slot->session->is_closed()) {
-            boost::asio::post(io_, [done = std::move(done), live = slot->session] {
-                done(nullptr, live);
-            });
+            boost::asio::post(
+                io_, [done = std::move(done), live = slot->session] { done(nullptr, live); });
             return;
         }
         if (slot->starting) {  // another call is starting it: wait for that start
@@ -110,8 +110,8 @@ void mcp_client_pool::async_session_for(const std::string& name,
             // Placeholders are filled here, host-side, on every start: generated code and the
             // kernel only ever see "${VAR}", and each filled value is redacted from all ipybox
             // emits.
-            const auto params = workspace::substitute_placeholders(
-                slot->params, options_.variables, core::process_redactor());
+            const auto params = workspace::substitute_placeholders(slot->params, options_.variables,
+                                                                   core::process_redactor());
             const auto& deadlines = slot->deadlines;
             auto channel = make_transport(io_, name, params, options_.default_cwd,
                                           options_.inherited_environment, deadlines.close);

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ipybox/approval/request.hpp"
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/ticket_lock.hpp"
@@ -13,7 +14,6 @@
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
-#include "ipybox/approval/request.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "mcp_runtime.hpp"

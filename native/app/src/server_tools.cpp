@@ -110,8 +110,7 @@ std::string server_tools::policy_report() {
     std::vector<approval::request> tools;
     for (auto& tool : executor_.mcp_tool_names(unreachable)) {
         tools.push_back(approval::tool_call{std::move(tool.server_name), std::move(tool.tool_name),
-                                            nlohmann::json::object(),
-                                            std::move(tool.python_name)});
+                                            nlohmann::json::object(), std::move(tool.python_name)});
     }
     if (options_.approve_shell_commands) {
         // Both forms a kernel asks about (routes.hpp), by the policy's names for them.
@@ -168,24 +167,24 @@ void server_tools::decide(approval_request& request) {
     mcp::jsonrpc::request_options no_timeout;
     no_timeout.timeout = std::chrono::milliseconds(0);
     try {
-        session->request("elicitation/create", params, no_timeout,
-                         [request](std::exception_ptr error, json answer) mutable {
-                             if (error) {
-                                 try {
-                                     std::rethrow_exception(error);
-                                 } catch (const std::exception& e) {
-                                     request.reject(std::string("asking the user failed: ") +
-                                                    e.what());
-                                 } catch (...) {
-                                     request.reject("asking the user failed");
-                                 }
-                                 return;
-                             }
-                             const bool accepted =
-                                 answer.value("action", "") == "accept" &&
-                                 answer.value("content", json::object()).value("approve", true);
-                             accepted ? request.accept() : request.reject("the user declined");
-                         });
+        session->request(
+            "elicitation/create", params, no_timeout,
+            [request](std::exception_ptr error, json answer) mutable {
+                if (error) {
+                    try {
+                        std::rethrow_exception(error);
+                    } catch (const std::exception& e) {
+                        request.reject(std::string("asking the user failed: ") + e.what());
+                    } catch (...) {
+                        request.reject("asking the user failed");
+                    }
+                    return;
+                }
+                const bool accepted =
+                    answer.value("action", "") == "accept" &&
+                    answer.value("content", json::object()).value("approve", true);
+                accepted ? request.accept() : request.reject("the user declined");
+            });
     } catch (const std::exception& e) {
         request.reject(std::string("asking the user failed: ") + e.what());
     }

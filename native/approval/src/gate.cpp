@@ -1,5 +1,4 @@
 #include "ipybox/approval/request.hpp"
-
 #include "ipybox/core/python_names.hpp"
 #include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
@@ -87,7 +86,7 @@ std::vector<std::string> policy_names(const request& what) {
     }
     if (const auto* shell = std::get_if<shell_command>(&what)) {
         return {reserved + (shell->kind == shell_command::form::line ? shell_line_name
-                                                                      : shell_cell_magic_name)};
+                                                                     : shell_cell_magic_name)};
     }
     if (std::holds_alternative<save_action>(what)) return {reserved + save_action_name};
     return {reserved + add_dependencies_name};
@@ -104,8 +103,9 @@ std::string describe(const request& what) {
         const auto& filled = core::process_redactor();
         std::string line = shell->kind == shell_command::form::line
                                ? std::string("shell command ")
-                               : "cell run by " + core::quote_untrusted(filled.redact(
-                                                      shell->interpreter), 80) + " ";
+                               : "cell run by " +
+                                     core::quote_untrusted(filled.redact(shell->interpreter), 80) +
+                                     " ";
         return line + core::quote_untrusted(filled.redact(shell->command),
                                             tool_call::default_value_characters);
     }

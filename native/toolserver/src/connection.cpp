@@ -25,20 +25,19 @@ core::json_limits json_limits_of(const tool_server_options& options) {
 
 }  // namespace
 
-server_state::server_state(asio::io_context& loop, tool_server_options o, approval::gate& owner_gate,
-                           tool_invoker& owner_invoker, library_writer* owner_library,
-                           dependency_adder* owner_dependencies)
+server_state::server_state(asio::io_context& loop, tool_server_options o,
+                           approval::gate& owner_gate, tool_invoker& owner_invoker,
+                           library_writer* owner_library, dependency_adder* owner_dependencies)
     : io(loop),
       options(std::move(o)),
       gate(owner_gate, owner_sections),
       invoker(owner_invoker, owner_sections),
-      library(owner_library ? std::optional<guarded_library>(std::in_place, *owner_library,
-                                                             owner_sections)
-                            : std::nullopt),
-      dependencies(owner_dependencies
-                       ? std::optional<guarded_dependencies>(std::in_place, *owner_dependencies,
-                                                             owner_sections)
-                       : std::nullopt),
+      library(owner_library
+                  ? std::optional<guarded_library>(std::in_place, *owner_library, owner_sections)
+                  : std::nullopt),
+      dependencies(owner_dependencies ? std::optional<guarded_dependencies>(
+                                            std::in_place, *owner_dependencies, owner_sections)
+                                      : std::nullopt),
       context{options.token,
               gate,
               invoker,
@@ -180,15 +179,15 @@ void connection::serve(http_request request, bool keep_alive) {
     // The answer may come from another thread (an approval, an MCP call) or at once; it goes
     // back to the loop, where the socket lives. The responder holds the connection, and with it
     // the server state the routes' context lives in, until it has answered.
-    handle_request(std::move(request), state_->context,
-                   [self = shared_from_this(), keep_alive](http_response response) mutable {
-                       auto& io = self->state_->io;
-                       asio::post(io, [self = std::move(self), response = std::move(response),
-                                       keep_alive] {
-                           self->release_budget();
-                           self->write_response(response, keep_alive);
-                       });
-                   });
+    handle_request(
+        std::move(request), state_->context,
+        [self = shared_from_this(), keep_alive](http_response response) mutable {
+            auto& io = self->state_->io;
+            asio::post(io, [self = std::move(self), response = std::move(response), keep_alive] {
+                self->release_budget();
+                self->write_response(response, keep_alive);
+            });
+        });
 }
 
 void connection::refuse(int status, const char* message) {

@@ -87,8 +87,8 @@ void handle_dependencies(http_request request, const route_context& context, res
         return done(detail::error_response(400, error_type::bad_request, problem));
     }
     // The adder gets exactly what the person approved.
-    context.gate.decide(*needs, [&context, needs, done = std::move(done)](
-                                    approval::decision decision) {
+    context.gate.decide(*needs, [&context, needs,
+                                 done = std::move(done)](approval::decision decision) {
         if (auto refused = detail::refusal(detail::subject_of(*needs), decision)) {
             return done(std::move(*refused));
         }

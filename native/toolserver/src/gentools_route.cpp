@@ -101,22 +101,22 @@ void handle_gentools(http_request request, const route_context& context, respond
     if (auto problem = gentool_save_problem(std::get<gentool_save>(*save)); !problem.empty()) {
         return done(detail::error_response(400, error_type::bad_request, problem));
     }
-    context.gate.decide(*save, [&context, save, done = std::move(done)](
-                                   approval::decision decision) {
-        if (auto refused = detail::refusal(detail::subject_of(*save), decision)) {
-            return done(std::move(*refused));
-        }
-        gentool_save_outcome outcome;
-        try {
-            outcome = context.library->save(std::get<gentool_save>(*save));
-        } catch (const std::exception& e) {
-            outcome = gentool_save_outcome::failure(error_type::server_error, e.what());
-        }
-        if (outcome.package) {
-            return done(detail::json_response({{"package", outcome.package->string()}}));
-        }
-        done(detail::error_response(200, outcome.error_type.c_str(), outcome.error_message));
-    });
+    context.gate.decide(
+        *save, [&context, save, done = std::move(done)](approval::decision decision) {
+            if (auto refused = detail::refusal(detail::subject_of(*save), decision)) {
+                return done(std::move(*refused));
+            }
+            gentool_save_outcome outcome;
+            try {
+                outcome = context.library->save(std::get<gentool_save>(*save));
+            } catch (const std::exception& e) {
+                outcome = gentool_save_outcome::failure(error_type::server_error, e.what());
+            }
+            if (outcome.package) {
+                return done(detail::json_response({{"package", outcome.package->string()}}));
+            }
+            done(detail::error_response(200, outcome.error_type.c_str(), outcome.error_message));
+        });
 }
 
 }  // namespace ipybox::toolserver

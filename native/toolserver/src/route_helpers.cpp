@@ -35,7 +35,7 @@ std::string subject_of(const approval::request& what) {
     }
     if (const auto* shell = std::get_if<approval::shell_command>(&what)) {
         return shell->kind == approval::shell_command::form::line ? "the shell command"
-                                                                   : "the shell cell";
+                                                                  : "the shell cell";
     }
     if (const auto* needs = std::get_if<approval::add_dependencies>(&what)) {
         return "the dependencies of " + core::render_untrusted(needs->action, {120});

@@ -87,7 +87,8 @@ void handle_run(http_request request, const route_context& context, responder do
                              body["tool_name"].get<std::string>(),
                              take(body, "tool_args", json::object())};
     if (!call.arguments.is_object()) {
-        return done(error_response(400, error_type::bad_request, "tool_args must be a JSON object"));
+        return done(
+            error_response(400, error_type::bad_request, "tool_args must be a JSON object"));
     }
     if (!context.invoker.knows_server(call.server_name)) {
         return done(error_response(200, error_type::unknown_server,
@@ -97,22 +98,24 @@ void handle_run(http_request request, const route_context& context, responder do
     }
     // The call travels on in a shared copy: the gate may answer on another thread.
     auto shared = std::make_shared<const approval::tool_call>(std::move(call));
-    context.gate.decide(*shared, [&context, shared, done = std::move(done)](
-                                     approval::decision decision) mutable {
-        if (auto refused = refusal(detail::subject_of(*shared), decision)) {
-            return done(std::move(*refused));
-        }
-        // One answer only: if invoke() throws after it has taken `done`, nothing is sent twice.
-        auto answer = std::make_shared<detail::once_responder>(std::move(done));
-        try {
-            context.invoker.invoke(*shared, [answer](tool_outcome outcome) {
-                if (outcome.result) return answer->send(json_response({{"result", *outcome.result}}));
-                answer->send(error_response(200, outcome.error_type.c_str(), outcome.error_message));
-            });
-        } catch (const std::exception& e) {
-            answer->send(error_response(200, error_type::server_error, e.what()));
-        }
-    });
+    context.gate.decide(
+        *shared, [&context, shared, done = std::move(done)](approval::decision decision) mutable {
+            if (auto refused = refusal(detail::subject_of(*shared), decision)) {
+                return done(std::move(*refused));
+            }
+            // One answer only: if invoke() throws after it has taken `done`, nothing is sent twice.
+            auto answer = std::make_shared<detail::once_responder>(std::move(done));
+            try {
+                context.invoker.invoke(*shared, [answer](tool_outcome outcome) {
+                    if (outcome.result)
+                        return answer->send(json_response({{"result", *outcome.result}}));
+                    answer->send(
+                        error_response(200, outcome.error_type.c_str(), outcome.error_message));
+                });
+            } catch (const std::exception& e) {
+                answer->send(error_response(200, error_type::server_error, e.what()));
+            }
+        });
 }
 
 }  // namespace
@@ -135,8 +138,7 @@ void handle_request(http_request request, const route_context& context, responde
     try {
         if (!token_matches(request.authorization, context.token)) {
             core::logger("toolserver")
-                ->warn("refused a {} {} without the session token", request.method,
-                       request.target);
+                ->warn("refused a {} {} without the session token", request.method, request.target);
             return reply(error_response(401, error_type::unauthorized,
                                         "the tool server needs this session's token"));
         }
@@ -149,8 +151,8 @@ void handle_request(http_request request, const route_context& context, responde
         const bool known = request.target == "/run" || request.target == "/shell" ||
                            request.target == "/gentools" || request.target == "/dependencies";
         if (!known) {
-            return reply(
-                error_response(404, error_type::bad_request, "no such endpoint: " + request.target));
+            return reply(error_response(404, error_type::bad_request,
+                                        "no such endpoint: " + request.target));
         }
         if (request.method != "POST") {
             return reply(error_response(405, error_type::bad_request, "use POST"));

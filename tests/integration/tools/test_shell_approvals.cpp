@@ -117,9 +117,8 @@ TEST_SUITE("tools.shell_approvals") {
         REQUIRE(record.approvals.size() == 1);
         REQUIRE(record.error);
         CHECK(record.error->ename() == "ApprovalRejectedError");
-        CHECK(
-            std::string(record.error->what()).find("Approval request for the shell command rejected") !=
-            std::string::npos);
+        CHECK(std::string(record.error->what())
+                  .find("Approval request for the shell command rejected") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(marker));
         // The kernel goes on working.
         CHECK(executor.execute("print('still here')").text == "still here");

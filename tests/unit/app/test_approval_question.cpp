@@ -26,12 +26,17 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 // Every line starts with one of ipybox's fixed labels or the gutter of a block.
 bool every_line_is_ours(const std::string& question) {
-    const char* starts[] = {"The code asks to ",  "  server:    ",
-                            "  tool:      ",      "  arguments: ",
-                            "    | ",             "  action:    ",
-                            "  replaces:  ",      "  file ",
+    const char* starts[] = {"The code asks to ",
+                            "  server:    ",
+                            "  tool:      ",
+                            "  arguments: ",
+                            "    | ",
+                            "  action:    ",
+                            "  replaces:  ",
+                            "  file ",
                             "  the category's __init__.py",
-                            "  package:   ",      "The code asks ipybox to add "};
+                            "  package:   ",
+                            "The code asks ipybox to add "};
     const auto lines = lines_of(question);
     for (std::size_t i = 0; i < lines.size(); ++i) {
         bool known = false;
@@ -153,7 +158,7 @@ TEST_SUITE("app.approval_question") {
         CHECK(question.find("  server:    everything (registered for this project; a command in "
                             "it runs on this machine)\n") != std::string::npos);
         CHECK(question.find("    |   \"command\": \"node\",\n") != std::string::npos);
-        CHECK(question.find("u001b[2K") != std::string::npos);  // escaped, never live
+        CHECK(question.find("u001b[2K") != std::string::npos);      // escaped, never live
         CHECK(question.find("\"${TOKEN}\"") != std::string::npos);  // placeholders stay
         CHECK(question.find("  package:   \"requests==2.31.0\" (for every project: the user's "
                             "site folder)\n") != std::string::npos);

@@ -1,13 +1,13 @@
 #pragma once
 // Fakes at the tool server's seams: an invoker that records calls, a gate with a fixed answer.
 #include <atomic>
-#include <condition_variable>
-#include <optional>
-#include <stdexcept>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 

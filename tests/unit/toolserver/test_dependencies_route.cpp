@@ -62,7 +62,8 @@ TEST_SUITE("toolserver.dependencies") {
         CHECK(error_of(failed)["message"] == "could not install \"requests\": no index\n");
     }
 
-    TEST_CASE("pip options, reserved or hostile server names and empty requests are refused unasked") {
+    TEST_CASE(
+        "pip options, reserved or hostile server names and empty requests are refused unasked") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         recording_adder adder;
@@ -85,10 +86,12 @@ TEST_SUITE("toolserver.dependencies") {
         auto not_object = needs_body();
         not_object["servers"]["everything"] = "node server.js";
         bodies.push_back(not_object);
-        bodies.push_back({{"action", "x"}, {"servers", json::object()}, {"packages", json::array()}});
+        bodies.push_back(
+            {{"action", "x"}, {"servers", json::object()}, {"packages", json::array()}});
         bodies.push_back({{"servers", json::object()}});  // no action
         json many = needs_body();
-        for (int i = 0; i < 40; ++i) many["packages"].push_back({{"spec", "p" + std::to_string(i)}});
+        for (int i = 0; i < 40; ++i)
+            many["packages"].push_back({{"spec", "p" + std::to_string(i)}});
         bodies.push_back(many);
         for (const auto& body : bodies) {
             CAPTURE(body.dump().substr(0, 200));

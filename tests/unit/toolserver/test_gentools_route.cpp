@@ -8,8 +8,8 @@ using ipybox::approval::verdict;
 using ipybox::testing::error_of;
 using ipybox::testing::fixed_gate;
 using ipybox::testing::recording_invoker;
-using ipybox::testing::respond_now;
 using ipybox::testing::recording_library;
+using ipybox::testing::respond_now;
 using nlohmann::json;
 
 namespace {
@@ -126,7 +126,7 @@ TEST_SUITE("toolserver.gentools") {
         CHECK(post(save_body(), {"secret", gate, invoker}).status == 404);
         const auto unauthorised =
             respond_now({"POST", "/gentools", "Bearer wrong!", save_body().dump()},
-                           {"secret", gate, invoker, false, &library});
+                        {"secret", gate, invoker, false, &library});
         CHECK(unauthorised.status == 401);
         CHECK(library.saves.empty());
         CHECK(gate.asked == 0);

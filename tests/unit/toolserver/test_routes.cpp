@@ -87,7 +87,7 @@ TEST_SUITE("toolserver.routes") {
         fixed_gate gate(verdict::timed_out);
         const auto response =
             respond_now(run_request(R"({"server_name":"everything","tool_name":"echo"})"),
-                           {"secret", gate, invoker});
+                        {"secret", gate, invoker});
         CHECK(error_of(response)["type"] == "timeout");
         CHECK(invoker.calls.empty());
     }
@@ -109,7 +109,7 @@ TEST_SUITE("toolserver.routes") {
         fixed_gate gate(verdict::approved);
         respond_now(run_request(R"({"server_name":"everything","tool_name":"echo","tool_args":{},
                                        "server_params":{"command":"rm","args":["-rf","/"]}})"),
-                       {"secret", gate, invoker});
+                    {"secret", gate, invoker});
         REQUIRE(invoker.calls.size() == 1);
         CHECK(invoker.calls[0].arguments == json::object());
     }
@@ -133,8 +133,8 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const route_context context{"secret", gate, invoker};
-        CHECK(error_of(
-                  respond_now(run_request(R"({"server_name":"everything","tool_name":"fail"})"),
+        CHECK(
+            error_of(respond_now(run_request(R"({"server_name":"everything","tool_name":"fail"})"),
                                  context))["type"] == "tool_error");
         const auto crashed = error_of(respond_now(
             run_request(R"({"server_name":"everything","tool_name":"explode"})"), context));
@@ -176,8 +176,8 @@ TEST_SUITE("toolserver.routes") {
             fixed_gate shell_gate(v);
             const auto response =
                 respond_now({"POST", "/shell", "Bearer secret",
-                                R"({"tool_name":"shell","tool_args":{"cmd":"rm -rf /"}})"},
-                               {"secret", shell_gate, invoker, true});
+                             R"({"tool_name":"shell","tool_args":{"cmd":"rm -rf /"}})"},
+                            {"secret", shell_gate, invoker, true});
             CHECK(error_of(response)["type"] == type);
             CHECK(error_of(response)["message"] ==
                   std::string("Approval request for the shell command ") + word);
@@ -208,8 +208,7 @@ TEST_SUITE("toolserver.routes") {
               R"({"tool_name":"shell","tool_args":{"cmd":"ls","env":"LD_PRELOAD=x"}})",
               R"({"tool_name":"shell","tool_args":{"cmd":"ls","interpreter":"bash"}})"}) {
             CAPTURE(body);
-            const auto response =
-                respond_now({"POST", "/shell", "Bearer secret", body}, context);
+            const auto response = respond_now({"POST", "/shell", "Bearer secret", body}, context);
             CHECK(response.status == 400);
             CHECK(error_of(response)["type"] == "bad_request");
         }

@@ -23,9 +23,9 @@ class approval_request {
 
     // What is asked, as its own type.
     const approval::request& what() const;
-    const approval::tool_call* as_tool_call() const;          // null for the other kinds
-    const approval::shell_command* as_shell_command() const;  // null for the other kinds
-    const approval::save_action* as_save_action() const;      // null for the other kinds
+    const approval::tool_call* as_tool_call() const;                // null for the other kinds
+    const approval::shell_command* as_shell_command() const;        // null for the other kinds
+    const approval::save_action* as_save_action() const;            // null for the other kinds
     const approval::add_dependencies* as_add_dependencies() const;  // null for the others
     bool is_shell_command() const { return as_shell_command() != nullptr; }
     // A save into the user library by a sandboxed kernel: whatever a front end does with other

@@ -19,8 +19,9 @@ http_response json_response(const nlohmann::json& document);
 std::variant<nlohmann::json, http_response> parse_object(const std::string& body,
                                                          const core::json_limits& limits);
 // What a refusal names: `server.tool` for a tool call, "the shell command", "the shell cell",
-// "the save of gentools.<category>.<name>" or "the dependencies of <action>" for the others; untrusted text escaped (a line
-// break or an escape sequence in it must not reach a terminal through the error).
+// "the save of gentools.<category>.<name>" or "the dependencies of <action>" for the others;
+// untrusted text escaped (a line break or an escape sequence in it must not reach a terminal
+// through the error).
 std::string subject_of(const approval::request& what);
 // The answer for a request the gate did not approve; nullopt when it did.
 std::optional<http_response> refusal(const std::string& subject,

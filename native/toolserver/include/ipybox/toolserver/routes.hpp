@@ -59,8 +59,8 @@ struct route_context {
     std::string token;
     approval::gate& gate;  // decides every request: tool calls, shell commands, saves
     tool_invoker& invoker;
-    bool shell_commands = false;        // false: POST /shell answers 404
-    library_writer* library = nullptr;  // null: POST /gentools is off
+    bool shell_commands = false;               // false: POST /shell answers 404
+    library_writer* library = nullptr;         // null: POST /gentools is off
     dependency_adder* dependencies = nullptr;  // null: POST /dependencies is off
     // Every body is decoded with these (core/json_decode.hpp); over them the answer is 400.
     core::json_limits json_limits = {};
