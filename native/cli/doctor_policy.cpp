@@ -51,15 +51,11 @@ int check_approval_policy(const std::string& policy_file, const std::filesystem:
     std::vector<std::string> unreachable;
     std::vector<approval::request> tools;
     for (auto& tool : executor.mcp_tool_names(unreachable)) {
-        tools.emplace_back(std::in_place_type<approval::tool_call>, std::move(tool.server_name),
-                           std::move(tool.tool_name), nlohmann::json::object(),
-                           std::move(tool.python_name));
+        approval::tool_call call{std::move(tool.server_name), std::move(tool.tool_name),
+                                 nlohmann::json::object(), std::move(tool.python_name)};
+        tools.emplace_back(std::move(call));
     }
-    // Both forms of shell commands, by the policy's names for them.
-    tools.emplace_back(std::in_place_type<approval::shell_command>,
-                       approval::shell_command::form::line);
-    tools.emplace_back(std::in_place_type<approval::shell_command>,
-                       approval::shell_command::form::cell_magic);
+    for (auto& form : approval::shell_command_forms()) tools.push_back(std::move(form));
 
     std::cout << "\nRegistered MCP servers of " << workspace.string() << ": "
               << (options.mcp_servers.empty() ? "none" : "") << "\n";

@@ -23,9 +23,9 @@ namespace ipybox::app {
 
 class executor_gate : public approval::gate {
   public:
-    executor_gate(std::shared_ptr<approval_bridge> bridge, tool_name_index& names,
+    executor_gate(const std::shared_ptr<approval_bridge>& bridge, tool_name_index& names,
                   bool ask_tool_calls)
-        : bridge_(std::move(bridge)), names_(names), ask_tool_calls_(ask_tool_calls) {}
+        : bridge_(bridge), names_(names), ask_tool_calls_(ask_tool_calls) {}
 
     void decide(const approval::request& what, approval::decision_handler done) override;
 

@@ -80,10 +80,10 @@ void mcp_client_pool::refuse_loop_thread(const char* operation) const {
 }
 
 void mcp_client_pool::async_session_for(const std::string& name,
-                                        mcp::jsonrpc::cancellation_token cancellation,
+                                        const mcp::jsonrpc::cancellation_token& cancellation,
                                         session_handler done) {
     // Every way out goes through the loop, never inside this call (as the sessions do).
-    const auto fail = [this, &done](std::exception_ptr error) {
+    const auto fail = [this, &done](const std::exception_ptr& error) {
         boost::asio::post(io_, [done = std::move(done), error] { done(error, nullptr); });
     };
     const auto slot = find(name);
@@ -130,7 +130,7 @@ void mcp_client_pool::async_session_for(const std::string& name,
         slot->waiting.push_back(std::move(done));
     }
     // Every call that arrived while the server started learns how the start went.
-    const auto settle = [shared = shared_, slot, session](std::exception_ptr error) {
+    const auto settle = [shared = shared_, slot, session](const std::exception_ptr& error) {
         std::vector<session_handler> waiting;
         {
             std::lock_guard lock(shared->mutex);
@@ -141,10 +141,9 @@ void mcp_client_pool::async_session_for(const std::string& name,
         for (auto& waiter : waiting) waiter(error, error ? nullptr : session);
     };
     try {
-        session->initialize(std::move(cancellation),
-                            [settle](std::exception_ptr error, mcp::session::server_description) {
-                                settle(error);
-                            });
+        session->initialize(cancellation,
+                            [settle](const std::exception_ptr& error,
+                                     const mcp::session::server_description&) { settle(error); });
     } catch (...) {
         boost::asio::post(io_, [settle, error = std::current_exception()] { settle(error); });
     }
@@ -160,7 +159,7 @@ void mcp_client_pool::async_call_tool(const std::string& server, const std::stri
     }
     // Runs once, with the outcome: the call is no longer in flight.
     auto finish = [shared = shared_, cancellation, done = std::move(done)](
-                      std::exception_ptr error, mcp::session::call_tool_result result) {
+                      const std::exception_ptr& error, mcp::session::call_tool_result result) {
         {
             std::lock_guard lock(shared->mutex);
             shared->calls.erase(cancellation);
@@ -171,7 +170,7 @@ void mcp_client_pool::async_call_tool(const std::string& server, const std::stri
     async_session_for(
         server, cancellation->token(),
         [tool, arguments = std::move(arguments), cancellation, finish = std::move(finish)](
-            std::exception_ptr error, const session_ptr& session) mutable {
+            const std::exception_ptr& error, const session_ptr& session) mutable {
             if (error) return finish(error, {});
             mcp::session::call_options call;
             call.progress_resets_timeout = true;
@@ -185,10 +184,10 @@ void mcp_client_pool::async_call_tool(const std::string& server, const std::stri
 }
 
 void mcp_client_pool::async_list_tools(const std::string& server,
-                                       mcp::jsonrpc::cancellation_token cancellation,
+                                       const mcp::jsonrpc::cancellation_token& cancellation,
                                        handler<std::vector<mcp::session::tool_descriptor>> done) {
     async_session_for(server, cancellation,
-                      [cancellation, done = std::move(done)](std::exception_ptr error,
+                      [cancellation, done = std::move(done)](const std::exception_ptr& error,
                                                              const session_ptr& session) mutable {
                           if (error) return done(error, {});
                           try {

@@ -82,7 +82,8 @@ class mcp_client_pool {
     // progress is abandoned). `done` runs on the loop's thread, never inside this call.
     void async_call_tool(const std::string& server, const std::string& tool,
                          nlohmann::json arguments, handler<mcp::session::call_tool_result> done);
-    void async_list_tools(const std::string& server, mcp::jsonrpc::cancellation_token cancellation,
+    void async_list_tools(const std::string& server,
+                          const mcp::jsonrpc::cancellation_token& cancellation,
                           handler<std::vector<mcp::session::tool_descriptor>> done);
     // Blocking forms of the above: not on the loop's thread (std::logic_error).
     mcp::session::call_tool_result call_tool(const std::string& server, const std::string& tool,
@@ -114,7 +115,8 @@ class mcp_client_pool {
         std::set<std::shared_ptr<mcp::jsonrpc::cancellation_source>> calls;  // in flight
     };
     // The live session of `name`, started when needed; `done` runs on the loop's thread.
-    void async_session_for(const std::string& name, mcp::jsonrpc::cancellation_token cancellation,
+    void async_session_for(const std::string& name,
+                           const mcp::jsonrpc::cancellation_token& cancellation,
                            session_handler done);
     std::shared_ptr<entry> find(const std::string& name) const;
     void refuse_loop_thread(const char* operation) const;

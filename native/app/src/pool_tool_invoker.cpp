@@ -42,23 +42,23 @@ bool pool_tool_invoker::knows_server(const std::string& server_name) const {
 
 void pool_tool_invoker::invoke(const approval::tool_call& call, toolserver::outcome_handler done) {
     // What the handler needs, by value: it may run after this invoker is gone.
-    pool_.async_call_tool(call.server_name, call.tool_name, call.arguments,
-                          [server = call.server_name, tool = call.tool_name, workspace = workspace_,
-                           images = images_directory_, done = std::move(done)](
-                              std::exception_ptr error, mcp::session::call_tool_result result) {
-                              // What the kernel receives, result or error, passes the redaction
-                              // rule: a value filled from a ${VAR} (in a URL's path, an echoed
-                              // environment, a stderr line) never reaches it.
-                              auto outcome =
-                                  outcome_of(server, tool, error, result, workspace, images);
-                              const auto& filled = core::process_redactor();
-                              if (outcome.result) {
-                                  outcome.result = filled.redact_json(*outcome.result);
-                              } else {
-                                  outcome.error_message = filled.redact(outcome.error_message);
-                              }
-                              done(std::move(outcome));
-                          });
+    pool_.async_call_tool(
+        call.server_name, call.tool_name, call.arguments,
+        [server = call.server_name, tool = call.tool_name, workspace = workspace_,
+         images = images_directory_, done = std::move(done)](
+            const std::exception_ptr& error, const mcp::session::call_tool_result& result) {
+            // What the kernel receives, result or error, passes the redaction
+            // rule: a value filled from a ${VAR} (in a URL's path, an echoed
+            // environment, a stderr line) never reaches it.
+            auto outcome = outcome_of(server, tool, error, result, workspace, images);
+            const auto& filled = core::process_redactor();
+            if (outcome.result) {
+                outcome.result = filled.redact_json(*outcome.result);
+            } else {
+                outcome.error_message = filled.redact(outcome.error_message);
+            }
+            done(std::move(outcome));
+        });
 }
 
 }  // namespace ipybox::app

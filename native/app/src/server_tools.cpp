@@ -113,11 +113,7 @@ std::string server_tools::policy_report() {
                                             nlohmann::json::object(), std::move(tool.python_name)});
     }
     if (options_.approve_shell_commands) {
-        // Both forms a kernel asks about (routes.hpp), by the policy's names for them.
-        tools.emplace_back(std::in_place_type<approval::shell_command>,
-                           approval::shell_command::form::line);
-        tools.emplace_back(std::in_place_type<approval::shell_command>,
-                           approval::shell_command::form::cell_magic);
+        for (auto& form : approval::shell_command_forms()) tools.push_back(std::move(form));
     }
     if (options_.sandbox) {  // saves into the user library (routes.hpp, POST /gentools)
         tools.push_back(approval::save_action{});
@@ -169,7 +165,7 @@ void server_tools::decide(approval_request& request) {
     try {
         session->request(
             "elicitation/create", params, no_timeout,
-            [request](std::exception_ptr error, json answer) mutable {
+            [request](const std::exception_ptr& error, const json& answer) mutable {
                 if (error) {
                     try {
                         std::rethrow_exception(error);

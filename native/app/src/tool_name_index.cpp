@@ -10,6 +10,7 @@ namespace {
 
 std::vector<std::string> names_of(const std::vector<mcp::session::tool_descriptor>& tools) {
     std::vector<std::string> names;
+    names.reserve(tools.size());
     for (const auto& tool : tools) names.push_back(tool.name);
     return names;
 }
@@ -61,7 +62,8 @@ void tool_name_index::async_python_name(const std::string& server, const std::st
     pool_.async_list_tools(
         server, {},
         [cache = cache_, server, tool, done = std::move(done)](
-            std::exception_ptr error, std::vector<mcp::session::tool_descriptor> tools) {
+            const std::exception_ptr& error,
+            const std::vector<mcp::session::tool_descriptor>& tools) {
             if (!error) {
                 if (auto name = find_in(cache->store(server, names_of(tools)), tool)) {
                     return done(std::move(*name));

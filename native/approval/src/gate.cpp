@@ -92,6 +92,17 @@ std::vector<std::string> policy_names(const request& what) {
     return {reserved + add_dependencies_name};
 }
 
+std::vector<request> shell_command_forms() {
+    std::vector<request> forms;
+    forms.reserve(2);
+    for (const auto form : {shell_command::form::line, shell_command::form::cell_magic}) {
+        shell_command command;
+        command.kind = form;
+        forms.emplace_back(std::move(command));
+    }
+    return forms;
+}
+
 bool needs_a_person(const request& what) {
     return std::holds_alternative<save_action>(what) ||
            std::holds_alternative<add_dependencies>(what);

@@ -88,7 +88,7 @@ void handle_dependencies(http_request request, const route_context& context, res
     }
     // The adder gets exactly what the person approved.
     context.gate.decide(*needs, [&context, needs,
-                                 done = std::move(done)](approval::decision decision) {
+                                 done = std::move(done)](const approval::decision& decision) {
         if (auto refused = detail::refusal(detail::subject_of(*needs), decision)) {
             return done(std::move(*refused));
         }

@@ -102,7 +102,7 @@ void handle_gentools(http_request request, const route_context& context, respond
         return done(detail::error_response(400, error_type::bad_request, problem));
     }
     context.gate.decide(
-        *save, [&context, save, done = std::move(done)](approval::decision decision) {
+        *save, [&context, save, done = std::move(done)](const approval::decision& decision) {
             if (auto refused = detail::refusal(detail::subject_of(*save), decision)) {
                 return done(std::move(*refused));
             }

@@ -67,10 +67,12 @@ void handle_shell(http_request request, const route_context& context, responder 
     }
     const approval::request what = std::get<approval::shell_command>(std::move(read));
     const auto subject = detail::subject_of(what);
-    context.gate.decide(what, [subject, done = std::move(done)](approval::decision decision) {
-        if (auto refused = refusal(subject, decision)) return done(std::move(*refused));
-        done(json_response({{"approved", true}}));
-    });
+    context.gate.decide(what,
+                        [subject, done = std::move(done)](const approval::decision& decision) {
+                            if (auto refused = refusal(subject, decision))
+                                return done(std::move(*refused));
+                            done(json_response({{"approved", true}}));
+                        });
 }
 
 void handle_run(http_request request, const route_context& context, responder done) {
@@ -98,24 +100,24 @@ void handle_run(http_request request, const route_context& context, responder do
     }
     // The call travels on in a shared copy: the gate may answer on another thread.
     auto shared = std::make_shared<const approval::tool_call>(std::move(call));
-    context.gate.decide(
-        *shared, [&context, shared, done = std::move(done)](approval::decision decision) mutable {
-            if (auto refused = refusal(detail::subject_of(*shared), decision)) {
-                return done(std::move(*refused));
-            }
-            // One answer only: if invoke() throws after it has taken `done`, nothing is sent twice.
-            auto answer = std::make_shared<detail::once_responder>(std::move(done));
-            try {
-                context.invoker.invoke(*shared, [answer](tool_outcome outcome) {
-                    if (outcome.result)
-                        return answer->send(json_response({{"result", *outcome.result}}));
-                    answer->send(
-                        error_response(200, outcome.error_type.c_str(), outcome.error_message));
-                });
-            } catch (const std::exception& e) {
-                answer->send(error_response(200, error_type::server_error, e.what()));
-            }
-        });
+    context.gate.decide(*shared, [&context, shared, done = std::move(done)](
+                                     const approval::decision& decision) mutable {
+        if (auto refused = refusal(detail::subject_of(*shared), decision)) {
+            return done(std::move(*refused));
+        }
+        // One answer only: if invoke() throws after it has taken `done`, nothing is sent twice.
+        auto answer = std::make_shared<detail::once_responder>(std::move(done));
+        try {
+            context.invoker.invoke(*shared, [answer](tool_outcome outcome) {
+                if (outcome.result)
+                    return answer->send(json_response({{"result", *outcome.result}}));
+                answer->send(
+                    error_response(200, outcome.error_type.c_str(), outcome.error_message));
+            });
+        } catch (const std::exception& e) {
+            answer->send(error_response(200, error_type::server_error, e.what()));
+        }
+    });
 }
 
 }  // namespace

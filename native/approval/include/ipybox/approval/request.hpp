@@ -84,6 +84,10 @@ inline constexpr const char* shell_cell_magic_name = "shell_magic";
 inline constexpr const char* save_action_name = "save_gentool";
 inline constexpr const char* add_dependencies_name = "add_dependencies";
 
+// Both forms of shell commands, without a command: for listing the names a policy's rules may
+// match (policy::coverage).
+std::vector<request> shell_command_forms();
+
 // One line for logs: a tool call as tool_call::describe(), a shell command quoted and cut, a
 // save by its action name and file count. Untrusted text escaped, secrets redacted.
 std::string describe(const request& what);
