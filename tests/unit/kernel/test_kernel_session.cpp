@@ -4,6 +4,8 @@
 // milliseconds; no test waits on a clock it could not control.
 #include <doctest/doctest.h>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <condition_variable>
 #include <csignal>
 #include <mutex>
@@ -37,12 +39,28 @@ struct kernel_starts {
     }
 };
 
+// The loop a session's strand and kernels run on, as an application's would be.
+struct running_loop {
+    boost::asio::io_context io;
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
+        io.get_executor()};
+    std::thread thread{[this] { io.run(); }};
+
+    ~running_loop() {
+        work.reset();
+        io.stop();
+        thread.join();
+    }
+};
+
 struct fake_session_fixture {
+    running_loop loop;  // declared first: it outlives the sessions and streams of a test
     ipybox::core::private_directory workspace{"ipybox-kt-"};
     kernel_starts starts;
 
     session_options options(bool keep_spare = false, const std::string& start_mode = "") {
         session_options o;
+        o.launch.io = &loop.io;
         o.launch.python = IPYBOX_FAKE_KERNEL;
         o.launch.working_directory = workspace.path();
         o.launch.runtime_directory = workspace.path();

@@ -79,10 +79,23 @@ class kernel_start_error : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// One execute_request in flight: its events arrive on `events`.
+// What happened to an execute_request, for its owner's state machine (kernel_session's strand):
+// the reply arrived, the idle status arrived, the kernel died.
+enum class execution_progress { replied, idle, died };
+
+// One execute_request in flight: its events arrive on `events`. `on_progress`, when set, is
+// called after a reply, an idle status or a death was queued there (on the connection's loop, or
+// on the thread that shut the kernel down); it must return at once and must not call back into
+// the kernel_instance.
 struct pending_execution {
     std::string msg_id;
     event_queue events;
+    std::function<void(execution_progress)> on_progress;
+
+    void push_progress(kernel_event event, execution_progress what) {
+        events.push(std::move(event));
+        if (on_progress) on_progress(what);
+    }
 };
 
 class kernel_instance {
@@ -97,8 +110,9 @@ class kernel_instance {
     void wait_ready(std::chrono::steady_clock::time_point deadline);
     bool ready() const;
 
-    // Sends an execute_request; the returned execution receives every event of that request.
-    std::shared_ptr<pending_execution> execute(const std::string& code);
+    // Sends an execute_request whose events go to `into` (its msg_id is set here). Returns at
+    // once; a dead kernel queues kernel_died there instead.
+    void execute(const std::string& code, const std::shared_ptr<pending_execution>& into);
 
     // Sends interrupt_request on the control channel (ipykernel signals its process group).
     void interrupt();
