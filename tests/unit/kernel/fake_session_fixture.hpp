@@ -1,18 +1,16 @@
 #pragma once
 // A kernel_session against the fake kernel process (tests/support/fake_kernel/), on a loop of the
 // test's own: the options, and a record of the kernels the session started.
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ipybox/core/private_directory.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "running_loop.hpp"
 
 namespace ipybox::testing {
 
@@ -35,20 +33,6 @@ struct kernel_starts {
     std::filesystem::path at(std::size_t i) {
         std::lock_guard lock(mutex);
         return directories.at(i);
-    }
-};
-
-// The loop a session's strand and kernels run on, as an application's would be.
-struct running_loop {
-    boost::asio::io_context io;
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
-        io.get_executor()};
-    std::thread thread{[this] { io.run(); }};
-
-    ~running_loop() {
-        work.reset();
-        io.stop();
-        thread.join();
     }
 };
 

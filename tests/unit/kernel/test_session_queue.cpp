@@ -59,17 +59,19 @@ TEST_SUITE("kernel.queue") {
         std::map<int, execution_result> results;
         std::vector<std::thread> submitters;
         for (int t = 0; t < threads; ++t) {
+            // Each thread has one execution in the queue at a time, up to eight in all: any
+            // order the queue chose would be consumed, so a wrong one shows in the counts.
             submitters.emplace_back([&, t] {
-                std::vector<std::pair<int, std::unique_ptr<execution_stream>>> mine;
                 for (int k = 0; k < per_thread; ++k) {
                     const int id = t * per_thread + k;
                     const auto code = "print " + std::to_string(id) + "-a\nsleep 2\nprint " +
                                       std::to_string(id) + "-b";
-                    std::lock_guard lock(mutex);
-                    mine.emplace_back(id, session.execute(code, std::nullopt));
-                    submitted.push_back(id);
-                }
-                for (auto& [id, stream] : mine) {
+                    std::unique_ptr<execution_stream> stream;
+                    {
+                        std::lock_guard lock(mutex);
+                        stream = session.execute(code, std::nullopt);
+                        submitted.push_back(id);
+                    }
                     auto result = consume(*stream);
                     std::lock_guard lock(mutex);
                     results.emplace(id, std::move(result));
