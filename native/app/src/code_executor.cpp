@@ -87,7 +87,7 @@ code_execution_stream code_executor::stream(const std::string& code,
     // may ask at once), on the session's strand; the previous execution detached them before it
     // gave its place back.
     auto kernel_stream = app::translate_errors(
-        [&] { return session.execute(code, timeout, [&approvals] { approvals.open(); }); });
+        [&] { return session.execute(code, timeout, [bridge = &approvals] { bridge->open(); }); });
     // Its turn: the executions and resets called before it run first.
     const bool started = kernel_stream->wait_started();
     if (!started) {

@@ -82,11 +82,10 @@ struct kernel_instance::impl {
         const auto it = routes.find(parent);
         if (it == routes.end() || msg.msg_type() != "execute_reply") return;
         log->trace("shell execute_reply {} for {}", msg.content.value("status", ""), parent);
-        it->second.execution->push_progress(
-            execute_reply{msg.content.value("status", "ok"),
-                          msg.content.value("execution_count", 0),
-                          timestamp_of(msg.metadata, "started")},
-            execution_progress::replied);
+        it->second.execution->push_progress(execute_reply{msg.content.value("status", "ok"),
+                                                          msg.content.value("execution_count", 0),
+                                                          timestamp_of(msg.metadata, "started")},
+                                            execution_progress::replied);
         it->second.replied = true;
         if (it->second.idle) routes.erase(it);
     }

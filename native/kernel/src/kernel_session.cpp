@@ -43,8 +43,8 @@ class completion_wait {
 
 kernel_session::kernel_session(session_options options)
     : blocking_work_(std::make_unique<core::work_pool>("kernels", blocking_threads)),
-      core_(std::make_shared<detail::session_core>(completed(std::move(options)),
-                                                   *blocking_work_)) {}
+      core_(
+          std::make_shared<detail::session_core>(completed(std::move(options)), *blocking_work_)) {}
 
 kernel_session::~kernel_session() {
     try {

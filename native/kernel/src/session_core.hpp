@@ -4,11 +4,11 @@
 // Members below `strand_` are touched only on the strand; the public methods post onto it and may
 // be called from any thread (session_queue.cpp: the queue and executions; session_kernels.cpp:
 // getting, replacing and retiring kernels, and stopping).
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>

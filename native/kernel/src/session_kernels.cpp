@@ -33,6 +33,7 @@ bool session_core::have_live_kernel() const {
 }
 
 void session_core::use_as_current(std::shared_ptr<kernel_instance> kernel) {
+    retire(std::move(current_));  // a dead one: never destroyed here, on the loop
     current_ = std::move(kernel);
     pid_ = current_->pid();
 }

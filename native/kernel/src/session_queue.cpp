@@ -48,7 +48,7 @@ void session_core::submit(operation op) {
                 [&](auto& other) {
                     if constexpr (!std::is_same_v<std::decay_t<decltype(other)>,
                                                   std::shared_ptr<queued_execution>>) {
-                        other.done(failure);
+                        if (other.done) other.done(failure);
                     }
                 },
                 op);
@@ -212,8 +212,7 @@ void session_core::resume_timeout(const std::shared_ptr<queued_execution>& entry
     });
 }
 
-void session_core::begin_interrupt(queued_execution& entry,
-                                   execution_outcome::stop_reason reason) {
+void session_core::begin_interrupt(queued_execution& entry, execution_outcome::stop_reason reason) {
     if (entry.replied) return;  // the code is over; only its idle status is still due
     state_ = session_state::interrupting;
     entry.outcome.stopped_by = reason;
@@ -241,8 +240,8 @@ void session_core::arm_timer() {
     if (!at) return;
     timer_.expires_at(*at);
     timer_.async_wait(boost::asio::bind_executor(
-        strand_, [self = shared_from_this(), generation = timer_generation_](
-                     const boost::system::error_code& error) {
+        strand_, [self = shared_from_this(),
+                  generation = timer_generation_](const boost::system::error_code& error) {
             if (error || generation != self->timer_generation_) return;
             try {
                 self->on_timer();

@@ -50,8 +50,9 @@ kernel::execution_result consume(kernel::execution_stream& stream) {
 }  // namespace
 
 TEST_SUITE("kernel.queue_ipykernel") {
-    TEST_CASE("executions submitted from many threads run in submission order, each stream with "
-              "only its own output") {
+    TEST_CASE(
+        "executions submitted from many threads run in submission order, each stream with "
+        "only its own output") {
         running_loop loop;
         kernel::kernel_session session(ipykernel_session(loop, "queue-order"));
         session.run("ran = []");

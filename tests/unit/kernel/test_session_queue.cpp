@@ -4,8 +4,8 @@
 // shows which kernel ran what and in which order.
 #include <doctest/doctest.h>
 
-#include <boost/asio/post.hpp>
 #include <atomic>
+#include <boost/asio/post.hpp>
 #include <csignal>
 #include <future>
 #include <map>
