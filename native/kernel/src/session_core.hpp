@@ -56,6 +56,9 @@ struct queued_execution {
     bool withdrawn = false;  // cancelled before it started
     bool replied = false;
     bool idle = false;
+    // The reply, idle status and death, held until the end: the stream needs them only then, and
+    // gets them with the end marker in one wake-up.
+    std::vector<kernel_event> held;
     clock::time_point replied_at{};
     clock::time_point interrupt_deadline{};
     std::optional<clock::time_point> deadline;
@@ -119,7 +122,8 @@ class session_core : public std::enable_shared_from_this<session_core> {
     void pump();
     bool run_execution(const std::shared_ptr<queued_execution>& entry);
     bool run_reset(queued_reset& reset);
-    void on_progress(const std::shared_ptr<queued_execution>& entry, execution_progress what);
+    void on_progress(const std::shared_ptr<queued_execution>& entry, kernel_event event,
+                     execution_progress what);
     void cancel_on_strand(queued_execution& entry);
     void begin_interrupt(queued_execution& entry, execution_outcome::stop_reason reason);
     void on_timer();

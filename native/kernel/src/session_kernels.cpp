@@ -216,6 +216,7 @@ void session_core::stop_now() {
                               "the kernel session was stopped");
                 continue;
             }
+            for (auto& event : execution.held) execution.channel->events.push(std::move(event));
             execution.channel->events.push(kernel_died{"shut down"});
             execution.ended = true;
             execution.channel->events.push(execution_ended{});

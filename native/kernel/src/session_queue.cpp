@@ -123,10 +123,13 @@ bool session_core::run_execution(const std::shared_ptr<queued_execution>& entry)
     entry->channel->events.push(execution_started{});
     std::weak_ptr<session_core> weak_core = weak_from_this();
     std::weak_ptr<queued_execution> weak_entry = entry;
-    entry->channel->on_progress = [weak_core, weak_entry](execution_progress what) {
+    entry->channel->on_progress = [weak_core, weak_entry](kernel_event event,
+                                                          execution_progress what) {
         if (auto core = weak_core.lock()) {
-            core->on_strand([core, weak_entry, what] {
-                if (auto running = weak_entry.lock()) core->on_progress(running, what);
+            core->on_strand([core, weak_entry, event = std::move(event), what]() mutable {
+                if (auto running = weak_entry.lock()) {
+                    core->on_progress(running, std::move(event), what);
+                }
             });
         }
     };
@@ -141,9 +144,10 @@ bool session_core::is_head(const queued_execution& entry) const {
     return head && head->get() == &entry;
 }
 
-void session_core::on_progress(const std::shared_ptr<queued_execution>& entry,
+void session_core::on_progress(const std::shared_ptr<queued_execution>& entry, kernel_event event,
                                execution_progress what) {
     if (!is_head(*entry) || !entry->started || entry->ended) return;  // a late event
+    entry->held.push_back(std::move(event));
     if (what == execution_progress::died) {
         drop_queued_after_loss("the kernel died while an earlier execution ran (" +
                                entry->outcome.kernel->exit_reason() + ")");
@@ -291,6 +295,8 @@ void session_core::end_running(queued_execution& entry) {
     state_ = session_state::ending;
     ++timer_generation_;
     timer_.cancel();
+    for (auto& event : entry.held) entry.channel->events.push(std::move(event));
+    entry.held.clear();
     entry.channel->events.push(execution_ended{});
     if (entry.released) finish_head();
 }

@@ -1,16 +1,14 @@
 #pragma once
 // Fakes at the tool server's seams: an invoker that records calls, a gate with a fixed answer.
 #include <atomic>
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
+#include "running_loop.hpp"  // the loop the tool server runs on, as the runtime provides it
 
 namespace ipybox::testing {
 
@@ -36,20 +34,6 @@ class recording_invoker : public toolserver::tool_invoker {
                                                   {"structured", nullptr},
                                                   {"images", nlohmann::json::array()},
                                                   {"is_error", false}});
-    }
-};
-
-// The loop the tool server runs on, as the application's runtime provides it: one thread.
-struct running_loop {
-    boost::asio::io_context io;
-    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work{
-        io.get_executor()};
-    std::thread thread{[this] { io.run(); }};
-
-    ~running_loop() {
-        work.reset();
-        io.stop();
-        thread.join();
     }
 };
 

@@ -79,22 +79,26 @@ class kernel_start_error : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// What happened to an execute_request, for its owner's state machine (kernel_session's strand):
-// the reply arrived, the idle status arrived, the kernel died.
+// What happened to an execute_request, for its owner's state machine: the reply arrived, the
+// idle status arrived, the kernel died.
 enum class execution_progress { replied, idle, died };
 
-// One execute_request in flight: its events arrive on `events`. `on_progress`, when set, is
-// called after a reply, an idle status or a death was queued there (on the connection's loop, or
-// on the thread that shut the kernel down); it must return at once and must not call back into
-// the kernel_instance.
+// One execute_request in flight: its events arrive on `events`. When `on_progress` is set, the
+// reply, the idle status and the death go to it instead (called on the connection's loop, or on
+// the thread that shut the kernel down): for an owner that decides when the execution is over
+// (kernel_session's strand) and queues them itself. It must return at once and must not call
+// back into the kernel_instance.
 struct pending_execution {
     std::string msg_id;
     event_queue events;
-    std::function<void(execution_progress)> on_progress;
+    std::function<void(kernel_event, execution_progress)> on_progress;
 
     void push_progress(kernel_event event, execution_progress what) {
-        events.push(std::move(event));
-        if (on_progress) on_progress(what);
+        if (on_progress) {
+            on_progress(std::move(event), what);
+        } else {
+            events.push(std::move(event));
+        }
     }
 };
 
