@@ -2,8 +2,9 @@
 # Makes the portable tarball ipybox-<version>-linux-<arch>.tar.gz from a configured and built tree:
 # `cmake --install` into a staging folder, then every shared library the binary needs that is not
 # part of glibc is copied into lib/ and found there through an $ORIGIN-relative RUNPATH (patchelf).
-# From an IPYBOX_PORTABLE build (see native/cmake/ipybox_portable.cmake) that is only MIT Kerberos,
-# which ZeroMQ's GSSAPI needs; from an ordinary build it is everything (libstdc++, libzmq, ...).
+# From an IPYBOX_PORTABLE build (see native/cmake/ipybox_portable.cmake) that is nothing (the
+# kernel's ZeroMQ protocol is ipybox's own, so no Kerberos either) and lib/ is left out; from an
+# ordinary build it is everything (libstdc++, OpenSSL, ...).
 #
 #   packaging/make-tarball.sh <build dir> <output dir>     prints the tarball's path
 #
@@ -53,7 +54,10 @@ patchelf --set-rpath '$ORIGIN/../lib' "$binary"
 rmdir "$tree/lib" 2> /dev/null || true
 
 # The newest glibc symbol version anything in the tarball needs is the minimum glibc it runs on.
-glibc="$(find "$tree/bin" "$tree/lib" -type f -exec objdump -T {} + 2> /dev/null |
+# (lib/ is gone when it held nothing: find must not be given it, or the pipeline fails.)
+elf_dirs=("$tree/bin")
+[ -d "$tree/lib" ] && elf_dirs+=("$tree/lib")
+glibc="$(find "${elf_dirs[@]}" -type f -exec objdump -T {} + 2> /dev/null |
     grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n 1)"
 cat > "$tree/README.txt" <<TEXT
 ipybox $version for Linux $(uname -m): the native binary (bin/ipybox), the libraries it needs that

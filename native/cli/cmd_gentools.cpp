@@ -35,8 +35,9 @@ int run_gentools_check(const gentools_options& options,
             executor.stream("from ipybox_runtime.checks import check_json\nprint(check_json())");
         while (auto event = stream.next()) {
             if (auto* request = std::get_if<approval_request>(&*event)) {
-                // A check never saves into the user library, whatever --approve says.
-                if (request->is_library_save()) {
+                // A check never saves into the user library nor adds dependencies, whatever
+                // --approve says.
+                if (request->needs_a_person()) {
                     request->reject("ipybox gentools check saves nothing");
                 } else if (options.approve == "all") {
                     request->accept();

@@ -55,10 +55,14 @@ class interrupt_forwarder {
 
 // Asks on stdin: the request's question (approval_request::question(): a fixed layout that no
 // tool name, argument or file can imitate), then the prompt. For a tool call or a shell command
-// an empty answer means yes; for a save into the user library it means no. End of input means no.
+// an empty answer means yes; for a save into the user library or dependencies to add it means
+// no. End of input means no.
 bool ask_for_approval(const approval_request& request) {
-    const bool save = request.is_library_save();
-    std::cerr << request.question() << (save ? "Save it? [y/N] " : "Approve? [Y/n] ") << std::flush;
+    const bool save = request.needs_a_person();
+    const char* prompt = request.is_library_save() ? "Save it? [y/N] "
+                         : save                    ? "Add them? [y/N] "
+                                                   : "Approve? [Y/n] ";
+    std::cerr << request.question() << prompt << std::flush;
     std::string answer;
     if (!std::getline(std::cin, answer)) {
         std::cerr << "\n";
@@ -69,15 +73,16 @@ bool ask_for_approval(const approval_request& request) {
 }
 
 // What `--approve` decides for one request. A save into the user library (a sandboxed kernel's
-// new_gentool(scope="user")) is no tool call: whatever --approve says, it is asked at a terminal
-// on stdin, and refused when there is none or with --approve none.
+// new_gentool(scope="user")) or dependencies to add are no tool calls: whatever --approve says,
+// they are asked at a terminal on stdin, and refused when there is none or with --approve none.
 void decide(approval_request& request, const std::string& approve, bool terminal) {
-    if (request.is_library_save()) {
+    if (request.needs_a_person()) {
+        const char* what =
+            request.is_library_save() ? "saves into the user library" : "dependencies to add";
         if (approve == "none") {
-            request.reject("ipybox run --approve none refuses saves into the user library");
+            request.reject(std::string("ipybox run --approve none refuses ") + what);
         } else if (!terminal) {
-            request.reject(
-                "a save into the user library is asked at a terminal, and stdin is not one");
+            request.reject(std::string(what) + " are asked at a terminal, and stdin is not one");
         } else if (!ask_for_approval(request)) {
             request.reject("the user declined");
         } else {

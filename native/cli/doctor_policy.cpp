@@ -13,7 +13,12 @@ namespace {
 
 // The tool's name is the server's text: shown escaped (a name with escape sequences cannot
 // redraw the report).
-std::string tool_label(const approval::tool_call& tool) {
+std::string tool_label(const approval::request& what) {
+    const auto* call = std::get_if<approval::tool_call>(&what);
+    if (!call) {  // a shell command: the name the policy gives it
+        return approval::policy_names(what).front() + " (shell commands, with shell approval on)";
+    }
+    const auto& tool = *call;
     std::string label = tool.server_name + "." + core::render_untrusted(tool.tool_name);
     if (!tool.python_name.empty() && tool.python_name != tool.tool_name) {
         label += " (Python: " + tool.server_name + "." + tool.python_name + ")";
@@ -44,12 +49,13 @@ int check_approval_policy(const std::string& policy_file, const std::filesystem:
     options.mcp_servers = registered_mcp_servers(registry_file(environment, workspace));
     code_executor executor(options);
     std::vector<std::string> unreachable;
-    std::vector<approval::tool_call> tools;
+    std::vector<approval::request> tools;
     for (auto& tool : executor.mcp_tool_names(unreachable)) {
-        tools.push_back({std::move(tool.server_name), std::move(tool.tool_name),
-                         nlohmann::json::object(), std::move(tool.python_name)});
+        approval::tool_call call{std::move(tool.server_name), std::move(tool.tool_name),
+                                 nlohmann::json::object(), std::move(tool.python_name)};
+        tools.emplace_back(std::move(call));
     }
-    for (const auto* kind : {"shell", "shell_magic"}) tools.push_back({"ipybox", kind});
+    for (auto& form : approval::shell_command_forms()) tools.push_back(std::move(form));
 
     std::cout << "\nRegistered MCP servers of " << workspace.string() << ": "
               << (options.mcp_servers.empty() ? "none" : "") << "\n";

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <functional>
 #include <sstream>
 
 #include "ipybox/core/log.hpp"
@@ -117,22 +116,6 @@ std::vector<std::filesystem::path> installed_srt() {
     const auto share = installed_share_directory();
     if (!share) return {};
     return {*share / "sandbox-runtime" / "node_modules" / ".bin" / "srt"};
-}
-
-std::filesystem::path registry_file(const process::environment_map& environment,
-                                    const std::filesystem::path& workspace) {
-    std::filesystem::path base;
-    if (const auto it = environment.find("XDG_STATE_HOME");
-        it != environment.end() && !it->second.empty()) {
-        base = it->second;
-    } else if (const auto home = environment.find("HOME"); home != environment.end()) {
-        base = std::filesystem::path(home->second) / ".local" / "state";
-    } else {
-        return {};
-    }
-    std::stringstream name;
-    name << std::hex << std::hash<std::string>{}(workspace.string());
-    return base / "ipybox" / "workspaces" / (name.str() + ".json");
 }
 
 std::filesystem::path runtime_directory(const process::environment_map& environment) {

@@ -9,6 +9,7 @@
 #include "ipybox/code_executor.hpp"
 #include "ipybox/process/environment.hpp"
 #include "limit_flags.hpp"
+#include "registry_location.hpp"  // registry_file: where the server registry lives
 
 namespace ipybox::cli {
 
@@ -69,11 +70,6 @@ std::vector<std::filesystem::path> installed_srt();
 // The folder that holds ipybox_runtime/: $IPYBOX_RUNTIME_DIR, else <exe>/../share/ipybox/python
 // (installed), else the source tree this binary was built from.
 std::filesystem::path runtime_directory(const process::environment_map& environment);
-
-// Host-side memory of the MCP servers registered for `workspace` (outside the workspace):
-// $XDG_STATE_HOME/ipybox/workspaces/<hash>.json, else under ~/.local/state; empty without HOME.
-std::filesystem::path registry_file(const process::environment_map& environment,
-                                    const std::filesystem::path& workspace);
 
 // Executor options from the flags and the host (library_roots as above): kernel_env = KERNEL_ENV_*
 // (prefix stripped), then --env. Throws CLI::ValidationError for a malformed --env.

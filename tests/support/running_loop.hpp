@@ -1,7 +1,6 @@
 #pragma once
-// An Asio loop run by a thread of the test's own, as an application's would be: for code that
-// runs on the caller's loop (a kernel session, a code executor given an io_context). Declare it
-// before what uses it, so that it outlives that.
+// An Asio loop on a thread of its own, as the application's runtime provides one: for tests of
+// code that runs on a loop (timers, sockets) while the test thread plays the other side.
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <thread>

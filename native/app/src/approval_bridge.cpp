@@ -1,142 +1,198 @@
 #include "approval_bridge.hpp"
 
-#include <algorithm>
+#include <boost/asio/post.hpp>
 
 #include "approval_question.hpp"
-#include "ipybox/toolserver/routes.hpp"
 
 namespace ipybox {
 
-void approval_request::state::settle(bool value, std::string why) {
+void approval_request::state::settle(approval::decision decision) {
+    approval::decision_handler handler;
+    std::shared_ptr<boost::asio::steady_timer> timer;
+    std::function<void(const state*)> take_off;
     {
         std::lock_guard lock(mutex);
-        if (approved) return;
-        approved = value;
-        reason = std::move(why);
+        handler = std::exchange(done, nullptr);
+        timer = std::move(expiry);
+        take_off = std::move(forget);
     }
-    decided.notify_all();
+    if (!handler) return;
+    if (timer) {
+        // The timer belongs to the loop's thread; a cancelled wait ends without a decision.
+        boost::asio::post(timer->get_executor(), [timer] { timer->cancel(); });
+    }
+    if (take_off) take_off(this);
+    handler(std::move(decision));
 }
 
 approval_request::approval_request(std::shared_ptr<state> shared) : state_(std::move(shared)) {}
+
+const approval::request& approval_request::what() const {
+    return state_->what;
+}
+const approval::tool_call* approval_request::as_tool_call() const {
+    return std::get_if<approval::tool_call>(&state_->what);
+}
+const approval::shell_command* approval_request::as_shell_command() const {
+    return std::get_if<approval::shell_command>(&state_->what);
+}
+const approval::save_action* approval_request::as_save_action() const {
+    return std::get_if<approval::save_action>(&state_->what);
+}
+const approval::add_dependencies* approval_request::as_add_dependencies() const {
+    return std::get_if<approval::add_dependencies>(&state_->what);
+}
+bool approval_request::needs_a_person() const {
+    return approval::needs_a_person(state_->what);
+}
+
+namespace {
+const approval::tool_call no_tool_call{{}, {}, nlohmann::json(), {}};
+}  // namespace
+
 const std::string& approval_request::server_name() const {
-    return state_->call.server_name;
+    const auto* call = as_tool_call();
+    return (call ? *call : no_tool_call).server_name;
 }
 const std::string& approval_request::tool_name() const {
-    return state_->call.tool_name;
+    const auto* call = as_tool_call();
+    return (call ? *call : no_tool_call).tool_name;
 }
 const std::string& approval_request::python_name() const {
-    return state_->call.python_name;
+    const auto* call = as_tool_call();
+    return (call ? *call : no_tool_call).python_name;
 }
 const nlohmann::json& approval_request::tool_args() const {
-    return state_->call.arguments;
+    const auto* call = as_tool_call();
+    return (call ? *call : no_tool_call).arguments;
 }
 std::string approval_request::describe() const {
-    return state_->call.describe();
+    return approval::describe(state_->what);
 }
 std::string approval_request::question() const {
-    return app::approval_question(state_->call);
-}
-bool approval_request::is_library_save() const {
-    return app::is_library_save(state_->call);
-}
-bool approval_request::is_shell_command() const {
-    const auto& args = state_->call.arguments;
-    return state_->call.server_name == toolserver::shell_server_name && args.is_object() &&
-           args.contains("cmd") && args["cmd"].is_string();
+    return app::approval_question(state_->what);
 }
 void approval_request::accept() {
-    state_->settle(true);
+    state_->settle(approval::decision::approve());
 }
 void approval_request::reject(std::string reason) {
-    state_->settle(false, std::move(reason));
+    state_->settle(approval::decision::reject(std::move(reason)));
 }
 
 namespace app {
 
-approval_bridge::approval_bridge(bool enabled, std::optional<std::chrono::milliseconds> timeout)
-    : enabled_(enabled), timeout_(timeout) {}
+using request_state = approval_request::state;
 
-approval::decision approval_bridge::decide(const approval::tool_call& call) {
-    if (!enabled_) return {approval::verdict::approved, {}};
-    return ask(call);
+struct approval_bridge::lists {
+    std::mutex mutex;
+    bool open = false;
+    std::optional<stream_hooks> hooks;
+    std::deque<std::shared_ptr<request_state>> queued;    // not yet popped by the consumer
+    std::vector<std::shared_ptr<request_state>> waiting;  // not yet decided
+
+    // A decided request leaves both lists; the last one restarts the execution's clock.
+    void forget(const request_state* request) {
+        std::optional<stream_hooks> resume;
+        {
+            std::lock_guard lock(mutex);
+            const auto same = [request](const auto& held) { return held.get() == request; };
+            std::erase_if(waiting, same);
+            std::erase_if(queued, same);
+            if (waiting.empty() && hooks) resume = hooks;
+        }
+        if (resume) resume->resume_timeout();
+    }
+};
+
+approval_bridge::approval_bridge(boost::asio::io_context& io,
+                                 std::optional<std::chrono::milliseconds> timeout)
+    : io_(io), timeout_(timeout), lists_(std::make_shared<lists>()) {}
+
+approval_bridge::~approval_bridge() {
+    detach();
 }
 
-approval::decision approval_bridge::ask(const approval::tool_call& call) {
-    auto request = std::make_shared<approval_request::state>();
-    request->call = call;
+void approval_bridge::ask(approval::request what, approval::decision_handler done) {
+    auto request = std::make_shared<request_state>();
+    request->what = std::move(what);
+    request->done = std::move(done);
+    request->forget = [weak = std::weak_ptr<lists>(lists_)](const request_state* settled) {
+        if (auto held = weak.lock()) held->forget(settled);
+    };
     std::optional<stream_hooks> hooks;
     {
-        std::lock_guard lock(mutex_);
-        if (!open_) return {approval::verdict::rejected, "no execution is running to approve it"};
-        hooks = hooks_;
-        queued_.push_back(request);
-        waiting_.push_back(request);
-        // The first waiting call stops the execution's clock; the last one restarts it. Before
-        // attach(), attach() does both.
-        if (hooks && waiting_.size() == 1) hooks->pause_timeout();
+        std::lock_guard lock(lists_->mutex);
+        if (!lists_->open) {
+            request->forget = nullptr;
+            request->settle(approval::decision::reject("no execution is running to approve it"));
+            return;
+        }
+        hooks = lists_->hooks;
+        lists_->queued.push_back(request);
+        lists_->waiting.push_back(request);
+        // The first waiting request stops the execution's clock; the last one restarts it.
+        // Before attach(), attach() does both.
+        if (hooks && lists_->waiting.size() == 1) hooks->pause_timeout();
+    }
+    if (timeout_) {
+        // Every operation on the timer runs on the loop's thread, in the order posted: the wait
+        // here, a cancel from settle() after it.
+        auto timer = std::make_shared<boost::asio::steady_timer>(io_, *timeout_);
+        const auto limit = timeout_->count();
+        boost::asio::post(io_, [timer, weak = std::weak_ptr<request_state>(request), limit] {
+            timer->async_wait([weak, limit](boost::system::error_code ec) {
+                auto expired = weak.lock();
+                if (ec || !expired) return;
+                expired->settle({approval::verdict::timed_out,
+                                 "no decision within " + std::to_string(limit) + " ms"});
+            });
+        });
+        bool settled = false;
+        {
+            std::lock_guard lock(request->mutex);
+            settled = !request->done;
+            if (!settled) request->expiry = timer;
+        }
+        if (settled) boost::asio::post(io_, [timer] { timer->cancel(); });
     }
     if (hooks) hooks->wake();
-
-    std::unique_lock wait_lock(request->mutex);
-    const auto is_decided = [&] { return request->approved.has_value(); };
-    bool decided = true;
-    if (timeout_) {
-        decided = request->decided.wait_for(wait_lock, *timeout_, is_decided);
-    } else {
-        request->decided.wait(wait_lock, is_decided);
-    }
-    if (!decided) request->approved = false;
-    const bool approved = *request->approved;
-    std::string reason = request->reason;
-    wait_lock.unlock();
-
-    {
-        std::lock_guard lock(mutex_);
-        std::erase(waiting_, request);
-        std::erase(queued_, request);
-        if (waiting_.empty() && hooks_) hooks_->resume_timeout();
-    }
-    if (!decided) {
-        return {approval::verdict::timed_out,
-                "no decision within " + std::to_string(timeout_->count()) + " ms"};
-    }
-    return {approved ? approval::verdict::approved : approval::verdict::rejected, reason};
 }
 
 void approval_bridge::open() {
-    std::lock_guard lock(mutex_);
-    open_ = true;
+    std::lock_guard lock(lists_->mutex);
+    lists_->open = true;
 }
 
 void approval_bridge::attach(const stream_hooks& hooks) {
     bool pending = false;
     {
-        std::lock_guard lock(mutex_);
-        open_ = true;
-        hooks_ = hooks;
-        pending = !waiting_.empty();
+        std::lock_guard lock(lists_->mutex);
+        lists_->open = true;
+        lists_->hooks = hooks;
+        pending = !lists_->waiting.empty();
         if (pending) hooks.pause_timeout();
     }
     if (pending) hooks.wake();
 }
 
 void approval_bridge::detach() {
-    std::vector<std::shared_ptr<approval_request::state>> abandoned;
+    std::vector<std::shared_ptr<request_state>> abandoned;
     {
-        std::lock_guard lock(mutex_);
-        open_ = false;
-        hooks_.reset();
-        abandoned = waiting_;
-        queued_.clear();
+        std::lock_guard lock(lists_->mutex);
+        lists_->open = false;
+        lists_->hooks.reset();
+        abandoned = lists_->waiting;
+        lists_->queued.clear();
     }
-    for (auto& request : abandoned) request->settle(false, "the execution ended");
+    for (auto& request : abandoned)
+        request->settle(approval::decision::reject("the execution ended"));
 }
 
 std::optional<approval_request> approval_bridge::pop() {
-    std::lock_guard lock(mutex_);
-    if (queued_.empty()) return std::nullopt;
-    auto next = std::move(queued_.front());
-    queued_.pop_front();
+    std::lock_guard lock(lists_->mutex);
+    if (lists_->queued.empty()) return std::nullopt;
+    auto next = std::move(lists_->queued.front());
+    lists_->queued.pop_front();
     return approval_request(std::move(next));
 }
 

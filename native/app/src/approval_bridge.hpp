@@ -1,15 +1,22 @@
 #pragma once
-// Connects the tool server's approval gate to the execution stream the application consumes:
-// a call waiting for approval becomes an approval_request event of the current stream, and the
-// stream's timeout clock stops while any call waits.
+// Connects approval requests to the execution stream the application consumes: a request
+// becomes an approval_request event of the current stream, and the stream's timeout clock stops
+// while any request waits. Asynchronous: ask() returns at once, and the decision reaches its
+// handler when the consumer calls accept()/reject(), when the approval timeout passes (a timer
+// on the loop), or when the execution ends (detach()).
 //
-// Thread-safety: decide() runs on tool server threads; attach/detach/pop on the consumer's.
+// Thread-safety: ask() from any thread; attach/detach/pop on the consumer's; accept()/reject()
+// from anywhere. Objects a request holds on to are shared, so a decision made after the bridge
+// is gone reaches its handler and touches nothing else.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "ipybox/approval/gate.hpp"
 #include "ipybox/approval_request.hpp"
@@ -17,13 +24,14 @@
 namespace ipybox {
 
 struct approval_request::state {
-    approval::tool_call call;
+    approval::request what;
     std::mutex mutex;
-    std::condition_variable decided;
-    std::optional<bool> approved;
-    std::string reason;
+    approval::decision_handler done;                    // empty once settled
+    std::shared_ptr<boost::asio::steady_timer> expiry;  // the approval timeout, if any
+    std::function<void(const state*)> forget;           // takes it off the bridge's lists
 
-    void settle(bool value, std::string why = {});
+    // The first settle passes its decision on; later ones do nothing.
+    void settle(approval::decision decision);
 };
 
 namespace app {
@@ -35,23 +43,21 @@ struct stream_hooks {
     std::function<void()> wake;  // makes the consumer look at pending requests
 };
 
-class approval_bridge : public approval::gate {
+class approval_bridge {
   public:
-    // `enabled` false approves every tool call at once (approve_tool_calls = false).
-    approval_bridge(bool enabled, std::optional<std::chrono::milliseconds> timeout);
+    // `timeout`: how long a request may wait for its decision (none: no limit). Timers run on
+    // `io`, which must outlive the bridge.
+    approval_bridge(boost::asio::io_context& io, std::optional<std::chrono::milliseconds> timeout);
+    ~approval_bridge();  // detach()
 
-    approval::decision decide(const approval::tool_call& call) override;
-    // Asks the attached stream whatever `enabled` says. Shell-command approval uses it, so that
-    // turning tool-call approval off does not silently approve shell commands too.
-    approval::decision ask(const approval::tool_call& call);
-    // A gate that always asks through this bridge (for the tool server's shell endpoint).
-    approval::gate& asking_gate() { return asking_gate_; }
+    // Queues `what` for the attached stream and returns; `done` gets the decision. Outside an
+    // execution (before open(), after detach()) it is rejected at once: nobody is there to ask.
+    void ask(approval::request what, approval::decision_handler done);
 
     // An execution is about to start: requests from here on are queued for it. Called before the
     // code is sent to the kernel, whose first request can arrive before attach().
     void open();
-    // Routes requests to the execution's stream (also those queued since open()). Outside an
-    // execution (before open(), after detach()) calls are rejected: nobody is there to ask.
+    // Routes requests to the execution's stream (also those queued since open()).
     void attach(const stream_hooks& hooks);
     // Stops routing; requests still waiting are rejected ("the execution ended").
     void detach();
@@ -59,22 +65,11 @@ class approval_bridge : public approval::gate {
     std::optional<approval_request> pop();
 
   private:
-    struct asking : approval::gate {
-        explicit asking(approval_bridge& b) : bridge(b) {}
-        approval::decision decide(const approval::tool_call& call) override {
-            return bridge.ask(call);
-        }
-        approval_bridge& bridge;
-    };
+    struct lists;  // shared with the requests, which take themselves off when settled
 
-    bool enabled_;
-    asking asking_gate_{*this};
+    boost::asio::io_context& io_;
     std::optional<std::chrono::milliseconds> timeout_;
-    std::mutex mutex_;
-    bool open_ = false;
-    std::optional<stream_hooks> hooks_;
-    std::deque<std::shared_ptr<approval_request::state>> queued_;
-    std::vector<std::shared_ptr<approval_request::state>> waiting_;
+    std::shared_ptr<lists> lists_;
 };
 
 }  // namespace app

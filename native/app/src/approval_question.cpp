@@ -1,9 +1,8 @@
 #include "approval_question.hpp"
 
-#include "ipybox/codegen/naming.hpp"
+#include "ipybox/core/python_names.hpp"
 #include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
-#include "ipybox/toolserver/routes.hpp"
 
 namespace ipybox::app {
 namespace {
@@ -15,14 +14,7 @@ constexpr const char* gutter = "    | ";
 // A name ipybox checked (a registered server, a generated module, a gentools category) shows as
 // it is; anything else quoted and escaped.
 std::string shown_name(const std::string& name) {
-    return codegen::is_ascii_identifier(name) && !codegen::is_python_keyword(name)
-               ? name
-               : core::quote_untrusted(name, 100);
-}
-
-std::string string_argument(const json& arguments, const char* key) {
-    const auto it = arguments.find(key);
-    return it != arguments.end() && it->is_string() ? it->get<std::string>() : std::string();
+    return core::is_python_name(name) ? name : core::quote_untrusted(name, 100);
 }
 
 std::string block_of(const std::string& text) {
@@ -32,8 +24,7 @@ std::string block_of(const std::string& text) {
 std::string tool_call_question(const approval::tool_call& call) {
     std::string question = "The code asks to call an MCP tool.\n";
     question += "  server:    " + shown_name(call.server_name) + "\n";
-    const bool named = codegen::is_ascii_identifier(call.python_name) &&
-                       !codegen::is_python_keyword(call.python_name);
+    const bool named = core::is_python_name(call.python_name);
     question += "  tool:      " + (named ? call.python_name : std::string("(no Python name)"));
     if (!named || call.python_name != call.tool_name) {
         question += "  (the server's name: " + core::quote_untrusted(call.tool_name, 100) + ")";
@@ -53,64 +44,76 @@ std::string tool_call_question(const approval::tool_call& call) {
     return question;
 }
 
-std::string shell_question(const approval::tool_call& call) {
-    const auto command = string_argument(call.arguments, "cmd");
-    if (call.tool_name == "shell_magic") {
-        return "The code asks to run a cell with " +
-               core::quote_untrusted(string_argument(call.arguments, "interpreter"), 100) + ":\n" +
-               block_of(command);
+std::string shell_question(const approval::shell_command& shell) {
+    if (shell.kind == approval::shell_command::form::cell_magic) {
+        return "The code asks to run a cell with " + core::quote_untrusted(shell.interpreter, 100) +
+               ":\n" + block_of(shell.command);
     }
-    return "The code asks to run a shell command:\n" + block_of(command);
+    return "The code asks to run a shell command:\n" + block_of(shell.command);
 }
 
 std::string file_section(const std::string& label, const std::string& text) {
     return "  " + label + " (" + std::to_string(text.size()) + " bytes):\n" + block_of(text);
 }
 
-std::string save_question(const approval::tool_call& call) {
-    const auto& arguments = call.arguments;
+std::string save_question(const approval::save_action& save) {
     std::string question =
         "The code asks to save a code action to your user library (it runs later in other "
         "projects' kernels).\n";
-    question += "  action:    gentools." + shown_name(string_argument(arguments, "category")) +
-                "." + shown_name(string_argument(arguments, "name")) + "\n";
-    if (arguments.value("overwrite", false)) {
-        question += "  replaces:  the saved action's files of that name\n";
+    question +=
+        "  action:    gentools." + shown_name(save.category) + "." + shown_name(save.name) + "\n";
+    if (save.overwrite) question += "  replaces:  the saved action's files of that name\n";
+    for (const auto& [file, text] : save.files) {
+        question += file_section("file " + core::render_untrusted(file), text);
     }
-    const auto files = arguments.value("files", json::object());
-    for (const auto& [file, text] : files.items()) {
-        if (text.is_string()) {
-            question +=
-                file_section("file " + core::render_untrusted(file), text.get<std::string>());
-        }
-    }
-    if (const auto init = arguments.find("category_init");
-        init != arguments.end() && init->is_string()) {
+    if (save.category_init) {
         question +=
             file_section("the category's __init__.py, written only where the category has none",
-                         init->get<std::string>());
+                         *save.category_init);
+    }
+    return question;
+}
+
+std::string dependencies_question(const approval::add_dependencies& needs) {
+    std::string question =
+        "The code asks ipybox to add to this project what a saved code action needs.\n";
+    question += "  action:    " + core::quote_untrusted(needs.action, 120) + "\n";
+    for (const auto& [name, params] : needs.servers) {
+        question += "  server:    " + shown_name(name) +
+                    " (registered for this project; a command in it runs on this machine)\n";
+        question += block_of(params.dump(2, ' ', false, json::error_handler_t::replace));
+    }
+    for (const auto& package : needs.packages) {
+        question += "  package:   " + core::quote_untrusted(package.spec, 200) +
+                    (package.for_user ? " (for every project: the user's site folder)\n"
+                                      : " (for this project)\n");
     }
     return question;
 }
 
 }  // namespace
 
-bool is_library_save(const approval::tool_call& call) {
-    return call.server_name == toolserver::shell_server_name &&
-           call.tool_name == toolserver::save_gentool_tool_name;
-}
-
-std::string approval_question(const approval::tool_call& given) {
+std::string approval_question(const approval::request& what) {
     // Redacted before anything is cut: a cut must not keep part of a secret.
     const auto& filled = core::process_redactor();
-    const approval::tool_call call{filled.redact(given.server_name), filled.redact(given.tool_name),
-                                   filled.redact_json(given.arguments), given.python_name};
-    if (is_library_save(given)) return save_question(call);
-    if (given.server_name == toolserver::shell_server_name && given.arguments.is_object() &&
-        given.arguments.contains("cmd")) {
-        return shell_question(call);
+    if (const auto* given = std::get_if<approval::tool_call>(&what)) {
+        return tool_call_question({filled.redact(given->server_name),
+                                   filled.redact(given->tool_name),
+                                   filled.redact_json(given->arguments), given->python_name});
     }
-    return tool_call_question(call);
+    if (const auto* shell = std::get_if<approval::shell_command>(&what)) {
+        return shell_question(
+            {shell->kind, filled.redact(shell->command), filled.redact(shell->interpreter)});
+    }
+    if (const auto* needs = std::get_if<approval::add_dependencies>(&what)) {
+        auto shown = *needs;
+        for (auto& [name, params] : shown.servers) params = filled.redact_json(params);
+        return dependencies_question(shown);
+    }
+    auto save = std::get<approval::save_action>(what);
+    for (auto& [file, text] : save.files) text = filled.redact(text);
+    if (save.category_init) save.category_init = filled.redact(*save.category_init);
+    return save_question(save);
 }
 
 }  // namespace ipybox::app

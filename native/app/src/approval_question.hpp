@@ -16,17 +16,13 @@
 // The text ends with a line break; the front end adds its prompt ("Approve? [Y/n] ").
 #include <string>
 
-#include "ipybox/approval/gate.hpp"
+#include "ipybox/approval/request.hpp"
 
 namespace ipybox::app {
 
 // Characters of one argument's value shown before it is cut in the middle.
 inline constexpr std::size_t question_value_characters = 300;
 
-std::string approval_question(const approval::tool_call& call);
-
-// True for a save into the user library (server "ipybox", tool "save_gentool"): asked in every
-// mode of every front end, or refused (README, "A library across projects").
-bool is_library_save(const approval::tool_call& call);
+std::string approval_question(const approval::request& what);
 
 }  // namespace ipybox::app

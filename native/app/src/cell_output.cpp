@@ -1,34 +1,13 @@
 #include "cell_output.hpp"
 
 #include "ipybox/core/base64.hpp"
+#include "ipybox/core/clipping.hpp"
 #include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::app {
 namespace {
 
 using nlohmann::json;
-
-bool starts_code_point(char c) {
-    return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
-}
-
-std::size_t count_code_points(const std::string& text) {
-    std::size_t count = 0;
-    for (const char c : text) count += starts_code_point(c) ? 1 : 0;
-    return count;
-}
-
-// The byte offset where code point number `index` starts (text.size() past the last one).
-// Counting, not a table of offsets: the text may be megabytes long.
-std::size_t offset_of(const std::string& text, std::size_t index) {
-    std::size_t seen = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (!starts_code_point(text[i])) continue;
-        if (seen == index) return i;
-        ++seen;
-    }
-    return text.size();
-}
 
 json text_block(std::string text) {
     return {{"type", "text"}, {"text", std::move(text)}};
@@ -116,15 +95,11 @@ class image_section {
 }  // namespace
 
 std::string clip_output(const std::string& text, const cell_output_options& options) {
-    const std::size_t length = count_code_points(text);
-    if (length <= options.max_chars) return text;
     const std::size_t head = options.max_chars * 2 / 5;
-    const std::size_t tail = options.max_chars - head;
-    const std::size_t omitted = length - head - tail;
-    const std::string marker = "\n\n[... " + std::to_string(omitted) + " characters omitted" +
-                               saved_where(options, text, "the full output") + " ...]\n\n";
-    return text.substr(0, offset_of(text, head)) + marker +
-           text.substr(offset_of(text, length - tail));
+    return core::clip_characters(text, head, options.max_chars - head, [&](std::size_t omitted) {
+        return "\n\n[... " + std::to_string(omitted) + " characters omitted" +
+               saved_where(options, text, "the full output") + " ...]\n\n";
+    });
 }
 
 mcp::session::call_tool_result cell_result(const code_execution_result& result,

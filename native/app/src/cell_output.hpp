@@ -29,8 +29,8 @@ struct cell_output_options {
 };
 
 // `text` if it fits; else its first 40% and last 60% of `max_chars` characters around a line
-// saying how many characters were left out and where the full text is. Never splits a UTF-8
-// character. Pure apart from save_full_output.
+// saying how many characters were left out and where the full text is (core::clip_characters,
+// core/clipping.hpp). Never splits a UTF-8 character. Pure apart from save_full_output.
 std::string clip_output(const std::string& text, const cell_output_options& options);
 
 mcp::session::call_tool_result cell_result(const code_execution_result& result,

@@ -5,12 +5,13 @@
 #include "approval_bridge.hpp"
 #include "code_execution_stream_state.hpp"
 #include "code_executor_impl.hpp"
+#include "dependency_runner.hpp"
 #include "execution_errors.hpp"
+#include "executor_gate.hpp"
 #include "ipybox/core/log.hpp"
 #include "mcp_client_pool.hpp"
 #include "mcp_runtime.hpp"
 #include "pool_tool_invoker.hpp"
-#include "save_asking_gate.hpp"
 #include "source_generation.hpp"
 #include "tool_name_index.hpp"
 #include "user_library_writer.hpp"
@@ -44,6 +45,8 @@ void code_executor::stop() {
 }
 
 void code_executor::impl::stop() {
+    // Dependencies being added use the executor (a registration): they finish first.
+    if (dependency_work) dependency_work->join();
     std::unique_ptr<kernel::kernel_session> session;
     {
         std::lock_guard lock(mutex);
@@ -67,8 +70,9 @@ void code_executor::impl::stop() {
     tool_server.reset();
     invoker.reset();
     library_writer.reset();
-    save_gate.reset();
-    naming_gate.reset();
+    dependencies.reset();
+    dependency_work.reset();
+    gate.reset();
     tool_names.reset();
     approvals.reset();
     pool.reset();
@@ -111,10 +115,12 @@ code_execution_result code_executor::execute(const std::string& code,
     auto events = stream(code, timeout);
     while (auto event = events.next()) {
         if (auto* request = std::get_if<approval_request>(&*event)) {
-            // Nobody is asked here, so a save into the user library is refused (stream() asks).
-            if (request->is_library_save()) {
+            // Nobody is asked here, so a save into the user library or dependencies to add are
+            // refused (stream() asks).
+            if (request->needs_a_person()) {
                 request->reject(
-                    "execute() asks nobody; a save into the user library needs stream()");
+                    "execute() asks nobody; a save into the user library or dependencies to add "
+                    "need stream()");
             } else {
                 request->accept();
             }

@@ -10,6 +10,7 @@
 
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/private_directory.hpp"
+#include "ipybox/core/work_pool.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
 
@@ -20,8 +21,8 @@ class mcp_runtime;
 class mcp_client_pool;
 class pool_tool_invoker;
 class tool_name_index;
-class python_naming_gate;
-class save_asking_gate;
+class executor_gate;
+class dependency_runner;
 class user_library_writer;
 }  // namespace app
 
@@ -54,12 +55,14 @@ struct code_executor::impl {
     std::unique_ptr<app::mcp_runtime> runtime;             // only when options.io_context is null
     boost::asio::io_context* loop = nullptr;               // options.io_context, or the runtime's
     std::unique_ptr<app::mcp_client_pool> pool;
-    std::unique_ptr<app::approval_bridge> approvals;
+    std::shared_ptr<app::approval_bridge> approvals;  // shared with the gate's late answers
     std::unique_ptr<app::tool_name_index> tool_names;
-    std::unique_ptr<app::python_naming_gate> naming_gate;
-    std::unique_ptr<app::save_asking_gate> save_gate;
+    std::unique_ptr<app::executor_gate> gate;
     std::unique_ptr<app::pool_tool_invoker> invoker;
     std::unique_ptr<app::user_library_writer> library_writer;  // under --sandbox only
+    // options.add_dependencies, run on a thread of its own (dependency_runner.hpp).
+    std::unique_ptr<core::work_pool> dependency_work;
+    std::unique_ptr<app::dependency_runner> dependencies;
     std::unique_ptr<toolserver::tool_server> tool_server;
     std::string tool_token;
     std::shared_ptr<process::containment_host> containment;

@@ -3,7 +3,10 @@
 // environment, sandbox, containment).
 #include "approval_bridge.hpp"
 #include "code_executor_impl.hpp"
+#include "dependency_runner.hpp"
 #include "execution_errors.hpp"
+#include "executor_gate.hpp"
+#include "ipybox/approval/request.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
@@ -12,13 +15,11 @@
 #include "ipybox/process/environment.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
-#include "ipybox/toolserver/routes.hpp"
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
 #include "mcp_runtime.hpp"
 #include "package_installer.hpp"
 #include "pool_tool_invoker.hpp"
-#include "save_asking_gate.hpp"
 #include "tool_name_index.hpp"
 #include "user_library_writer.hpp"
 
@@ -26,10 +27,10 @@ namespace ipybox {
 
 void code_executor::impl::validate_registrable_name(const std::string& name) {
     codegen::validate_server_name(name);
-    if (name == toolserver::shell_server_name) {
+    if (name == approval::reserved_server_name) {
         throw std::invalid_argument("the server name '" + name +
-                                    "' is reserved: approval requests for shell commands "
-                                    "use it; choose another name");
+                                    "' is reserved: approval policies name shell commands and "
+                                    "saves with it; choose another name");
     }
 }
 
@@ -73,31 +74,32 @@ void code_executor::impl::start_tool_services() {
     pool_options.call_timeout = options.tool_call_timeout;
     pool = std::make_unique<app::mcp_client_pool>(*loop, pool_options);
     for (const auto& [name, params] : options.mcp_servers) pool->register_server(name, params);
-    approvals = std::make_unique<app::approval_bridge>(options.approve_tool_calls,
-                                                       options.approval_timeout);
+    approvals = std::make_shared<app::approval_bridge>(*loop, options.approval_timeout);
     // Rules may name a tool by its Python name too; only a deciding gate needs to know it.
     tool_names = std::make_unique<app::tool_name_index>(*pool);
-    naming_gate = std::make_unique<app::python_naming_gate>(*approvals, *tool_names);
+    // What is asked and what passes: executor_gate.hpp.
+    gate = std::make_unique<app::executor_gate>(approvals, *tool_names, options.approve_tool_calls);
     invoker = std::make_unique<app::pool_tool_invoker>(*pool, options.workspace,
                                                        options.images_directory);
     // A sandboxed kernel reads the user library but may not write it: ipybox saves there on
-    // its behalf (POST /gentools), and only once asked (the MCP server's policy asks by default).
-    approval::gate& calls_gate = options.approve_tool_calls
-                                     ? static_cast<approval::gate&>(*naming_gate)
-                                     : static_cast<approval::gate&>(*approvals);
+    // its behalf (POST /gentools), and only once asked.
     if (options.sandbox && !options.library_roots.empty()) {
         library_writer = std::make_unique<app::user_library_writer>(options.library_roots[0]);
-        // With approval off, a save into the user library is still asked (save_asking_gate.hpp).
-        save_gate = std::make_unique<app::save_asking_gate>(calls_gate, approvals->asking_gate());
+    }
+    if (options.add_dependencies) {
+        dependency_work = std::make_unique<core::work_pool>("dependencies", 1);
+        dependencies =
+            std::make_unique<app::dependency_runner>(*dependency_work, options.add_dependencies);
     }
     tool_token = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
     const auto tools_directory = private_dir->path() / "tools";
     std::filesystem::create_directories(tools_directory);
-    tool_server = std::make_unique<toolserver::tool_server>(
-        *loop, toolserver::tool_server_options{tools_directory / "tools.sock", tool_token},
-        save_gate ? static_cast<approval::gate&>(*save_gate) : calls_gate, *invoker,
-        options.approve_shell_commands ? &approvals->asking_gate() : nullptr, library_writer.get());
+    toolserver::tool_server_options server_options{tools_directory / "tools.sock", tool_token};
+    server_options.shell_commands = options.approve_shell_commands;
+    tool_server =
+        std::make_unique<toolserver::tool_server>(*loop, std::move(server_options), *gate, *invoker,
+                                                  library_writer.get(), dependencies.get());
 }
 
 kernel::kernel_session& code_executor::impl::session() {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/python_names.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/workspace/bounded_read.hpp"
 
@@ -17,13 +18,6 @@ namespace ipybox::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_identifier(const std::string& name) {
-    if (name.empty() || name[0] == '_' || std::isdigit(static_cast<unsigned char>(name[0])))
-        return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](unsigned char c) { return std::isalnum(c) || c == '_'; });
-}
 
 // A library root or a folder of generated modules, opened through its parent (which the user
 // chose): kernel code may have replaced the folder itself with a link. nullopt when it is not
@@ -43,7 +37,8 @@ std::optional<workspace::directory> open_folder(const fs::path& folder) {
 std::vector<workspace::directory> package_dirs(const workspace::directory& folder) {
     std::vector<workspace::directory> found;
     for (const auto& entry : workspace::list_entries(folder)) {
-        if (entry.kind == workspace::directory::entry::directory && is_identifier(entry.name)) {
+        if (entry.kind == workspace::directory::entry::directory &&
+            core::is_public_identifier(entry.name)) {
             found.push_back(folder.open(entry.name));
         }
     }
@@ -97,20 +92,6 @@ std::string trim(const std::string& text) {
 
 namespace {
 
-bool word_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-// The end of an identifier starting at `at` ([A-Za-z_]\w*), or `at` when none starts there.
-std::size_t identifier_end(std::string_view text, std::size_t at) {
-    if (at >= text.size() || std::isdigit(static_cast<unsigned char>(text[at])) ||
-        !word_char(text[at])) {
-        return at;
-    }
-    while (at < text.size() && word_char(text[at])) ++at;
-    return at;
-}
-
 std::size_t blanks_end(std::string_view text, std::size_t at) {
     while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
     return at;
@@ -132,11 +113,11 @@ dotted_name mcptools_name(std::string_view text, std::size_t at) {
     constexpr std::string_view prefix = "mcptools.";
     if (text.substr(at, prefix.size()) != prefix) return {};
     const auto start = at + prefix.size();
-    const auto server_end = identifier_end(text, start);
+    const auto server_end = core::identifier_end(text, start);
     if (server_end == start) return {};
     dotted_name name{text.substr(start, server_end - start), {}, server_end};
     if (server_end < text.size() && text[server_end] == '.') {
-        const auto tool_end = identifier_end(text, server_end + 1);
+        const auto tool_end = core::identifier_end(text, server_end + 1);
         if (tool_end > server_end + 1) {
             name.tool = text.substr(server_end + 1, tool_end - server_end - 1);
             name.end = tool_end;
@@ -155,7 +136,7 @@ void add_imported_names(std::string_view server, std::string_view names,
     for (std::string name; std::getline(items, name, ',');) {
         name = trim(name);
         name = name.substr(0, name.find_first_of(" \t"));  // drops "as alias"
-        if (is_identifier(name)) found.insert(std::string(server) + "." + name);
+        if (core::is_public_identifier(name)) found.insert(std::string(server) + "." + name);
     }
 }
 
@@ -171,7 +152,7 @@ std::vector<std::string> top_level_functions(std::string_view text) {
         }
         if (const auto name_at = after_keyword(text, at, "def");
             name_at != std::string_view::npos) {
-            const auto end = identifier_end(text, name_at);
+            const auto end = core::identifier_end(text, name_at);
             if (end > name_at) names.emplace_back(text.substr(name_at, end - name_at));
         }
         line = text.find('\n', line);
@@ -210,7 +191,7 @@ std::set<std::string> mcptools_imports(const std::string& source) {
     // import mcptools.<server>.<tool>
     for (auto at = text.find("import"); at != std::string_view::npos;
          at = text.find("import", at + 1)) {
-        if (at > 0 && word_char(text[at - 1])) continue;
+        if (at > 0 && core::is_identifier_char(text[at - 1])) continue;
         const auto module_at = after_keyword(text, at, "import");
         if (module_at == std::string_view::npos) continue;
         const auto name = mcptools_name(text, module_at);

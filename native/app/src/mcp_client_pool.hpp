@@ -13,8 +13,14 @@
 // request at once with mcp::jsonrpc::unreadable_answer. Tool results are therefore limited to
 // 16 MiB of JSON per answer; a larger one fails with an error naming the limit.
 //
+// Asynchronous at heart: async_call_tool() and async_list_tools() start and return, and their
+// handlers run on the loop's thread; a server that is starting up makes the calls that need it
+// wait in a list, not in a thread. The blocking call_tool() and list_tools() wait for those, and
+// refuse to run on the loop's own thread (std::logic_error), which would wait for itself.
+// Handlers may run after the pool is gone: what they hold is shared with it.
+//
 // Thread-safety: every method may be called from any thread; calls to different servers run in
-// parallel, and one server's start-up is serialised.
+// parallel, and one server's start-up is shared by every call that arrives while it runs.
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <filesystem>
@@ -66,10 +72,20 @@ class mcp_client_pool {
     // Forgets a server and closes its session.
     void unregister_server(const std::string& name);
 
-    // Blocking. Throws unknown_server, workspace::missing_variables_error (naming the variables),
-    // std::invalid_argument for bad parameters, and mcp::jsonrpc::request_failed subclasses for
-    // connection and protocol failures (request_cancelled once `cancellation` fires: the server
-    // is told, and a start-up in progress is abandoned).
+    template <class T>
+    using handler = std::function<void(std::exception_ptr, T)>;
+
+    // Calls `tool`; `done` gets the result or the failure: unknown_server,
+    // workspace::missing_variables_error (naming the variables), std::invalid_argument for bad
+    // parameters, and mcp::jsonrpc::request_failed subclasses for connection and protocol
+    // failures (request_cancelled after cancel_calls(): the server is told, and a start-up in
+    // progress is abandoned). `done` runs on the loop's thread, never inside this call.
+    void async_call_tool(const std::string& server, const std::string& tool,
+                         nlohmann::json arguments, handler<mcp::session::call_tool_result> done);
+    void async_list_tools(const std::string& server,
+                          const mcp::jsonrpc::cancellation_token& cancellation,
+                          handler<std::vector<mcp::session::tool_descriptor>> done);
+    // Blocking forms of the above: not on the loop's thread (std::logic_error).
     mcp::session::call_tool_result call_tool(const std::string& server, const std::string& tool,
                                              const nlohmann::json& arguments);
     std::vector<mcp::session::tool_descriptor> list_tools(
@@ -83,22 +99,31 @@ class mcp_client_pool {
     void cancel_calls(const std::string& reason);
 
   private:
+    using session_ptr = std::shared_ptr<mcp::session::client_session>;
+    using session_handler = std::function<void(std::exception_ptr, session_ptr)>;
     struct entry {
         nlohmann::json params;
         server_deadlines deadlines;
-        std::shared_ptr<mcp::session::client_session> session;
-        std::shared_ptr<mcp::session::client_session> starting;  // during initialize
-        std::mutex start_mutex;
+        session_ptr session;
+        session_ptr starting;                  // during initialize
+        std::vector<session_handler> waiting;  // calls that wait for `starting`
     };
-    std::shared_ptr<mcp::session::client_session> session_for(
-        const std::string& name, const mcp::jsonrpc::cancellation_token& cancellation);
+    // What handlers share with the pool; guarded by `mutex`.
+    struct shared_state {
+        std::mutex mutex;
+        std::map<std::string, std::shared_ptr<entry>> entries;
+        std::set<std::shared_ptr<mcp::jsonrpc::cancellation_source>> calls;  // in flight
+    };
+    // The live session of `name`, started when needed; `done` runs on the loop's thread.
+    void async_session_for(const std::string& name,
+                           const mcp::jsonrpc::cancellation_token& cancellation,
+                           session_handler done);
     std::shared_ptr<entry> find(const std::string& name) const;
+    void refuse_loop_thread(const char* operation) const;
 
     boost::asio::io_context& io_;
     pool_options options_;
-    mutable std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<entry>> entries_;
-    std::set<std::shared_ptr<mcp::jsonrpc::cancellation_source>> calls_;  // in flight; mutex_
+    std::shared_ptr<shared_state> shared_;
 };
 
 }  // namespace ipybox::app

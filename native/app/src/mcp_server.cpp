@@ -2,8 +2,10 @@
 
 #include <boost/asio/signal_set.hpp>
 #include <future>
+#include <mutex>
 #include <thread>
 
+#include "ipybox/approval/request.hpp"
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/version.hpp"
@@ -11,7 +13,6 @@
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
-#include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "mcp_runtime.hpp"
@@ -88,7 +89,9 @@ approval::policy approval_policy_for(const mcp_server_options& options) {
         options.approval_policy.is_null() ? nlohmann::json::object() : options.approval_policy;
     std::vector<std::string> asked;
     if (options.approve_shell_commands) {
-        asked.push_back(std::string(toolserver::shell_server_name) + ".shell*");
+        // ipybox.shell and ipybox.shell_magic (approval::policy_names).
+        asked.push_back(std::string(approval::reserved_server_name) + "." +
+                        approval::shell_line_name + "*");
     }
     if (!asked.empty() && document.is_object() &&
         document.value("default", nlohmann::json("allow")) == "allow") {
@@ -137,6 +140,19 @@ int run_mcp_server(const mcp_server_options& options) {
     // from the kernel's start.
     executor_options.kernel_env["IPYBOX_CHANGED_TOOLS"] =
         app::pin_saved_actions(options, registry).dump();
+    // Kernel code's requests for a saved action's dependencies go to server_tools, which is made
+    // after the executor (whose tool server may start earlier, restoring registrations); until
+    // it is there, and once it is gone, they are refused. A request being served holds it.
+    struct dependency_target {
+        std::mutex mutex;
+        app::server_tools* tools = nullptr;
+    };
+    auto target = std::make_shared<dependency_target>();
+    executor_options.add_dependencies = [target](const approval::add_dependencies& what) {
+        std::lock_guard lock(target->mutex);
+        if (!target->tools) return dependencies_added{false, "ipybox is starting or stopping"};
+        return target->tools->add_dependencies(what);
+    };
     // One loop for the whole server: the MCP session with the client, the executor's
     // connections to MCP servers and its tool server. It outlives the executor.
     app::mcp_runtime runtime;
@@ -150,6 +166,20 @@ int run_mcp_server(const mcp_server_options& options) {
         }
     }
     app::server_tools tools(runtime.io(), options, executor, registry, std::move(*policy));
+    struct bound_target {  // destroyed before `tools`
+        std::shared_ptr<dependency_target> target;
+        bound_target(std::shared_ptr<dependency_target> t, app::server_tools& tools)
+            : target(std::move(t)) {
+            std::lock_guard lock(target->mutex);
+            target->tools = &tools;
+        }
+        ~bound_target() {
+            std::lock_guard lock(target->mutex);
+            target->tools = nullptr;
+        }
+        bound_target(const bound_target&) = delete;
+        bound_target& operator=(const bound_target&) = delete;
+    } bound(target, tools);
 
     // The kernel starts while the client initializes; the first execution waits for it.
     std::thread kernel_starter([&] {

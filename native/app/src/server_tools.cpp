@@ -107,18 +107,16 @@ call_tool_result server_tools::register_server(const json& arguments,
 std::string server_tools::policy_report() {
     if (policy_.rules().empty()) return {};
     std::vector<std::string> unreachable;
-    std::vector<approval::tool_call> tools;
+    std::vector<approval::request> tools;
     for (auto& tool : executor_.mcp_tool_names(unreachable)) {
-        tools.push_back({std::move(tool.server_name), std::move(tool.tool_name),
-                         nlohmann::json::object(), std::move(tool.python_name)});
+        tools.push_back(approval::tool_call{std::move(tool.server_name), std::move(tool.tool_name),
+                                            nlohmann::json::object(), std::move(tool.python_name)});
     }
     if (options_.approve_shell_commands) {
-        for (const auto* kind : {"shell", "shell_magic"}) {  // the kinds routes.hpp accepts
-            tools.push_back({std::string(toolserver::shell_server_name), kind});
-        }
+        for (auto& form : approval::shell_command_forms()) tools.push_back(std::move(form));
     }
     if (options_.sandbox) {  // saves into the user library (routes.hpp, POST /gentools)
-        tools.push_back({toolserver::shell_server_name, toolserver::save_gentool_tool_name});
+        tools.push_back(approval::save_action{});
     }
     const auto missing = policy_.rules_covering_none(tools);
     if (missing.empty()) return {};
@@ -134,12 +132,8 @@ std::string server_tools::policy_report() {
 }
 
 void server_tools::decide(approval_request& request) {
-    const approval::tool_call call{request.server_name(), request.tool_name(), request.tool_args(),
-                                   request.python_name()};
     // A save into the user library passes only by a rule naming it exactly (policy.hpp).
-    const auto action =
-        request.is_library_save() ? policy_.action_for_explicit(call) : policy_.action_for(call);
-    switch (action) {
+    switch (policy_.action_for(request.what())) {
         case approval::action::allow:
             request.accept();
             return;
@@ -164,14 +158,29 @@ void server_tools::decide(approval_request& request) {
          {{"type", "object"},
           {"properties", {{"approve", {{"type", "boolean"}, {"title", "Approve this call"}}}}},
           {"required", {"approve"}}}}};
+    // Asked and left: the answer decides the request whenever it comes (on the loop's thread),
+    // and this thread goes back to the execution's stream meanwhile.
+    mcp::jsonrpc::request_options no_timeout;
+    no_timeout.timeout = std::chrono::milliseconds(0);
     try {
-        mcp::jsonrpc::request_options no_timeout;
-        no_timeout.timeout = std::chrono::milliseconds(0);
-        const auto answer = mcp::jsonrpc::wait_for<json>(
-            [&](auto done) { session->request("elicitation/create", params, no_timeout, done); });
-        const bool accepted = answer.value("action", "") == "accept" &&
-                              answer.value("content", json::object()).value("approve", true);
-        accepted ? request.accept() : request.reject("the user declined");
+        session->request(
+            "elicitation/create", params, no_timeout,
+            [request](const std::exception_ptr& error, const json& answer) mutable {
+                if (error) {
+                    try {
+                        std::rethrow_exception(error);
+                    } catch (const std::exception& e) {
+                        request.reject(std::string("asking the user failed: ") + e.what());
+                    } catch (...) {
+                        request.reject("asking the user failed");
+                    }
+                    return;
+                }
+                const bool accepted =
+                    answer.value("action", "") == "accept" &&
+                    answer.value("content", json::object()).value("approve", true);
+                accepted ? request.accept() : request.reject("the user declined");
+            });
     } catch (const std::exception& e) {
         request.reject(std::string("asking the user failed: ") + e.what());
     }
@@ -257,6 +266,24 @@ call_tool_result server_tools::execute_cell(const json& arguments,
     });
 }
 
+install_outcome server_tools::install_spec(const std::string& spec, bool for_user) {
+    install_request request;
+    request.python = executor_.python();
+    request.spec = spec;
+    request.workspace = options_.workspace;
+    if (for_user) {
+        const auto user_site = user_site_packages(options_.library_roots);
+        request.target_root = user_site.parent_path();
+        request.relative_target = user_site.filename();
+    } else {
+        request.relative_target = std::filesystem::path(".ipybox") / "site-packages";
+    }
+    request.host_environment = options_.host_environment;
+    request.timeout = options_.install_timeout;
+    request.refuse_local_paths = options_.sandbox.has_value();
+    return install_with_pip(request);
+}
+
 call_tool_result server_tools::install_package(const json& arguments) {
     return guarded("install_package", [&] {
         const auto spec = required_string(arguments, "package_name");
@@ -266,27 +293,13 @@ call_tool_result server_tools::install_package(const json& arguments) {
             throw argument_error("\"scope\" must be \"project\" or \"user\", not \"" + scope +
                                  "\"");
         }
-        const auto user_site = user_site_packages(options_.library_roots);
-        if (scope == "user" && user_site.empty()) {
+        if (scope == "user" && user_site_packages(options_.library_roots).empty()) {
             throw argument_error(
                 "scope \"user\" needs a user library, and ipybox was started without one (no "
                 "HOME, XDG_DATA_HOME or --library)");
         }
-        executor_.start();
-        install_request request;
-        request.python = executor_.python();
-        request.spec = spec;
-        request.workspace = options_.workspace;
-        if (scope == "user") {
-            request.target_root = user_site.parent_path();
-            request.relative_target = user_site.filename();
-        } else {
-            request.relative_target = std::filesystem::path(".ipybox") / "site-packages";
-        }
-        request.host_environment = options_.host_environment;
-        request.timeout = options_.install_timeout;
-        request.refuse_local_paths = options_.sandbox.has_value();
-        const auto outcome = install_with_pip(request);
+        executor_.start();  // the interpreter pip runs with is the kernel's
+        const auto outcome = install_spec(spec, scope == "user");
         if (!outcome.succeeded) return call_tool_result::text(outcome.output, true);
         // Make a new top-level package visible to the running kernel at once.
         executor_.execute("__import__('importlib').invalidate_caches()");

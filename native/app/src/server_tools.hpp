@@ -13,6 +13,7 @@
 #include "ipybox/code_executor.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp_server.hpp"
+#include "package_installer.hpp"
 #include "server_registry.hpp"
 
 namespace ipybox::app {
@@ -49,11 +50,22 @@ class server_tools {
     // keeps the index between calls). server_library_tools.cpp.
     mcp::session::call_tool_result search_tools(const nlohmann::json& arguments);
 
+    // What a saved code action needs, approved by the user (code_executor_options::
+    // add_dependencies): each server registered as register_mcp_server does (its modules
+    // generated, the registration remembered, saved actions re-pinned), each package installed as
+    // install_package does. Runs while the cell that asked waits, so it sends nothing to the
+    // kernel. server_dependencies.cpp.
+    dependencies_added add_dependencies(const approval::add_dependencies& what);
+
     nlohmann::json update_action_pins(const std::map<std::string, std::string>& previous = {});
     // Tells a running kernel about flagged actions (catalog() and search mark them).
     void send_flags_to_kernel(const nlohmann::json& flags);
 
   private:
+    // pip-installs `spec` for this project or, `for_user`, into the user's site folder.
+    install_outcome install_spec(const std::string& spec, bool for_user);
+    // Decides by the policy at once, or asks the client (elicitation) and returns: the answer
+    // settles the request when it comes. Never waits.
     void decide(approval_request& request);
     // The rules of the policy that cover none of the registered servers' tools, as text for
     // register_mcp_server's result (also logged); empty when none.

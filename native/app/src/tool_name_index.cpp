@@ -6,58 +6,84 @@
 #include "ipybox/core/log.hpp"
 
 namespace ipybox::app {
+namespace {
 
-std::vector<approval::tool_call> tool_name_index::list(const std::string& server) {
-    std::vector<std::string> mcp_names;
-    for (const auto& tool : pool_.list_tools(server)) mcp_names.push_back(tool.name);
+std::vector<std::string> names_of(const std::vector<mcp::session::tool_descriptor>& tools) {
+    std::vector<std::string> names;
+    names.reserve(tools.size());
+    for (const auto& tool : tools) names.push_back(tool.name);
+    return names;
+}
+
+// A copy, not a pointer: the lists are replaced while others read them (a pointer into one
+// dangled once, and the approval question then showed garbage for the Python name).
+std::optional<std::string> find_in(const std::vector<approval::tool_call>& tools,
+                                   const std::string& tool) {
+    for (const auto& known : tools) {
+        if (known.tool_name == tool) return known.python_name;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<approval::tool_call> tool_name_index::cache::store(
+    const std::string& server, const std::vector<std::string>& mcp_names) {
     const auto python_names = codegen::assign_module_names(mcp_names);
     std::vector<approval::tool_call> tools;
     for (std::size_t i = 0; i < mcp_names.size(); ++i) {
         tools.push_back({server, mcp_names[i], nlohmann::json::object(), python_names[i]});
     }
-    std::lock_guard lock(mutex_);
-    cache_[server] = tools;
+    std::lock_guard lock(mutex);
+    lists[server] = tools;
     return tools;
 }
 
 std::vector<approval::tool_call> tool_name_index::tools_of(const std::string& server) {
     {
-        std::lock_guard lock(mutex_);
-        if (const auto it = cache_.find(server); it != cache_.end()) return it->second;
+        std::lock_guard lock(cache_->mutex);
+        if (const auto it = cache_->lists.find(server); it != cache_->lists.end()) {
+            return it->second;
+        }
     }
-    return list(server);
+    return cache_->store(server, names_of(pool_.list_tools(server)));
 }
 
-std::string tool_name_index::python_name(const std::string& server, const std::string& tool) {
-    // A copy, not a pointer: the lists are temporaries (a pointer into one dangled, and the
-    // approval question then showed garbage for the Python name).
-    const auto find =
-        [&](const std::vector<approval::tool_call>& tools) -> std::optional<std::string> {
-        for (const auto& known : tools) {
-            if (known.tool_name == tool) return known.python_name;
+void tool_name_index::async_python_name(const std::string& server, const std::string& tool,
+                                        std::function<void(std::string)> done) {
+    {
+        std::lock_guard lock(cache_->mutex);
+        if (const auto it = cache_->lists.find(server); it != cache_->lists.end()) {
+            if (auto name = find_in(it->second, tool)) {
+                return done(std::move(*name));
+            }
         }
-        return std::nullopt;
-    };
-    try {
-        if (auto name = find(tools_of(server))) return std::move(*name);
-        if (auto name = find(list(server))) return std::move(*name);  // a tool added since
-    } catch (const std::exception& e) {
-        core::logger("approval")->debug("cannot list the tools of '{}': {}", server, e.what());
     }
-    return codegen::sanitize_module_name(tool);
+    pool_.async_list_tools(
+        server, {},
+        [cache = cache_, server, tool, done = std::move(done)](
+            const std::exception_ptr& error,
+            const std::vector<mcp::session::tool_descriptor>& tools) {
+            if (!error) {
+                if (auto name = find_in(cache->store(server, names_of(tools)), tool)) {
+                    return done(std::move(*name));
+                }
+            } else {
+                try {
+                    std::rethrow_exception(error);
+                } catch (const std::exception& e) {
+                    core::logger("approval")
+                        ->debug("cannot list the tools of '{}': {}", server, e.what());
+                } catch (...) {
+                }
+            }
+            done(codegen::sanitize_module_name(tool));
+        });
 }
 
 void tool_name_index::forget(const std::string& server) {
-    std::lock_guard lock(mutex_);
-    cache_.erase(server);
-}
-
-approval::decision python_naming_gate::decide(const approval::tool_call& call) {
-    auto named = call;
-    if (named.python_name.empty()) {
-        named.python_name = names_.python_name(call.server_name, call.tool_name);
-    }
-    return inner_.decide(named);
+    std::lock_guard lock(cache_->mutex);
+    cache_->lists.erase(server);
 }
 
 }  // namespace ipybox::app

@@ -1,21 +1,10 @@
-#include "ipybox/approval/gate.hpp"
-
+#include "ipybox/approval/request.hpp"
+#include "ipybox/core/python_names.hpp"
 #include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 
 namespace ipybox::approval {
 namespace {
-
-bool is_identifier(std::string_view text) {
-    const auto letter = [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    };
-    if (text.empty() || !letter(text[0])) return false;
-    for (const char c : text) {
-        if (!letter(c) && !(c >= '0' && c <= '9')) return false;
-    }
-    return true;
-}
 
 // Compact JSON with every string quoted and escaped for a person; strings are not cut here.
 void append_shown(std::string& out, const nlohmann::json& value) {
@@ -57,7 +46,7 @@ std::string describe_value(const nlohmann::json& value, std::size_t max_characte
 }
 
 std::string describe_key(std::string_view key, std::size_t max_characters) {
-    return is_identifier(key) && key.size() <= max_characters
+    return core::is_ascii_identifier(key) && key.size() <= max_characters
                ? std::string(key)
                : core::quote_untrusted(key, max_characters);
 }
@@ -76,6 +65,78 @@ std::string tool_call::describe(std::size_t max_value_characters) const {
     }
     return core::render_untrusted(core::redact_secrets(server_name)) + "." +
            core::render_untrusted(core::redact_secrets(tool_name)) + "(" + args + ")";
+}
+
+namespace {
+
+std::string shown_name(const std::string& name) {
+    return core::render_untrusted(core::redact_secrets(name));
+}
+
+}  // namespace
+
+std::vector<std::string> policy_names(const request& what) {
+    const std::string reserved = std::string(reserved_server_name) + ".";
+    if (const auto* call = std::get_if<tool_call>(&what)) {
+        std::vector<std::string> names{call->server_name + "." + call->tool_name};
+        if (!call->python_name.empty() && call->python_name != call->tool_name) {
+            names.push_back(call->server_name + "." + call->python_name);
+        }
+        return names;
+    }
+    if (const auto* shell = std::get_if<shell_command>(&what)) {
+        return {reserved + (shell->kind == shell_command::form::line ? shell_line_name
+                                                                     : shell_cell_magic_name)};
+    }
+    if (std::holds_alternative<save_action>(what)) return {reserved + save_action_name};
+    return {reserved + add_dependencies_name};
+}
+
+std::vector<request> shell_command_forms() {
+    std::vector<request> forms;
+    forms.reserve(2);
+    for (const auto form : {shell_command::form::line, shell_command::form::cell_magic}) {
+        shell_command command;
+        command.kind = form;
+        forms.emplace_back(std::move(command));
+    }
+    return forms;
+}
+
+bool needs_a_person(const request& what) {
+    return std::holds_alternative<save_action>(what) ||
+           std::holds_alternative<add_dependencies>(what);
+}
+
+std::string describe(const request& what) {
+    if (const auto* call = std::get_if<tool_call>(&what)) return call->describe();
+    if (const auto* shell = std::get_if<shell_command>(&what)) {
+        const auto& filled = core::process_redactor();
+        std::string line = shell->kind == shell_command::form::line
+                               ? std::string("shell command ")
+                               : "cell run by " +
+                                     core::quote_untrusted(filled.redact(shell->interpreter), 80) +
+                                     " ";
+        return line + core::quote_untrusted(filled.redact(shell->command),
+                                            tool_call::default_value_characters);
+    }
+    if (const auto* needs = std::get_if<add_dependencies>(&what)) {
+        std::string servers;
+        for (const auto& [name, params] : needs->servers) {
+            servers += (servers.empty() ? "" : ", ") + shown_name(name);
+        }
+        std::string packages;
+        for (const auto& package : needs->packages) {
+            packages += (packages.empty() ? "" : ", ") + core::quote_untrusted(package.spec, 80);
+        }
+        return "dependencies of " + shown_name(needs->action) + ": servers [" + servers +
+               "], packages [" + packages + "]";
+    }
+    const auto& save = std::get<save_action>(what);
+    const auto count = save.files.size();
+    return "save of gentools." + shown_name(save.category) + "." + shown_name(save.name) + " (" +
+           std::to_string(count) + (count == 1 ? " file" : " files") +
+           (save.overwrite ? ", replacing" : "") + ")";
 }
 
 }  // namespace ipybox::approval

@@ -85,10 +85,11 @@ bool glob_match(std::string_view pattern, std::string_view text) {
     return p == pattern.size();
 }
 
-bool rule::matches(const tool_call& call) const {
-    if (glob_match(pattern, call.server_name + "." + call.tool_name)) return true;
-    return !call.python_name.empty() &&
-           glob_match(pattern, call.server_name + "." + call.python_name);
+bool rule::matches(const request& asked) const {
+    for (const auto& name : policy_names(asked)) {
+        if (glob_match(pattern, name)) return true;
+    }
+    return false;
 }
 
 policy::policy(std::vector<rule> rules, action fallback)
@@ -110,22 +111,17 @@ policy policy::from_json(const json& document) {
     return policy(std::move(rules), fallback);
 }
 
-action policy::action_for(const tool_call& call) const {
-    for (const auto& r : rules_) {
-        if (r.matches(call)) return r.what;
-    }
-    return fallback_;
-}
-
-action policy::action_for_explicit(const tool_call& call) const {
+action policy::action_for(const request& what) const {
+    const bool explicit_only = needs_a_person(what);
     for (const auto& r : rules_) {
         const bool wildcard = r.pattern.find_first_of("*?") != std::string::npos;
-        if (r.matches(call) && !(wildcard && r.what == action::allow)) return r.what;
+        if (explicit_only && wildcard && r.what == action::allow) continue;
+        if (r.matches(what)) return r.what;
     }
-    return fallback_ == action::allow ? action::ask : fallback_;
+    return explicit_only && fallback_ == action::allow ? action::ask : fallback_;
 }
 
-std::vector<std::vector<std::size_t>> policy::coverage(const std::vector<tool_call>& tools) const {
+std::vector<std::vector<std::size_t>> policy::coverage(const std::vector<request>& tools) const {
     std::vector<std::vector<std::size_t>> covered(rules_.size());
     for (std::size_t r = 0; r < rules_.size(); ++r) {
         for (std::size_t t = 0; t < tools.size(); ++t) {
@@ -141,7 +137,7 @@ std::string policy::describe_rule(std::size_t index) const {
            std::string(to_string(r.what)) + ")";
 }
 
-std::string policy::rules_covering_none(const std::vector<tool_call>& tools) const {
+std::string policy::rules_covering_none(const std::vector<request>& tools) const {
     std::string text;
     const auto covered = coverage(tools);
     for (std::size_t r = 0; r < covered.size(); ++r) {

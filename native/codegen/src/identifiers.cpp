@@ -1,26 +1,19 @@
 #include "ipybox/codegen/detail/identifiers.hpp"
 
-#include "ipybox/codegen/detail/utf8.hpp"
-#include "ipybox/codegen/naming.hpp"
+#include "ipybox/core/python_names.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::codegen::detail {
 namespace {
-
-bool is_alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
 
 // Calls `visit(c, keep)` for each code point of `text`: `keep` is true for ASCII letters, digits
 // and (when `underscore_is_word`) `_`; everything else, non-ASCII included, is a separator.
 template <typename Visit>
 void for_each_ascii_word_char(std::string_view text, bool underscore_is_word, Visit visit) {
     for (std::size_t pos = 0; pos < text.size();) {
-        const char32_t c = decode_utf8(text, pos);
+        const char32_t c = core::decode_utf8(text, pos);
         const char ascii = c < 0x80 ? static_cast<char>(c) : '\0';
-        visit(ascii, is_alnum(ascii) || (underscore_is_word && ascii == '_'));
+        visit(ascii, core::is_identifier_char(ascii) && (underscore_is_word || ascii != '_'));
     }
 }
 char upper(char c) {
@@ -33,7 +26,7 @@ std::string identifier_base(std::string_view text, std::string_view fallback) {
     for_each_ascii_word_char(text, true, [&](char c, bool keep) { name += keep ? c : '_'; });
     name.erase(0, name.find_first_not_of('_'));
     if (name.empty()) return std::string(fallback);
-    if (is_digit(name[0])) name = std::string(fallback) + "_" + name;
+    if (!core::is_identifier_start(name[0])) name = std::string(fallback) + "_" + name;  // a digit
     return name;
 }
 
@@ -51,9 +44,9 @@ std::string pascal_case(std::string_view text) {
 
 std::string class_name_from(std::string_view hint, std::string_view fallback) {
     std::string name = pascal_case(hint);
-    if (name.empty() || is_digit(name[0])) name = std::string(fallback) + name;
+    if (name.empty() || !core::is_identifier_start(name[0])) name = std::string(fallback) + name;
     // `None`, `True` and `False` are the keywords PascalCase can produce.
-    if (is_python_keyword(name)) name += fallback;
+    if (core::is_python_keyword(name)) name += fallback;
     return name;
 }
 
@@ -74,13 +67,13 @@ std::string singular(std::string_view plural) {
 
 std::string attribute_base_name(std::string_view property, const std::set<std::string>& reserved) {
     std::string name = identifier_base(property, "field");
-    if (is_python_keyword(name) || reserved.contains(name)) name += '_';
+    if (core::is_python_keyword(name) || reserved.contains(name)) name += '_';
     return name;
 }
 
 std::string enum_member_base_name(std::string_view value) {
     std::string name = identifier_base(value, "value");
-    if (is_python_keyword(name) || reserved_enum_member_names().contains(name)) name += '_';
+    if (core::is_python_keyword(name) || reserved_enum_member_names().contains(name)) name += '_';
     return name;
 }
 

@@ -1,21 +1,15 @@
 #include "ipybox/codegen/naming.hpp"
 
-#include <array>
 #include <set>
 
 #include "ipybox/codegen/detail/identifiers.hpp"
-#include "ipybox/codegen/detail/utf8.hpp"
 #include "ipybox/codegen/python_literal.hpp"
+#include "ipybox/core/python_names.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::codegen {
 namespace {
 
-bool is_ascii_alpha(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-bool is_ascii_digit(char c) {
-    return c >= '0' && c <= '9';
-}
 char ascii_lower(char c) {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
@@ -29,39 +23,19 @@ char ascii_lower(char c) {
 
 }  // namespace
 
-bool is_python_keyword(std::string_view word) {
-    static constexpr std::array<std::string_view, 35> keywords{
-        "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-        "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-        "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-        "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-    for (const auto keyword : keywords) {
-        if (keyword == word) return true;
-    }
-    return false;
-}
-
-bool is_ascii_identifier(std::string_view word) {
-    if (word.empty() || !(is_ascii_alpha(word[0]) || word[0] == '_')) return false;
-    for (const char c : word) {
-        if (!(is_ascii_alpha(c) || is_ascii_digit(c) || c == '_')) return false;
-    }
-    return true;
-}
-
 void validate_server_name(std::string_view name) {
     if (name.empty()) refuse(name, "the name is empty");
     if (name.size() > max_server_name_length) {
         refuse(name,
                "the name is longer than " + std::to_string(max_server_name_length) + " characters");
     }
-    if (!is_ascii_identifier(name)) {
+    if (!core::is_ascii_identifier(name)) {
         refuse(name,
                "the name must be a Python identifier made of ASCII letters, digits and '_', "
                "not starting with a digit (so no '/', '.', '-', spaces or '..')");
     }
     if (name[0] == '_') refuse(name, "the name must not start with '_'");
-    if (is_python_keyword(name)) refuse(name, "the name is a Python keyword");
+    if (core::is_python_keyword(name)) refuse(name, "the name is a Python keyword");
 }
 
 std::string sanitize_module_name(std::string_view tool_name) {
@@ -69,9 +43,8 @@ std::string sanitize_module_name(std::string_view tool_name) {
     std::string name;
     name.reserve(tool_name.size());
     for (std::size_t pos = 0; pos < tool_name.size();) {
-        const char32_t c = detail::decode_utf8(tool_name, pos);
-        const bool keep = c < 0x80 && (is_ascii_alpha(static_cast<char>(c)) ||
-                                       is_ascii_digit(static_cast<char>(c)));
+        const char32_t c = core::decode_utf8(tool_name, pos);
+        const bool keep = c < 0x80 && core::is_identifier_char(static_cast<char>(c));
         name += keep ? ascii_lower(static_cast<char>(c)) : '_';
     }
     const bool dunder = name.size() >= 4 && name.starts_with("__") && name.ends_with("__");
@@ -80,9 +53,9 @@ std::string sanitize_module_name(std::string_view tool_name) {
         while (!name.empty() && name.back() == '_') name.pop_back();
     }
     if (name.empty()) name = "tool";
-    if (is_ascii_digit(name[0])) name = "tool_" + name;
+    if (!core::is_identifier_start(name[0])) name = "tool_" + name;  // a digit
     if (name.size() > max_module_name_length) name.resize(max_module_name_length);
-    if (is_python_keyword(name)) name += '_';
+    if (core::is_python_keyword(name)) name += '_';
     return name;
 }
 

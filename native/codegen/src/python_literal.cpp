@@ -3,12 +3,13 @@
 #include <array>
 #include <cmath>
 
-#include "ipybox/codegen/detail/utf8.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::codegen {
 namespace {
 
-using detail::decode_utf8;
+using core::append_utf8;
+using core::decode_utf8;
 
 // Code points that render as nothing, reorder text or break lines in editors although Python's
 // tokenizer does not treat them as line ends. Escaping them keeps what a reader sees equal to
@@ -35,24 +36,6 @@ void append_hex(std::string& out, char prefix, char32_t c, int digits) {
     out += '\\';
     out += prefix;
     for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) out += hex[(c >> shift) & 0xF];
-}
-
-void append_utf8(std::string& out, char32_t c) {
-    if (c < 0x80) {
-        out += static_cast<char>(c);
-    } else if (c < 0x800) {
-        out += static_cast<char>(0xC0 | (c >> 6));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += static_cast<char>(0xE0 | (c >> 12));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (c >> 18));
-        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    }
 }
 
 // Appends `c` in escaped form when it needs one; returns false when the caller may write it raw.

@@ -1,11 +1,14 @@
 #include "ipybox/core/bounded_text.hpp"
 
-#include "ipybox/core/text.hpp"
+#include "ipybox/core/clipping.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::core {
 
 bounded_text::bounded_text(std::size_t max_bytes)
-    : head_cap_(max_bytes / 2), tail_cap_(max_bytes - max_bytes / 2), unbounded_(max_bytes == 0) {}
+    : head_cap_(split_byte_cap(max_bytes).head),
+      tail_cap_(split_byte_cap(max_bytes).tail),
+      unbounded_(max_bytes == 0) {}
 
 void bounded_text::append(std::string_view text) {
     total_ += text.size();
@@ -41,22 +44,14 @@ void bounded_text::skip(std::size_t bytes) {
 
 std::string bounded_text::str() const {
     if (unbounded_) return head_;
-    std::string_view tail = tail_;
-    std::size_t dropped = dropped_;
-    if (tail.size() > tail_cap_) {
-        dropped += tail.size() - tail_cap_;
-        tail.remove_prefix(tail.size() - tail_cap_);
-    }
-    if (dropped == 0) return head_ + std::string(tail);
-    // Do not start the tail or end the head inside a UTF-8 sequence.
-    std::string_view head = head_;
-    head = head.substr(0, utf8_complete_prefix_length(head));
-    while (!tail.empty() && (static_cast<unsigned char>(tail.front()) & 0xc0) == 0x80) {
-        tail.remove_prefix(1);
-    }
-    std::string out(head);
-    out += "\n[... " + std::to_string(dropped) + " bytes of output omitted ...]\n";
-    out += tail;
+    const std::size_t dropped =
+        dropped_ + (tail_.size() > tail_cap_ ? tail_.size() - tail_cap_ : 0);
+    if (dropped == 0) return head_ + tail_;
+    // Do not end the head or start the tail inside a UTF-8 sequence.
+    const std::string_view head(head_);
+    std::string out(head.substr(0, utf8_complete_prefix_length(head)));
+    out += omitted_bytes_marker(dropped);
+    out += utf8_tail(tail_, tail_cap_);
     return out;
 }
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "ipybox/core/text.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::core {
 namespace {

@@ -2,7 +2,8 @@
 
 #include <cstdint>
 
-#include "ipybox/core/text.hpp"
+#include "ipybox/core/clipping.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::core {
 namespace {
@@ -45,23 +46,6 @@ bool is_hidden(std::uint32_t code_point) {
     return false;
 }
 
-std::uint32_t decode(std::string_view sequence) {
-    const auto byte = [&](std::size_t k) {
-        return static_cast<std::uint32_t>(static_cast<unsigned char>(sequence[k]));
-    };
-    switch (sequence.size()) {
-        case 1:
-            return byte(0);
-        case 2:
-            return ((byte(0) & 0x1F) << 6) | (byte(1) & 0x3F);
-        case 3:
-            return ((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
-        default:
-            return ((byte(0) & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) |
-                   (byte(3) & 0x3F);
-    }
-}
-
 void append_hex(std::string& out, std::uint32_t value, int digits) {
     constexpr const char* hex = "0123456789abcdef";
     for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4)
@@ -76,7 +60,8 @@ void append_shown(std::string& out, std::string_view sequence, bool valid,
         append_hex(out, static_cast<unsigned char>(sequence[0]), 2);
         return;
     }
-    const auto code_point = decode(sequence);
+    std::size_t start = 0;
+    const std::uint32_t code_point = decode_utf8(sequence, start);
     if (code_point >= 0x20 && code_point < 0x7F) {
         if ((code_point == '\\' && options.escape_backslashes) ||
             (code_point == '"' && options.quoted)) {
@@ -126,6 +111,14 @@ std::string cut_marker(std::size_t cut, std::size_t total) {
     return "...[" + std::to_string(cut) + " of " + std::to_string(total) + " characters cut]...";
 }
 
+// A cut keeps the first half of max_characters (the odd one included) and the last half.
+std::size_t head_characters(std::size_t max_characters) {
+    return (max_characters + 1) / 2;
+}
+std::size_t tail_characters(std::size_t max_characters) {
+    return max_characters / 2;
+}
+
 }  // namespace
 
 std::string render_untrusted(std::string_view text, const untrusted_text_options& options) {
@@ -133,8 +126,8 @@ std::string render_untrusted(std::string_view text, const untrusted_text_options
     if (options.max_characters > 0)
         for_each_character(text, [&](std::string_view, bool) { ++total; });
     const bool cut = options.max_characters > 0 && total > options.max_characters;
-    const std::size_t head = cut ? (options.max_characters + 1) / 2 : total;
-    const std::size_t tail_from = cut ? total - options.max_characters / 2 : total;
+    const std::size_t head = cut ? head_characters(options.max_characters) : total;
+    const std::size_t tail_from = cut ? total - tail_characters(options.max_characters) : total;
 
     std::string out;
     out.reserve(text.size() + 2);
@@ -159,19 +152,11 @@ std::string quote_untrusted(std::string_view text, std::size_t max_characters) {
 }
 
 std::string cut_in_middle(std::string_view text, std::size_t max_characters) {
-    std::size_t total = 0;
-    for_each_character(text, [&](std::string_view, bool) { ++total; });
-    if (max_characters == 0 || total <= max_characters) return std::string(text);
-    const std::size_t head = (max_characters + 1) / 2;
-    const std::size_t tail_from = total - max_characters / 2;
-    std::string out;
-    std::size_t index = 0;
-    for_each_character(text, [&](std::string_view sequence, bool) {
-        if (index < head || index >= tail_from) out.append(sequence);
-        if (index + 1 == head) out += cut_marker(tail_from - head, total);
-        ++index;
-    });
-    return out;
+    if (max_characters == 0) return std::string(text);
+    const std::size_t head = head_characters(max_characters);
+    const std::size_t tail = tail_characters(max_characters);
+    return clip_characters(text, head, tail,
+                           [&](std::size_t cut) { return cut_marker(cut, head + cut + tail); });
 }
 
 std::string render_untrusted_block(std::string_view text, std::string_view gutter) {

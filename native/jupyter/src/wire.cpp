@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ipybox/core/text.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::jupyter {
 namespace {

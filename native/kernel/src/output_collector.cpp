@@ -1,9 +1,11 @@
 #include "ipybox/kernel/output_collector.hpp"
 
 #include "ipybox/core/base64.hpp"
+#include "ipybox/core/clipping.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/core/text.hpp"
+#include "ipybox/core/utf8.hpp"
 #include "ipybox/workspace/directory.hpp"
 
 namespace ipybox::kernel {
@@ -33,7 +35,7 @@ std::optional<output_chunk> output_collector::add(const stream_output& output) {
         std::string tail = core::strip_ansi(core::sanitize_utf8(output.tail));
         text_.skip(output.omitted);
         text_.append(tail);
-        text += "\n[... " + std::to_string(output.omitted) + " bytes of output omitted ...]\n";
+        text += core::omitted_bytes_marker(output.omitted);
         text += tail;
     }
     return output_chunk{output.name, std::move(text), std::nullopt};

@@ -7,8 +7,9 @@ it calls, with their registration as ipybox wrote it to ``mcptools/<server>/regi
 the project that saved it, which no ipybox call can make elsewhere), and the third-party packages
 it imports. Importing the
 action calls ``require()``, which raises one ``MissingDependencyError`` naming every missing
-dependency and the exact ipybox tool call that adds it. Search hits and ``check()`` use
-``missing()`` and ``changed_tools()``. Standard library only.
+dependency and the exact ipybox tool call that adds it, or ``add_dependencies(<action>)``, which
+asks the user (through the host's approval) to add them all at once. Search hits and
+``check()`` use ``missing()`` and ``changed_tools()``. Standard library only.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Union
 from . import library
 from .files import read_text
 
-__all__ = ["MissingDependencyError", "changed_tools", "collect", "missing", "require"]
+__all__ = [
+    "MissingDependencyError",
+    "add_dependencies",
+    "changed_tools",
+    "collect",
+    "missing",
+    "require",
+]
 
 # Imports that never need installing: the kernel's own and the workspace's packages.
 _PROVIDED = frozenset({"ipybox_runtime", "mcptools", "mcpparse", "gentools", "__future__"})
@@ -119,6 +127,37 @@ def _call(tool: str, arguments: Mapping[str, object]) -> str:
     return f"{tool} {json.dumps(arguments, sort_keys=True)}"
 
 
+def _missing_servers(
+    requires: Mapping[str, object], base: pathlib.Path, calls: Iterable[str] = ()
+) -> Dict[str, object]:
+    """The servers of ``requires`` (or ``calls``) not registered here: name -> recorded
+    registration (None when it was not recorded)."""
+    servers = dict(requires.get("servers") or {}) if isinstance(requires, Mapping) else {}
+    for call in calls:
+        servers.setdefault(call.split(".")[0], None)
+    return {
+        server: registration
+        for server, registration in sorted(servers.items())
+        if not (base / "mcptools" / server / "__init__.py").is_file()
+    }
+
+
+def _missing_packages(requires: Mapping[str, object]) -> Dict[str, str]:
+    """The packages of ``requires`` that do not import here: module -> distribution."""
+    import importlib.util
+
+    packages = requires.get("packages") if isinstance(requires, Mapping) else None
+    absent = {}
+    for module, distribution in sorted(dict(packages or {}).items()):
+        try:
+            if importlib.util.find_spec(module) is not None:
+                continue
+        except (ImportError, ValueError):
+            pass
+        absent[module] = distribution
+    return absent
+
+
 def missing(
     requires: Mapping[str, object],
     workspace: Union[str, "os.PathLike[str]", None] = None,
@@ -131,13 +170,8 @@ def missing(
     package of an action saved outside the project (``"user"``, ``"library"``) is installed
     with ``"scope": "user"``, for every project."""
     base = library.workspace_path(workspace)
-    servers = dict(requires.get("servers") or {}) if isinstance(requires, Mapping) else {}
-    for call in calls:
-        servers.setdefault(call.split(".")[0], None)
     lines = []
-    for server, registration in sorted(servers.items()):
-        if (base / "mcptools" / server / "__init__.py").is_file():
-            continue
+    for server, registration in _missing_servers(requires, base, calls).items():
         if isinstance(registration, dict):
             how = _call(
                 "register_mcp_server", {"server_name": server, "server_params": registration}
@@ -157,15 +191,7 @@ def missing(
             f"parser mcpparse.{parser} is not in this project: copy mcpparse/{server}/{tool}.py "
             "from the project that saved the action (parsers are written by hand, never generated)"
         )
-    packages = requires.get("packages") if isinstance(requires, Mapping) else None
-    for module, distribution in sorted(dict(packages or {}).items()):
-        try:
-            import importlib.util
-
-            if importlib.util.find_spec(module) is not None:
-                continue
-        except (ImportError, ValueError):
-            pass
+    for module, distribution in _missing_packages(requires).items():
         arguments = {"package_name": distribution}
         if origin != "project":
             arguments["scope"] = "user"
@@ -222,12 +248,94 @@ def _origin(module: str) -> str:
     return "project"
 
 
+def _addable(requires: Mapping[str, object]) -> bool:
+    """True when ipybox could add something ``requires`` lists and this project lacks."""
+    base = library.workspace_path(None)
+    servers = _missing_servers(requires, base)
+    return any(isinstance(params, dict) for params in servers.values()) or bool(
+        _missing_packages(requires)
+    )
+
+
 def require(module: str, requires: Mapping[str, object]) -> None:
     """Raises ``MissingDependencyError`` when this project lacks what ``requires`` lists
     (called by a saved action's ``__init__.py``)."""
     lines = missing(requires, origin=_origin(module))
     if lines:
+        offer = ""
+        if _addable(requires):
+            offer = (
+                "\nipybox can add the servers and packages for you, once the user approves:\n"
+                f"  from ipybox_runtime.requirements import add_dependencies; "
+                f"print(add_dependencies({module!r}))"
+            )
         raise MissingDependencyError(
             f"{module} cannot run in this project; it needs:\n"
             + "\n".join(f"  - {line}" for line in lines)
+            + offer
         )
+
+
+def _action_requires(module: str) -> Dict[str, object]:
+    """The ``REQUIRES`` record of the saved action ``module`` (``gentools.<category>.<name>``),
+    found without importing it (an import would raise for what is missing)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not locations:
+        raise ValueError(f"{module} is not a saved code action (no package of that name)")
+    record = recorded(locations[0])
+    if record is None:
+        raise ValueError(f"{module} records no REQUIRES: nothing to add")
+    return record
+
+
+def add_dependencies(module: str) -> str:
+    """Asks ipybox to add what the saved action ``module`` needs and this project lacks: each
+    MCP server registered with the registration recorded at save time, each package installed
+    (for every project when the action comes from the user library). The user is asked first,
+    with every registration and package shown; nothing is added without their approval.
+    Returns ipybox's report; raises ``ApprovalRejectedError`` when declined and
+    ``ToolRunnerError`` when something could not be added (its message says what). Parsers
+    (``mcpparse``) are written by hand and are never added: copy them."""
+    from . import tool_client
+
+    requires = _action_requires(module)
+    base = library.workspace_path(None)
+    servers = {
+        name: params
+        for name, params in _missing_servers(requires, base).items()
+        if isinstance(params, dict)
+    }
+    for_user = _origin_of_package(module) != "project"
+    packages = [
+        {"spec": distribution, "for_user": for_user}
+        for distribution in _missing_packages(requires).values()
+    ]
+    if not servers and not packages:
+        return f"{module}: nothing ipybox can add is missing"
+    report = tool_client.add_dependencies(module, servers, packages)
+    import importlib
+
+    importlib.invalidate_caches()  # new packages and mcptools modules import at once
+    return report
+
+
+def _origin_of_package(module: str) -> str:
+    """Where the (not yet imported) action ``module`` lives: a library root's origin."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return "project"
+    for location in list(spec.submodule_search_locations or []) if spec else []:
+        path = pathlib.Path(location).resolve()
+        for root in library.library_roots():
+            if root.path.resolve() in path.parents:
+                return root.origin
+    return "project"

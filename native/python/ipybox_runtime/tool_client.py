@@ -21,7 +21,7 @@ import json
 import os
 import pathlib
 import socket
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import (
     ApprovalRejectedError,
@@ -35,6 +35,7 @@ __all__ = [
     "ContentItem",
     "TextResult",
     "ToolOutput",
+    "add_dependencies",
     "call_tool",
     "request_shell_approval",
     "save_gentool",
@@ -224,8 +225,8 @@ def save_gentool(
     """Asks the host to write a code action into the user's gentools library; returns its folder.
 
     ``files`` holds the action's ``__init__.py``, ``api.py`` and ``impl.py``; ``category_init``
-    is written as the category's ``__init__.py`` where it has none. The host asks for approval
-    (as ``ipybox.save_gentool``, like a tool call) and writes without following links.
+    is written as the category's ``__init__.py`` where it has none. The host asks a person (an
+    approval policy names it ``ipybox.save_gentool``) and writes without following links.
 
     Raises ``FileExistsError`` when a file of the action exists and ``overwrite`` is false,
     ``PermissionError`` when a link or a foreign file is in the way, ``ApprovalRejectedError`` /
@@ -245,6 +246,29 @@ def save_gentool(
     if not isinstance(package, str):
         raise ToolRunnerError("the ipybox tool server sent a malformed answer (no package)")
     return pathlib.Path(package)
+
+
+def add_dependencies(
+    action: str, servers: Mapping[str, Any], packages: Sequence[Mapping[str, Any]]
+) -> str:
+    """Asks the host to register ``servers`` (name -> recorded registration) and install
+    ``packages`` (``{"spec": str, "for_user": bool}``) for the saved action ``action``; returns
+    the host's report. The host asks a person (an approval policy names it
+    ``ipybox.add_dependencies``; no wildcard or default allows it) and shows every server's
+    registration and every package in full.
+
+    Raises ``ApprovalRejectedError`` / ``ApprovalTimeoutError`` when not approved,
+    ``ToolServerUnavailableError`` outside a kernel started by ipybox, and ``ToolRunnerError``
+    when the host refuses the request or cannot add everything (the report says what).
+    """
+    __tracebackhide__ = True
+    request = {"action": action, "servers": dict(servers), "packages": list(packages)}
+    status, payload = _post("/dependencies", request, f"the dependencies of {action}")
+    document = _error_or_document(status, payload)
+    report = document.get("report") if isinstance(document, dict) else None
+    if not isinstance(report, str):
+        raise ToolRunnerError("the ipybox tool server sent a malformed answer (no report)")
+    return report
 
 
 def _post(path: str, request: Mapping[str, Any], label: str) -> Tuple[int, bytes]:

@@ -1,8 +1,6 @@
 #include "connection.hpp"
 
 #include <boost/asio/post.hpp>
-#include <system_error>
-#include <thread>
 
 #include "detail/route_helpers.hpp"
 #include "ipybox/core/log.hpp"
@@ -27,12 +25,26 @@ core::json_limits json_limits_of(const tool_server_options& options) {
 
 }  // namespace
 
-server_state::server_state(asio::io_context& loop, tool_server_options o, approval::gate& gate,
-                           tool_invoker& invoker, approval::gate* shell_gate,
-                           library_writer* library)
+server_state::server_state(asio::io_context& loop, tool_server_options o,
+                           approval::gate& owner_gate, tool_invoker& owner_invoker,
+                           library_writer* owner_library, dependency_adder* owner_dependencies)
     : io(loop),
       options(std::move(o)),
-      context{options.token, gate, invoker, shell_gate, library, json_limits_of(options)},
+      gate(owner_gate, owner_sections),
+      invoker(owner_invoker, owner_sections),
+      library(owner_library
+                  ? std::optional<guarded_library>(std::in_place, *owner_library, owner_sections)
+                  : std::nullopt),
+      dependencies(owner_dependencies ? std::optional<guarded_dependencies>(
+                                            std::in_place, *owner_dependencies, owner_sections)
+                                      : std::nullopt),
+      context{options.token,
+              gate,
+              invoker,
+              options.shell_commands,
+              library ? &*library : nullptr,
+              dependencies ? &*dependencies : nullptr,
+              json_limits_of(options)},
       log(core::logger("toolserver")),
       acceptor(loop),
       budget(options.max_request_memory_bytes) {
@@ -44,19 +56,6 @@ server_state::server_state(asio::io_context& loop, tool_server_options o, approv
                                     std::to_string(options.max_body_bytes) +
                                     " bytes, which may cost " + std::to_string(largest));
     }
-}
-
-bool server_state::enter_worker() {
-    std::lock_guard lock(mutex);
-    if (stopping) return false;
-    ++workers;
-    return true;
-}
-
-void server_state::leave_worker() {
-    std::lock_guard lock(mutex);
-    --workers;
-    workers_done.notify_all();
 }
 
 connection::connection(std::shared_ptr<server_state> state,
@@ -79,7 +78,7 @@ void connection::close() {
     socket_.shutdown(asio::local::stream_protocol::socket::shutdown_both, ignored);
     socket_.close(ignored);
     state_->open.erase(this);
-    // A request being handled gives its budget back when its worker is done (write_response).
+    // A request being handled gives its budget back when its answer comes (serve()).
     if (!parser_) return;
     parser_.reset();
     release_budget();
@@ -173,43 +172,22 @@ void connection::on_read(boost::system::error_code ec) {
                          std::move(message.body())};
     const bool keep_alive = message.keep_alive();
     parser_.reset();  // the body now lives in `request` alone
-    handle_on_worker(std::move(request), keep_alive);
+    serve(std::move(request), keep_alive);
 }
 
-void connection::handle_on_worker(http_request request, bool keep_alive) {
-    if (!state_->enter_worker()) {
-        release_budget();
-        close();
-        return;
-    }
-    auto work = [self = shared_from_this(), request = std::move(request), keep_alive]() mutable {
-        auto state = self->state_;
-        http_response response;
-        try {
-            response = handle_request(request, state->context);
-        } catch (const std::exception& e) {
-            state->log->error("tool server request failed: {}", e.what());
-            response = {500, R"({"error":{"type":"server_error","message":"internal error"}})"};
-        }
-        request = {};  // its memory goes before its budget does
-        // The answer goes back to the loop; this thread lets go of the connection first, so
-        // that the connection is only ever destroyed where its socket lives.
-        asio::post(state->io, [self = std::move(self), response = std::move(response), keep_alive] {
-            self->release_budget();
-            self->write_response(response, keep_alive);
+void connection::serve(http_request request, bool keep_alive) {
+    // The answer may come from another thread (an approval, an MCP call) or at once; it goes
+    // back to the loop, where the socket lives. The responder holds the connection, and with it
+    // the server state the routes' context lives in, until it has answered.
+    handle_request(
+        std::move(request), state_->context,
+        [self = shared_from_this(), keep_alive](http_response response) mutable {
+            auto& io = self->state_->io;
+            asio::post(io, [self = std::move(self), response = std::move(response), keep_alive] {
+                self->release_budget();
+                self->write_response(response, keep_alive);
+            });
         });
-        state->leave_worker();
-    };
-    try {
-        std::thread(std::move(work)).detach();
-    } catch (const std::system_error& e) {  // no thread to be had (a process limit, say)
-        state_->leave_worker();
-        release_budget();
-        state_->log->warn("tool server: no worker thread for a request: {}", e.what());
-        write_response(
-            {503, R"({"error":{"type":"server_error","message":"ipybox is out of threads"}})"},
-            false);
-    }
 }
 
 void connection::refuse(int status, const char* message) {

@@ -4,10 +4,9 @@
 // Reading and writing are asynchronous, on the server's io_context, and each has a deadline
 // (options.idle_timeout to receive a whole request, options.write_timeout to deliver the
 // answer): a client that stalls or never reads its answer loses its connection and holds no
-// thread. Handling a request is the one blocking step (an approval may wait for a person, a tool
-// call for a slow MCP server, behind the synchronous gate and invoker interfaces), so it runs on
-// a worker thread of its own, counted in server_state so that stopping can wait for it; there
-// are at most options.max_connections of them, one per connection.
+// thread. Handling a request is asynchronous too (routes.hpp): an approval that waits for a
+// person or a tool call that waits for its MCP server holds the connection, its budget and a
+// pending callback, never a thread.
 //
 // A request is read in two steps: its header (into a buffer of fixed size, up to
 // options.max_header_bytes), then, once the server's request_budget admits its cost, its body.
@@ -15,7 +14,8 @@
 // body stays in the socket. The cost is held until the answer is built and the request's memory
 // freed.
 //
-// Threads: every member runs on the io_context's thread, except the worker's body.
+// Threads: every member runs on the io_context's thread; the responder that serve() hands to
+// the routes may run anywhere and posts the answer back.
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
@@ -43,7 +43,7 @@ class connection : public std::enable_shared_from_this<connection> {
     void on_header(boost::system::error_code ec);
     void read_body();
     void on_read(boost::system::error_code ec);
-    void handle_on_worker(http_request request, bool keep_alive);
+    void serve(http_request request, bool keep_alive);
     // Answers without handling (a refusal at the edge); the connection closes afterwards.
     void refuse(int status, const char* message);
     void write_response(const http_response& response, bool keep_alive);

@@ -1,8 +1,9 @@
 #include <algorithm>
-#include <array>
+#include <memory>
 #include <variant>
 
 #include "detail/route_helpers.hpp"
+#include "ipybox/core/python_names.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/routes.hpp"
 
@@ -10,17 +11,6 @@ namespace ipybox::toolserver {
 namespace {
 
 using nlohmann::json;
-
-// Python's keywords (keyword.kwlist): a package named after one cannot be imported.
-constexpr std::array<std::string_view, 35> python_keywords = {
-    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-
-bool is_ascii_letter(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 
 // The request as a gentool_save, or the text saying what is wrong with its JSON shape.
 std::variant<gentool_save, std::string> read_save(const json& body) {
@@ -54,16 +44,10 @@ std::string gentool_name_problem(std::string_view value) {
     if (value.size() > max_gentool_name_length) {
         return "it is longer than " + std::to_string(max_gentool_name_length) + " characters";
     }
-    const bool identifier =
-        is_ascii_letter(value[0]) && std::all_of(value.begin(), value.end(), [](char c) {
-            return is_ascii_letter(c) || (c >= '0' && c <= '9') || c == '_';
-        });
-    if (!identifier) {
+    if (!core::is_public_identifier(value)) {
         return "it is not an ASCII Python identifier starting with a letter (letters, digits, _)";
     }
-    if (std::find(python_keywords.begin(), python_keywords.end(), value) != python_keywords.end()) {
-        return "it is a Python keyword";
-    }
+    if (core::is_python_keyword(value)) return "it is a Python keyword";
     return {};
 }
 
@@ -97,44 +81,42 @@ std::string gentool_save_problem(const gentool_save& request) {
     return {};
 }
 
-http_response handle_gentools(const http_request& request, const route_context& context) {
+void handle_gentools(http_request request, const route_context& context, responder done) {
     if (!context.library) {
-        return detail::error_response(
+        return done(detail::error_response(
             404, error_type::bad_request,
             "this ipybox session does not save to the user library on the kernel's behalf "
-            "(the kernel may write it itself)");
+            "(the kernel may write it itself)"));
     }
     auto parsed = detail::parse_object(request.body, context.json_limits);
-    if (auto* response = std::get_if<http_response>(&parsed)) return *response;
+    request = {};
+    if (auto* response = std::get_if<http_response>(&parsed)) return done(std::move(*response));
     auto read = read_save(std::get<json>(parsed));
     if (auto* problem = std::get_if<std::string>(&read)) {
-        return detail::error_response(400, error_type::bad_request, *problem);
+        return done(detail::error_response(400, error_type::bad_request, *problem));
     }
-    const auto& save = std::get<gentool_save>(read);
-    if (auto problem = gentool_save_problem(save); !problem.empty()) {
-        return detail::error_response(400, error_type::bad_request, problem);
+    // The approver sees every file that may be written, the category's __init__.py included,
+    // and the writer gets exactly what was approved.
+    auto save = std::make_shared<const approval::request>(std::get<gentool_save>(std::move(read)));
+    if (auto problem = gentool_save_problem(std::get<gentool_save>(*save)); !problem.empty()) {
+        return done(detail::error_response(400, error_type::bad_request, problem));
     }
-    // The approver sees everything that may be written, the category's __init__.py included,
-    // as for a tool call's arguments.
-    json files = json::object();
-    for (const auto& [file_name, text] : save.files) files[file_name] = text;
-    json arguments = {{"scope", "user"},
-                      {"category", save.category},
-                      {"name", save.name},
-                      {"overwrite", save.overwrite},
-                      {"files", files}};
-    if (save.category_init) arguments["category_init"] = *save.category_init;
-    approval::tool_call call{shell_server_name, save_gentool_tool_name, std::move(arguments),
-                             save_gentool_tool_name};
-    if (auto refused = detail::refusal(call, context.gate.decide(call))) return *refused;
-    gentool_save_outcome outcome;
-    try {
-        outcome = context.library->save(save);
-    } catch (const std::exception& e) {
-        outcome = gentool_save_outcome::failure(error_type::server_error, e.what());
-    }
-    if (outcome.package) return detail::json_response({{"package", outcome.package->string()}});
-    return detail::error_response(200, outcome.error_type.c_str(), outcome.error_message);
+    context.gate.decide(
+        *save, [&context, save, done = std::move(done)](const approval::decision& decision) {
+            if (auto refused = detail::refusal(detail::subject_of(*save), decision)) {
+                return done(std::move(*refused));
+            }
+            gentool_save_outcome outcome;
+            try {
+                outcome = context.library->save(std::get<gentool_save>(*save));
+            } catch (const std::exception& e) {
+                outcome = gentool_save_outcome::failure(error_type::server_error, e.what());
+            }
+            if (outcome.package) {
+                return done(detail::json_response({{"package", outcome.package->string()}}));
+            }
+            done(detail::error_response(200, outcome.error_type.c_str(), outcome.error_message));
+        });
 }
 
 }  // namespace ipybox::toolserver

@@ -28,22 +28,45 @@ std::variant<json, http_response> parse_object(const std::string& body,
     }
 }
 
-std::optional<http_response> refusal(const approval::tool_call& call,
+std::string subject_of(const approval::request& what) {
+    if (const auto* call = std::get_if<approval::tool_call>(&what)) {
+        return core::render_untrusted(call->server_name) + "." +
+               core::render_untrusted(call->tool_name);
+    }
+    if (const auto* shell = std::get_if<approval::shell_command>(&what)) {
+        return shell->kind == approval::shell_command::form::line ? "the shell command"
+                                                                  : "the shell cell";
+    }
+    if (const auto* needs = std::get_if<approval::add_dependencies>(&what)) {
+        return "the dependencies of " + core::render_untrusted(needs->action, {120});
+    }
+    const auto& save = std::get<approval::save_action>(what);
+    return "the save of gentools." + core::render_untrusted(save.category, {80}) + "." +
+           core::render_untrusted(save.name, {80});
+}
+
+std::optional<http_response> refusal(const std::string& subject,
                                      const approval::decision& decision) {
     const auto suffix = decision.reason.empty() ? std::string() : ": " + decision.reason;
-    // The names came from kernel code (the tool's as the server spelled it): escaped, so that a
-    // line break or an escape sequence in them cannot reach a terminal through the error.
-    const auto subject = "Approval request for " + core::render_untrusted(call.server_name) + "." +
-                         core::render_untrusted(call.tool_name);
+    const auto shown = "Approval request for " + subject;
     switch (decision.outcome) {
         case approval::verdict::approved:
             return std::nullopt;
         case approval::verdict::rejected:
-            return error_response(200, error_type::rejected, subject + " rejected" + suffix);
+            return error_response(200, error_type::rejected, shown + " rejected" + suffix);
         case approval::verdict::timed_out:
-            return error_response(200, error_type::timeout, subject + " expired" + suffix);
+            return error_response(200, error_type::timeout, shown + " expired" + suffix);
     }
     return std::nullopt;
+}
+
+void once_responder::send(http_response response) {
+    responder done;
+    {
+        std::lock_guard lock(mutex_);
+        done = std::exchange(done_, nullptr);
+    }
+    if (done) done(std::move(response));
 }
 
 }  // namespace ipybox::toolserver::detail

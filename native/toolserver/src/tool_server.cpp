@@ -52,10 +52,11 @@ struct tool_server::impl {
 };
 
 tool_server::tool_server(asio::io_context& io, tool_server_options options, approval::gate& gate,
-                         tool_invoker& invoker, approval::gate* shell_gate, library_writer* library)
+                         tool_invoker& invoker, library_writer* library,
+                         dependency_adder* dependencies)
     : impl_(std::make_unique<impl>()) {
     auto state = std::make_shared<detail::server_state>(io, std::move(options), gate, invoker,
-                                                        shell_gate, library);
+                                                        library, dependencies);
     impl_->state = state;
     std::error_code ignored;
     std::filesystem::remove(state->options.socket_path, ignored);
@@ -87,13 +88,8 @@ void tool_server::stop() {
             if (auto peer = weak.lock()) peer->close();
         }
     });
-    std::unique_lock lock(state.mutex);
-    // Workers use the gate and the invoker, which the owner destroys after this returns. A
-    // request blocked in approval or a tool call returns once its owner releases it.
-    while (!state.workers_done.wait_for(lock, std::chrono::seconds(10),
-                                        [&] { return state.workers == 0; })) {
-        state.log->warn("waiting for {} tool calls to finish before stopping", state.workers);
-    }
+    // The owner destroys the gate, the invoker and the writer after this returns.
+    state.owner_sections.close_and_wait();
     std::error_code removed;
     std::filesystem::remove(state.options.socket_path, removed);
 }

@@ -160,7 +160,7 @@ TEST_SUITE("cli.run.approvals") {
                          "Approve? [Y/n] ") != std::string::npos);
         CHECK(r.out.find("hello ipybox") != std::string::npos);
         CHECK(r.out.find("from bash") != std::string::npos);
-        CHECK(r.err.find("Approval request for ipybox.shell rejected") != std::string::npos);
+        CHECK(r.err.find("Approval request for the shell command rejected") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(workspace / "marker"));
         CHECK(r.exit_code == 1);
     }

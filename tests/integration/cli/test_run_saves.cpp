@@ -90,7 +90,7 @@ TEST_SUITE("cli.run.saves") {
             const auto run = run_save(flags, false, "y\ny\n");
             CHECK_FALSE(saved(run));
             CHECK(run.result.exit_code == 1);
-            CHECK(run.result.err.find("a save into the user library is asked at a terminal, and "
+            CHECK(run.result.err.find("saves into the user library are asked at a terminal, and "
                                       "stdin is not one") != std::string::npos);
             CHECK(run.result.err.find("[y/N]") == std::string::npos);
         }

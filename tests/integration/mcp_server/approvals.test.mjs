@@ -135,7 +135,7 @@ test("--approve-shell-commands asks before a shell command runs, showing the exp
     const output = await runOk(server.client, "who = 'agent'\n!echo hello {who}");
     assert.equal(output.trim(), "hello agent");
     const text = await runFailing(server.client, "!touch marker");
-    assert.match(text, /ApprovalRejectedError: Approval request for ipybox\.shell rejected/);
+    assert.match(text, /ApprovalRejectedError: Approval request for the shell command rejected/);
     assert.equal(fs.existsSync(path.join(server.workspace, "marker")), false);
     assert.deepEqual(server.asked, [
       "The code asks to run a shell command:\n    | echo hello agent",

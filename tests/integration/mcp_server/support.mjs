@@ -5,7 +5,7 @@
 // tests/node/node_modules makes every test file fail with a message saying what to do. Nothing
 // here skips.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -274,6 +274,28 @@ export async function runFailing(client, code, extra = {}) {
 
 export function everythingParams(env) {
   return { command: "node", args: [EVERYTHING, "stdio"], ...(env ? { env } : {}) };
+}
+
+// A pure-Python wheel of one module package, `<name>/__init__.py` defining VALUE, built with
+// zipfile (no build backend, no package index): its path.
+export function buildWheel(directory, name, version, value) {
+  fs.mkdirSync(directory, { recursive: true });
+  const wheel = path.join(directory, `${name}-${version}-py3-none-any.whl`);
+  execFileSync("/usr/bin/python3", ["-c", `
+import sys, zipfile
+wheel, name, version, value = sys.argv[1:]
+info = f"{name}-{version}.dist-info"
+files = {
+    f"{name}/__init__.py": f"VALUE = {value!r}\\n",
+    f"{info}/METADATA": f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n",
+    f"{info}/WHEEL": "Wheel-Version: 1.0\\nGenerator: ipybox-tests\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+}
+files[f"{info}/RECORD"] = "".join(f"{path},,\\n" for path in [*files, f"{info}/RECORD"])
+with zipfile.ZipFile(wheel, "w") as archive:
+    for path, text in files.items():
+        archive.writestr(path, text)
+`, wheel, name, version, value]);
+  return wheel;
 }
 
 // ---- raw JSON lines -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // How many threads `ipybox mcp` runs (issue 22, deliverable 1: one runtime). At rest, with a
 // kernel and its spare started and a server registered, it holds at most four; while kernel code
-// makes 16 tool calls at once (each a slow tool of server-everything) it should hold at most six
-// (not yet: see the todo below, which prints the count). Counted from
+// makes 16 tool calls at once (each a slow tool of server-everything) it holds at most six: a call
+// that waits for its approval or its MCP server is a pending callback, not a thread. Counted from
 // /proc/<pid>/task, the way a user's `ps -L` would; the control is the same count taken of a
 // process known to run more (this test's own node, which runs a pool of its own).
 import assert from "node:assert/strict";
@@ -41,11 +41,8 @@ test("at rest, with its kernels started, ipybox mcp runs at most four threads", 
   await waitUntil(() => threadsOf(server.pid) <= 4, 20_000, "at most four threads at rest");
 });
 
-// Not yet: a tool-server request still holds a thread of its own while it waits for its approval
-// and its MCP call (issue 22, awaitable approvals). Run and reported, not yet held.
-test("while kernel code makes 16 tool calls at once, ipybox mcp runs at most six threads", {
-  todo: "tool-server requests still take a thread each (issue 22, deliverable 3)",
-}, async () => {
+// The design this replaced held a thread per tool-server request: 20 threads here.
+test("while kernel code makes 16 tool calls at once, ipybox mcp runs at most six threads", async () => {
   let most = 0;
   let sampling = true;
   const sampler = (async () => {

@@ -6,12 +6,11 @@
 // by path (plain) or by name from PIP_FIND_LINKS (--sandbox refuses local paths).
 // Workspaces live under /var/tmp (the sandbox hides /tmp).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 
-import { NODE_MODULES, callTool, runOk, startServer, textOf } from "./support.mjs";
+import { NODE_MODULES, buildWheel, callTool, runOk, startServer, textOf } from "./support.mjs";
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join("/var/tmp", "ipybox-user-packages-")));
 const dataHome = path.join(root, "data");
@@ -19,27 +18,6 @@ const userSite = path.join(dataHome, "ipybox", "site-packages");
 const wheels = path.join(root, "wheels");
 const SRT = path.join(NODE_MODULES, ".bin", "srt");
 const servers = [];
-
-// A pure-Python wheel of one module package, `<name>/__init__.py` defining VALUE.
-function buildWheel(directory, name, version, value) {
-  fs.mkdirSync(directory, { recursive: true });
-  const wheel = path.join(directory, `${name}-${version}-py3-none-any.whl`);
-  execFileSync("/usr/bin/python3", ["-c", `
-import sys, zipfile
-wheel, name, version, value = sys.argv[1:]
-info = f"{name}-{version}.dist-info"
-files = {
-    f"{name}/__init__.py": f"VALUE = {value!r}\\n",
-    f"{info}/METADATA": f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n",
-    f"{info}/WHEEL": "Wheel-Version: 1.0\\nGenerator: ipybox-tests\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
-}
-files[f"{info}/RECORD"] = "".join(f"{path},,\\n" for path in [*files, f"{info}/RECORD"])
-with zipfile.ZipFile(wheel, "w") as archive:
-    for path, text in files.items():
-        archive.writestr(path, text)
-`, wheel, name, version, value]);
-  return wheel;
-}
 
 async function start(project, { sandboxed = false, config, env = {} } = {}) {
   fs.mkdirSync(project, { recursive: true });

@@ -20,7 +20,7 @@ code_executor_options shell_options(const std::string& name) {
 }
 
 std::string command_of(const approval_request& request) {
-    return request.tool_args().at("cmd").get<std::string>();
+    return request.as_shell_command()->command;
 }
 
 // Shell output comes through a pseudo-terminal, with \r\n line ends.
@@ -35,15 +35,16 @@ const auto reject_all = [](const approval_request&) { return false; };
 }  // namespace
 
 TEST_SUITE("tools.shell_approvals") {
-    TEST_CASE("!cmd asks for ipybox.shell with the command, then runs it") {
+    TEST_CASE("!cmd asks about a shell command with the command, then runs it") {
         code_executor executor(shell_options("bang"));
         const auto record = consume(executor.stream("!echo hello"), approve_all);
         REQUIRE(record.approvals.size() == 1);
         const auto& request = record.approvals[0];
-        CHECK(request.server_name() == "ipybox");
-        CHECK(request.tool_name() == "shell");
-        CHECK(request.is_shell_command());
-        CHECK(request.tool_args() == nlohmann::json{{"cmd", "echo hello"}});
+        REQUIRE(request.is_shell_command());
+        CHECK(request.as_shell_command()->kind == approval::shell_command::form::line);
+        CHECK(command_of(request) == "echo hello");
+        CHECK(request.as_tool_call() == nullptr);
+        CHECK(request.server_name().empty());  // no server: it is not a tool call
         REQUIRE(record.result);
         CHECK(record.result->text == "hello");
     }
@@ -116,15 +117,14 @@ TEST_SUITE("tools.shell_approvals") {
         REQUIRE(record.approvals.size() == 1);
         REQUIRE(record.error);
         CHECK(record.error->ename() == "ApprovalRejectedError");
-        CHECK(
-            std::string(record.error->what()).find("Approval request for ipybox.shell rejected") !=
-            std::string::npos);
+        CHECK(std::string(record.error->what())
+                  .find("Approval request for the shell command rejected") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(marker));
         // The kernel goes on working.
         CHECK(executor.execute("print('still here')").text == "still here");
     }
 
-    TEST_CASE("%%bash and %%sh ask for ipybox.shell_magic with the whole cell") {
+    TEST_CASE("%%bash and %%sh ask about a shell cell with the whole cell") {
         code_executor executor(shell_options("magic"));
         for (const std::string magic : {"bash", "sh"}) {
             CAPTURE(magic);
@@ -132,10 +132,10 @@ TEST_SUITE("tools.shell_approvals") {
                 consume(executor.stream("%%" + magic + "\necho first\necho second"), approve_all);
             REQUIRE(record.approvals.size() == 1);
             const auto& request = record.approvals[0];
-            CHECK(request.server_name() == "ipybox");
-            CHECK(request.tool_name() == "shell_magic");
+            REQUIRE(request.is_shell_command());
+            CHECK(request.as_shell_command()->kind == approval::shell_command::form::cell_magic);
             CHECK(command_of(request) == "echo first\necho second\n");
-            CHECK(request.tool_args().at("interpreter") == magic);
+            CHECK(request.as_shell_command()->interpreter == magic);
             REQUIRE(record.result);
             CHECK(without_cr(record.result->text) == "first\nsecond");
         }
@@ -147,7 +147,7 @@ TEST_SUITE("tools.shell_approvals") {
         const auto record = consume(
             executor.stream("%%script --out captured sh\ntouch marker\necho hi"), reject_all);
         REQUIRE(record.approvals.size() == 1);
-        CHECK(record.approvals[0].tool_args().at("interpreter") == "--out captured sh");
+        CHECK(record.approvals[0].as_shell_command()->interpreter == "--out captured sh");
         REQUIRE(record.error);
         CHECK(record.error->ename() == "ApprovalRejectedError");
         CHECK_FALSE(std::filesystem::exists(options.workspace / "marker"));

@@ -87,8 +87,8 @@ TEST_SUITE("approval.policy") {
             {"match": "everything.get_*", "action": "deny"},
             {"match": "everything.*", "action": "ask"},
             {"match": "evrything.echo", "action": "deny"}]})"));
-        const std::vector<tool_call> tools = {{"everything", "get-env", {}, "get_env"},
-                                              {"everything", "echo", {}, "echo"}};
+        const std::vector<request> tools = {tool_call{"everything", "get-env", {}, "get_env"},
+                                            tool_call{"everything", "echo", {}, "echo"}};
         const auto covered = p.coverage(tools);
         REQUIRE(covered.size() == 3);
         CHECK(covered[0] == std::vector<std::size_t>{0});
@@ -107,33 +107,64 @@ TEST_SUITE("approval.policy") {
 }
 
 TEST_SUITE("approval.policy.explicit") {
-    const tool_call save{"ipybox", "save_gentool", {}, "save_gentool"};
+    const ipybox::approval::save_action save{"tools", "fetch", {}, std::nullopt, false};
+    // The control: a tool call under the same policy name passes where a save is asked.
+    const tool_call lookalike{"ipybox", "save_gentool", {}, "save_gentool"};
 
     TEST_CASE("allow-all rules and an allowing default ask about a save instead") {
         const auto allow_all = policy::from_json(nlohmann::json::parse(
             R"({"rules": [{"match": "*", "action": "allow"}, {"match": "ipybox.*", "action": "allow"}]})"));
-        CHECK(allow_all.action_for_explicit(save) == action::ask);
-        CHECK(allow_all.action_for(save) == action::allow);  // the control: a tool call passes
-        CHECK(policy().action_for_explicit(save) == action::ask);
-        CHECK(policy().action_for(save) == action::allow);
+        CHECK(allow_all.action_for(save) == action::ask);
+        CHECK(allow_all.action_for(lookalike) == action::allow);
+        CHECK(policy().action_for(save) == action::ask);
+        CHECK(policy().action_for(lookalike) == action::allow);
     }
 
     TEST_CASE("only a rule naming the save exactly allows it") {
         const auto exact = policy::from_json(nlohmann::json::parse(
             R"({"rules": [{"match": "*", "action": "allow"},
                           {"match": "ipybox.save_gentool", "action": "allow"}]})"));
-        CHECK(exact.action_for_explicit(save) == action::allow);
+        CHECK(exact.action_for(save) == action::allow);
     }
 
     TEST_CASE("wildcard rules still deny or ask, and a denying default denies") {
         const auto deny = policy::from_json(nlohmann::json::parse(
             R"({"rules": [{"match": "ipybox.save_*", "action": "deny"},
                           {"match": "ipybox.save_gentool", "action": "allow"}]})"));
-        CHECK(deny.action_for_explicit(save) == action::deny);
+        CHECK(deny.action_for(save) == action::deny);
         const auto closed = policy::from_json(nlohmann::json::parse(R"({"default": "deny"})"));
-        CHECK(closed.action_for_explicit(save) == action::deny);
+        CHECK(closed.action_for(save) == action::deny);
         const auto asking = policy::from_json(nlohmann::json::parse(R"({"default": "ask"})"));
-        CHECK(asking.action_for_explicit(save) == action::ask);
+        CHECK(asking.action_for(save) == action::ask);
+    }
+}
+
+TEST_SUITE("approval.policy.kinds") {
+    TEST_CASE("shell commands and saves are matched by the policy's own names, no server's") {
+        const shell_command line{shell_command::form::line, "ls", ""};
+        const shell_command cell{shell_command::form::cell_magic, "ls\n", "bash"};
+        const save_action save{"text", "shout", {}, std::nullopt, false};
+        CHECK(policy_names(line) == std::vector<std::string>{"ipybox.shell"});
+        CHECK(policy_names(cell) == std::vector<std::string>{"ipybox.shell_magic"});
+        CHECK(policy_names(save) == std::vector<std::string>{"ipybox.save_gentool"});
+        CHECK(policy_names(tool_call{"fs", "get-env", {}, "get_env"}) ==
+              std::vector<std::string>{"fs.get-env", "fs.get_env"});
+        const auto p = policy::from_json(nlohmann::json::parse(
+            R"({"rules": [{"match": "ipybox.shell_magic", "action": "deny"},
+                          {"match": "ipybox.shell*", "action": "ask"}]})"));
+        CHECK(p.action_for(cell) == action::deny);
+        CHECK(p.action_for(line) == action::ask);
+        CHECK(p.action_for(tool_call{"fs", "shell", {}}) == action::allow);  // not a command
+    }
+
+    TEST_CASE("describe() names each kind on one line, untrusted text escaped") {
+        CHECK(describe(shell_command{shell_command::form::line, "rm -rf ~\n\x1b[2J", ""}) ==
+              "shell command \"rm -rf ~\\n\\x1b[2J\"");
+        CHECK(describe(shell_command{shell_command::form::cell_magic, "echo", "bash"}) ==
+              "cell run by \"bash\" \"echo\"");
+        CHECK(describe(save_action{"text", "shout", {{"api.py", ""}}, std::nullopt, true}) ==
+              "save of gentools.text.shout (1 file, replacing)");
+        CHECK(describe(tool_call{"fs", "read", {{"path", "/x"}}}) == "fs.read(path=\"/x\")");
     }
 }
 

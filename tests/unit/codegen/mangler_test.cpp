@@ -9,6 +9,7 @@
 #include "ipybox/codegen/detail/identifiers.hpp"
 #include "ipybox/codegen/detail/ir_builder.hpp"
 #include "ipybox/codegen/naming.hpp"
+#include "ipybox/core/python_names.hpp"
 
 using namespace ipybox::codegen;
 using namespace ipybox::codegen::detail;
@@ -45,9 +46,9 @@ void check_namespace(const std::vector<std::string>& names, const std::set<std::
     const std::set<std::string> unique(names.begin(), names.end());
     CHECK(unique.size() == names.size());
     for (const auto& name : names) {
-        CHECK_MESSAGE(!is_python_keyword(name), name);
+        CHECK_MESSAGE(!ipybox::core::is_python_keyword(name), name);
         CHECK_MESSAGE(!reserved.contains(name), name);
-        CHECK_MESSAGE(is_ascii_identifier(name), name);
+        CHECK_MESSAGE(ipybox::core::is_ascii_identifier(name), name);
     }
 }
 

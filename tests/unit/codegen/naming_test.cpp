@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ipybox/codegen/detail/identifiers.hpp"
+#include "ipybox/core/python_names.hpp"
 
 using namespace ipybox::codegen;
 using namespace ipybox::codegen::detail;
@@ -75,8 +76,8 @@ TEST_CASE("sanitised module names are always importable and never __init__") {
                                "code") == "n_code");  // one `_` per code point
     CHECK(sanitize_module_name(std::string(300, 'x')).size() == max_module_name_length);
     for (const char* name : {"a b", "\"\"\"", "x'\n__import__('os')", "..", "/"}) {
-        CHECK(is_ascii_identifier(sanitize_module_name(name)));
-        CHECK_FALSE(is_python_keyword(sanitize_module_name(name)));
+        CHECK(ipybox::core::is_ascii_identifier(sanitize_module_name(name)));
+        CHECK_FALSE(ipybox::core::is_python_keyword(sanitize_module_name(name)));
     }
 }
 

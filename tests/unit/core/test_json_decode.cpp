@@ -5,7 +5,7 @@
 #include <string>
 
 #include "ipybox/core/json_decode.hpp"
-#include "ipybox/core/text.hpp"
+#include "ipybox/core/utf8.hpp"
 
 using namespace ipybox::core;
 using reason = json_decode_error::reason;

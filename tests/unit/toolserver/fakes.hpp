@@ -1,14 +1,21 @@
 #pragma once
 // Fakes at the tool server's seams: an invoker that records calls, a gate with a fixed answer.
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
+#include "ipybox/toolserver/dependency_adder.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
-#include "running_loop.hpp"  // the loop the tool server runs on, as the runtime provides it
+#include "running_loop.hpp"
 
 namespace ipybox::testing {
 
@@ -19,10 +26,17 @@ class recording_invoker : public toolserver::tool_invoker {
     std::mutex mutex;
 
     bool knows_server(const std::string& name) const override { return servers.count(name) != 0; }
-    toolserver::tool_outcome invoke(const approval::tool_call& call) override {
-        std::lock_guard lock(mutex);
-        calls.push_back(call);
+    // Answers at once, before returning.
+    void invoke(const approval::tool_call& call, toolserver::outcome_handler done) override {
+        {
+            std::lock_guard lock(mutex);
+            calls.push_back(call);
+        }
         if (call.tool_name == "explode") throw std::runtime_error("the MCP server died");
+        done(outcome_of(call));
+    }
+
+    static toolserver::tool_outcome outcome_of(const approval::tool_call& call) {
         if (call.tool_name == "huge") {  // an answer far larger than a socket's buffers
             return toolserver::tool_outcome::success({{"text", std::string(8 << 20, 'x')}});
         }
@@ -37,24 +51,71 @@ class recording_invoker : public toolserver::tool_invoker {
     }
 };
 
+// Decides at once, before returning, always the same way.
 class fixed_gate : public approval::gate {
   public:
     explicit fixed_gate(approval::verdict v) : verdict_(v) {}
     std::atomic<int> asked{0};
-    approval::tool_call last;  // the last call asked about
-    approval::decision decide(const approval::tool_call& call) override {
+    approval::request last;  // the last request asked about
+    void decide(const approval::request& what, approval::decision_handler done) override {
         {
             std::lock_guard lock(mutex_);
-            last = call;
+            last = what;
         }
         ++asked;
-        return {verdict_, {}};
+        done({verdict_, {}});
     }
+    const approval::tool_call& last_call() const { return std::get<approval::tool_call>(last); }
 
   private:
     approval::verdict verdict_;
     std::mutex mutex_;
 };
+
+// Keeps every request undecided until the test decides it, from any thread.
+class deferred_gate : public approval::gate {
+  public:
+    void decide(const approval::request& what, approval::decision_handler done) override {
+        std::lock_guard lock(mutex_);
+        pending_.push_back({what, std::move(done)});
+        arrived_.notify_all();
+    }
+    // Waits until `count` requests are pending (at most 30 s), and says whether they are.
+    bool wait_for_pending(std::size_t count) {
+        std::unique_lock lock(mutex_);
+        return arrived_.wait_for(lock, std::chrono::seconds(30),
+                                 [&] { return pending_.size() >= count; });
+    }
+    std::size_t pending() {
+        std::lock_guard lock(mutex_);
+        return pending_.size();
+    }
+    // Decides every pending request so, oldest first.
+    void decide_all(approval::verdict v) {
+        std::vector<std::pair<approval::request, approval::decision_handler>> taken;
+        {
+            std::lock_guard lock(mutex_);
+            taken.swap(pending_);
+        }
+        for (auto& [what, done] : taken) done({v, {}});
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable arrived_;
+    std::vector<std::pair<approval::request, approval::decision_handler>> pending_;
+};
+
+// The answer of the routes to `request`, which the fakes above give before handle_request()
+// returns (a test of a route that answers later uses the tool server instead).
+inline toolserver::http_response respond_now(toolserver::http_request request,
+                                             const toolserver::route_context& context) {
+    std::optional<toolserver::http_response> answer;
+    toolserver::handle_request(std::move(request), context,
+                               [&answer](toolserver::http_response r) { answer = std::move(r); });
+    if (!answer) throw std::logic_error("the routes did not answer at once");
+    return std::move(*answer);
+}
 
 // The "error" object of a tool server response.
 inline nlohmann::json error_of(const toolserver::http_response& response) {
@@ -70,6 +131,17 @@ class recording_library : public toolserver::library_writer {
     toolserver::gentool_save_outcome save(const toolserver::gentool_save& request) override {
         saves.push_back(request);
         return answer;
+    }
+};
+
+// A dependency adder that records what it was asked to add and answers with a fixed outcome.
+class recording_adder : public toolserver::dependency_adder {
+  public:
+    std::vector<approval::add_dependencies> added;
+    toolserver::dependency_outcome answer{true, "registered MCP server everything\n"};
+    void add(const approval::add_dependencies& what, toolserver::dependency_handler done) override {
+        added.push_back(what);
+        done(answer);
     }
 };
 

@@ -9,6 +9,7 @@ using ipybox::testing::error_of;
 using ipybox::testing::fixed_gate;
 using ipybox::testing::recording_invoker;
 using ipybox::testing::recording_library;
+using ipybox::testing::respond_now;
 using nlohmann::json;
 
 namespace {
@@ -22,7 +23,7 @@ json save_body(const std::string& category = "text", const std::string& name = "
 }
 
 http_response post(const json& body, const route_context& context) {
-    return handle_request({"POST", "/gentools", "Bearer secret", body.dump()}, context);
+    return respond_now({"POST", "/gentools", "Bearer secret", body.dump()}, context);
 }
 
 }  // namespace
@@ -32,27 +33,28 @@ TEST_SUITE("toolserver.gentools") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         recording_library library;
-        const auto response = post(save_body(), {"secret", gate, invoker, nullptr, &library});
+        const auto response = post(save_body(), {"secret", gate, invoker, false, &library});
         CHECK(response.status == 200);
         CHECK(json::parse(response.body)["package"] == "/library/c/n");
         REQUIRE(library.saves.size() == 1);
         CHECK(library.saves[0].category == "text");
         CHECK(library.saves[0].files.at("api.py") == "A");
         CHECK(library.saves[0].category_init == std::string("# the category\n"));
-        // The approver is asked like for a tool call and sees every file's text, the category's
-        // __init__.py included.
-        CHECK(gate.last.server_name == "ipybox");
-        CHECK(gate.last.tool_name == "save_gentool");
-        CHECK(gate.last.arguments["files"]["impl.py"] == "I");
-        CHECK(gate.last.arguments["category_init"] == "# the category\n");
-        CHECK(gate.last.arguments["scope"] == "user");
+        // The approver is asked about a save and sees every file's text, the category's
+        // __init__.py included: exactly what the writer then writes.
+        const auto& asked = std::get<ipybox::approval::save_action>(gate.last);
+        CHECK(asked.category == "text");
+        CHECK(asked.name == "shout");
+        CHECK(asked.files.at("impl.py") == "I");
+        CHECK(asked.category_init == std::string("# the category\n"));
+        CHECK(asked.files == library.saves[0].files);
     }
 
     TEST_CASE("a rejected save is never written") {
         recording_invoker invoker;
         fixed_gate gate(verdict::rejected);
         recording_library library;
-        const auto response = post(save_body(), {"secret", gate, invoker, nullptr, &library});
+        const auto response = post(save_body(), {"secret", gate, invoker, false, &library});
         CHECK(error_of(response)["type"] == "rejected");
         CHECK(library.saves.empty());
     }
@@ -61,7 +63,7 @@ TEST_SUITE("toolserver.gentools") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         recording_library library;
-        const route_context context{"secret", gate, invoker, nullptr, &library};
+        const route_context context{"secret", gate, invoker, false, &library};
         for (const auto* bad : {"", "..", "../evil", "a/b", "a\\\\b", "/etc", ".hidden", "_private",
                                 "class", "None", "1st", "caf\xc3\xa9", "a b", "a.b", "x\n"}) {
             CAPTURE(bad);
@@ -77,7 +79,7 @@ TEST_SUITE("toolserver.gentools") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         recording_library library;
-        const route_context context{"secret", gate, invoker, nullptr, &library};
+        const route_context context{"secret", gate, invoker, false, &library};
         auto extra = save_body();
         extra["files"]["../../.bashrc"] = "evil";
         CHECK(error_of(post(extra, context))["message"].get<std::string>().find(".bashrc") !=
@@ -112,7 +114,7 @@ TEST_SUITE("toolserver.gentools") {
         fixed_gate gate(verdict::approved);
         recording_library library;
         library.answer = gentool_save_outcome::failure(error_type::exists, "api.py exists");
-        const auto response = post(save_body(), {"secret", gate, invoker, nullptr, &library});
+        const auto response = post(save_body(), {"secret", gate, invoker, false, &library});
         CHECK(error_of(response)["type"] == "exists");
         CHECK(error_of(response)["message"] == "api.py exists");
     }
@@ -123,8 +125,8 @@ TEST_SUITE("toolserver.gentools") {
         recording_library library;
         CHECK(post(save_body(), {"secret", gate, invoker}).status == 404);
         const auto unauthorised =
-            handle_request({"POST", "/gentools", "Bearer wrong!", save_body().dump()},
-                           {"secret", gate, invoker, nullptr, &library});
+            respond_now({"POST", "/gentools", "Bearer wrong!", save_body().dump()},
+                        {"secret", gate, invoker, false, &library});
         CHECK(unauthorised.status == 401);
         CHECK(library.saves.empty());
         CHECK(gate.asked == 0);

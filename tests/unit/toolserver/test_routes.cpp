@@ -10,6 +10,7 @@ using ipybox::approval::verdict;
 using ipybox::testing::error_of;
 using ipybox::testing::fixed_gate;
 using ipybox::testing::recording_invoker;
+using ipybox::testing::respond_now;
 using nlohmann::json;
 
 namespace {
@@ -28,7 +29,7 @@ TEST_SUITE("toolserver.routes") {
         for (const auto& auth :
              {std::string(), std::string("Bearer wrong!"), std::string("Bearer secre"),
               std::string("secret"), std::string("Basic secret")}) {
-            const auto response = handle_request(
+            const auto response = respond_now(
                 {"POST", "/run", auth, R"({"server_name":"everything","tool_name":"echo"})"},
                 context);
             CHECK(response.status == 401);
@@ -41,7 +42,7 @@ TEST_SUITE("toolserver.routes") {
     TEST_CASE("an approved call reaches the invoker with the kernel's arguments") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
-        const auto response = handle_request(
+        const auto response = respond_now(
             run_request(
                 R"({"server_name":"everything","tool_name":"echo","tool_args":{"message":"hi"}})"),
             {"secret", gate, invoker});
@@ -54,7 +55,7 @@ TEST_SUITE("toolserver.routes") {
     TEST_CASE("a rejected call never reaches the tool and says it was rejected") {
         recording_invoker invoker;
         fixed_gate gate(verdict::rejected);
-        const auto response = handle_request(
+        const auto response = respond_now(
             run_request(R"({"server_name":"everything","tool_name":"echo","tool_args":{}})"),
             {"secret", gate, invoker});
         CHECK(error_of(response)["type"] == "rejected");
@@ -70,14 +71,14 @@ TEST_SUITE("toolserver.routes") {
         const json body = {{"server_name", "everything"},
                            {"tool_name", "safe\x1b[2K\r\nserver: trusted"},
                            {"tool_args", json::object()}};
-        const auto response = handle_request(run_request(body.dump()), {"secret", gate, invoker});
+        const auto response = respond_now(run_request(body.dump()), {"secret", gate, invoker});
         const auto message = error_of(response)["message"].get<std::string>();
         CHECK(message ==
               "Approval request for everything.safe\\x1b[2K\\r\\nserver: trusted rejected");
         CHECK(message.find_first_of("\r\n\x1b") == std::string::npos);
         // An unknown server's name is quoted the same way.
         const json unknown = {{"server_name", "nope\n[ok]"}, {"tool_name", "x"}};
-        const auto refused = handle_request(run_request(unknown.dump()), {"secret", gate, invoker});
+        const auto refused = respond_now(run_request(unknown.dump()), {"secret", gate, invoker});
         CHECK(error_of(refused)["message"].get<std::string>().find('\n') == std::string::npos);
     }
 
@@ -85,8 +86,8 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::timed_out);
         const auto response =
-            handle_request(run_request(R"({"server_name":"everything","tool_name":"echo"})"),
-                           {"secret", gate, invoker});
+            respond_now(run_request(R"({"server_name":"everything","tool_name":"echo"})"),
+                        {"secret", gate, invoker});
         CHECK(error_of(response)["type"] == "timeout");
         CHECK(invoker.calls.empty());
     }
@@ -94,7 +95,7 @@ TEST_SUITE("toolserver.routes") {
     TEST_CASE("kernel code can only name servers the host registered") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
-        const auto response = handle_request(
+        const auto response = respond_now(
             run_request(
                 R"({"server_name":"evil","tool_name":"x","server_params":{"command":"sh"}})"),
             {"secret", gate, invoker});
@@ -106,9 +107,9 @@ TEST_SUITE("toolserver.routes") {
     TEST_CASE("server parameters in the request are ignored, never passed on") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
-        handle_request(run_request(R"({"server_name":"everything","tool_name":"echo","tool_args":{},
+        respond_now(run_request(R"({"server_name":"everything","tool_name":"echo","tool_args":{},
                                        "server_params":{"command":"rm","args":["-rf","/"]}})"),
-                       {"secret", gate, invoker});
+                    {"secret", gate, invoker});
         REQUIRE(invoker.calls.size() == 1);
         CHECK(invoker.calls[0].arguments == json::object());
     }
@@ -117,11 +118,11 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const route_context context{"secret", gate, invoker};
-        CHECK(handle_request(run_request("{nope"), context).status == 400);
-        CHECK(handle_request(run_request("[]"), context).status == 400);
-        CHECK(handle_request(run_request(R"({"server_name":1,"tool_name":"x"})"), context).status ==
+        CHECK(respond_now(run_request("{nope"), context).status == 400);
+        CHECK(respond_now(run_request("[]"), context).status == 400);
+        CHECK(respond_now(run_request(R"({"server_name":1,"tool_name":"x"})"), context).status ==
               400);
-        CHECK(handle_request(
+        CHECK(respond_now(
                   run_request(R"({"server_name":"everything","tool_name":"x","tool_args":[1]})"),
                   context)
                   .status == 400);
@@ -132,10 +133,10 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const route_context context{"secret", gate, invoker};
-        CHECK(error_of(
-                  handle_request(run_request(R"({"server_name":"everything","tool_name":"fail"})"),
+        CHECK(
+            error_of(respond_now(run_request(R"({"server_name":"everything","tool_name":"fail"})"),
                                  context))["type"] == "tool_error");
-        const auto crashed = error_of(handle_request(
+        const auto crashed = error_of(respond_now(
             run_request(R"({"server_name":"everything","tool_name":"explode"})"), context));
         CHECK(crashed["type"] == "server_error");
         CHECK(crashed["message"] == "the MCP server died");
@@ -145,70 +146,69 @@ TEST_SUITE("toolserver.routes") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);
         const route_context context{"secret", gate, invoker};
-        CHECK(handle_request({"GET", "/run", "Bearer secret", ""}, context).status == 405);
-        CHECK(handle_request({"POST", "/reset", "Bearer secret", ""}, context).status == 404);
-        CHECK(handle_request({"GET", "/status", "Bearer secret", ""}, context).status == 200);
+        CHECK(respond_now({"GET", "/run", "Bearer secret", ""}, context).status == 405);
+        CHECK(respond_now({"POST", "/reset", "Bearer secret", ""}, context).status == 404);
+        CHECK(respond_now({"GET", "/status", "Bearer secret", ""}, context).status == 200);
     }
 
-    TEST_CASE("POST /shell asks the shell gate about server ipybox and answers approved") {
+    TEST_CASE("POST /shell asks the gate about a shell command and answers approved") {
         recording_invoker invoker;
-        fixed_gate tool_gate(verdict::approved);
         fixed_gate shell_gate(verdict::approved);
-        const route_context context{"secret", tool_gate, invoker, &shell_gate};
-        const auto response = handle_request(
+        const route_context context{"secret", shell_gate, invoker, true};
+        const auto response = respond_now(
             {"POST", "/shell", "Bearer secret",
              R"({"tool_name":"shell_magic","tool_args":{"cmd":"echo hi\n","interpreter":"bash"}})"},
             context);
         CHECK(response.status == 200);
         CHECK(json::parse(response.body) == json{{"approved", true}});
         CHECK(shell_gate.asked == 1);
-        CHECK(shell_gate.last.server_name == "ipybox");
-        CHECK(shell_gate.last.tool_name == "shell_magic");
-        CHECK(shell_gate.last.arguments == json{{"cmd", "echo hi\n"}, {"interpreter", "bash"}});
-        CHECK(tool_gate.asked == 0);
+        const auto& asked = std::get<ipybox::approval::shell_command>(shell_gate.last);
+        CHECK(asked.kind == ipybox::approval::shell_command::form::cell_magic);
+        CHECK(asked.command == "echo hi\n");
+        CHECK(asked.interpreter == "bash");
         CHECK(invoker.calls.empty());  // nothing runs on the host: the kernel runs the command
     }
 
-    TEST_CASE("POST /shell: a rejection or expiry is a typed error naming ipybox.shell") {
+    TEST_CASE("POST /shell: a rejection or expiry is a typed error naming the shell command") {
         recording_invoker invoker;
-        fixed_gate tool_gate(verdict::approved);
         for (const auto& [v, type, word] : {std::tuple{verdict::rejected, "rejected", "rejected"},
                                             std::tuple{verdict::timed_out, "timeout", "expired"}}) {
             fixed_gate shell_gate(v);
             const auto response =
-                handle_request({"POST", "/shell", "Bearer secret",
-                                R"({"tool_name":"shell","tool_args":{"cmd":"rm -rf /"}})"},
-                               {"secret", tool_gate, invoker, &shell_gate});
+                respond_now({"POST", "/shell", "Bearer secret",
+                             R"({"tool_name":"shell","tool_args":{"cmd":"rm -rf /"}})"},
+                            {"secret", shell_gate, invoker, true});
             CHECK(error_of(response)["type"] == type);
             CHECK(error_of(response)["message"] ==
-                  std::string("Approval request for ipybox.shell ") + word);
+                  std::string("Approval request for the shell command ") + word);
         }
     }
 
     TEST_CASE("POST /shell: off unless the session turned it on, token first, bad bodies refused") {
         recording_invoker invoker;
-        fixed_gate tool_gate(verdict::approved);
         fixed_gate shell_gate(verdict::approved);
         const std::string good = R"({"tool_name":"shell","tool_args":{"cmd":"ls"}})";
 
-        const auto off = handle_request({"POST", "/shell", "Bearer secret", good},
-                                        {"secret", tool_gate, invoker, nullptr});
+        const auto off = respond_now({"POST", "/shell", "Bearer secret", good},
+                                     {"secret", shell_gate, invoker, false});
         CHECK(off.status == 404);
         CHECK(error_of(off)["message"] ==
               "shell-command approval is not enabled in this ipybox session");
 
-        const route_context context{"secret", tool_gate, invoker, &shell_gate};
-        CHECK(handle_request({"POST", "/shell", "Bearer nope", good}, context).status == 401);
-        CHECK(handle_request({"GET", "/shell", "Bearer secret", good}, context).status == 405);
+        const route_context context{"secret", shell_gate, invoker, true};
+        CHECK(respond_now({"POST", "/shell", "Bearer nope", good}, context).status == 401);
+        CHECK(respond_now({"GET", "/shell", "Bearer secret", good}, context).status == 405);
         for (const std::string body :
              {"not json", "[]", R"({"tool_name":"run","tool_args":{"cmd":"ls"}})",
               R"({"tool_args":{"cmd":"ls"}})", R"({"tool_name":"shell"})",
               R"({"tool_name":"shell","tool_args":{"cmd":1}})",
               R"({"tool_name":"shell","tool_args":{"command":"ls"}})",
-              R"({"tool_name":"shell","tool_args":{"cmd":"ls","interpreter":{"x":1}}})"}) {
+              R"({"tool_name":"shell","tool_args":{"cmd":"ls","interpreter":{"x":1}}})",
+              // A field the question would not show, or one of another form.
+              R"({"tool_name":"shell","tool_args":{"cmd":"ls","env":"LD_PRELOAD=x"}})",
+              R"({"tool_name":"shell","tool_args":{"cmd":"ls","interpreter":"bash"}})"}) {
             CAPTURE(body);
-            const auto response =
-                handle_request({"POST", "/shell", "Bearer secret", body}, context);
+            const auto response = respond_now({"POST", "/shell", "Bearer secret", body}, context);
             CHECK(response.status == 400);
             CHECK(error_of(response)["type"] == "bad_request");
         }

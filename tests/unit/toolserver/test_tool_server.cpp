@@ -234,23 +234,30 @@ namespace {
 class holding_invoker : public toolserver::tool_invoker {
   public:
     bool knows_server(const std::string&) const override { return true; }
-    toolserver::tool_outcome invoke(const approval::tool_call&) override {
-        std::unique_lock lock(mutex_);
-        ++inside_;
-        most_inside_ = std::max(most_inside_, inside_);
-        changed_.notify_all();
-        changed_.wait(lock, [&] { return released_; });
-        --inside_;
-        return toolserver::tool_outcome::success({{"text", "done"}});
+    void invoke(const approval::tool_call&, toolserver::outcome_handler done) override {
+        {
+            std::lock_guard lock(mutex_);
+            if (!released_) {
+                held_.push_back(std::move(done));
+                most_inside_ = std::max(most_inside_, held_.size());
+                changed_.notify_all();
+                return;
+            }
+        }
+        done(answer());
     }
     void wait_until_inside(std::size_t count) {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return inside_ >= count; });
+        changed_.wait(lock, [&] { return held_.size() >= count; });
     }
     void release_all() {
-        std::lock_guard lock(mutex_);
-        released_ = true;
-        changed_.notify_all();
+        std::vector<toolserver::outcome_handler> held;
+        {
+            std::lock_guard lock(mutex_);
+            released_ = true;
+            held.swap(held_);
+        }
+        for (auto& done : held) done(answer());
     }
     std::size_t most_inside() {
         std::lock_guard lock(mutex_);
@@ -258,9 +265,12 @@ class holding_invoker : public toolserver::tool_invoker {
     }
 
   private:
+    static toolserver::tool_outcome answer() {
+        return toolserver::tool_outcome::success({{"text", "done"}});
+    }
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::size_t inside_ = 0;
+    std::vector<toolserver::outcome_handler> held_;
     std::size_t most_inside_ = 0;
     bool released_ = false;
 };
@@ -367,5 +377,68 @@ TEST_SUITE("toolserver.limits") {
             options.max_request_memory_bytes = options.max_body_bytes;
         };
         CHECK_THROWS_AS(served{budget_of_one_body}, std::invalid_argument);
+    }
+}
+
+TEST_SUITE("toolserver.async") {
+    // Sixteen calls sent on sixteen connections from this thread, without waiting.
+    struct pending_calls {
+        asio::io_context io;
+        std::vector<std::unique_ptr<local::socket>> sockets;
+
+        pending_calls(const std::filesystem::path& socket_path, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) {
+                sockets.push_back(std::make_unique<local::socket>(io));
+                sockets.back()->connect(local::endpoint(socket_path.string()));
+                asio::write(*sockets.back(),
+                            asio::buffer(request_text(
+                                "tok", R"({"server_name":"everything","tool_name":"t)" +
+                                           std::to_string(i) + R"("})")));
+            }
+        }
+        std::vector<unsigned> statuses() {
+            std::vector<unsigned> out;
+            for (auto& socket : sockets) {
+                boost::beast::flat_buffer buffer;
+                http::response<http::string_body> response;
+                http::read(*socket, buffer, response);
+                out.push_back(response.result_int());
+            }
+            return out;
+        }
+    };
+
+    TEST_CASE("calls waiting for approval hold no thread, and each gets its own decision") {
+        testing::running_loop loop;
+        core::private_directory dir("ipybox-ts-");
+        testing::recording_invoker invoker;
+        testing::deferred_gate gate;
+        toolserver::tool_server server(loop.io, {dir.path() / "tools.sock", "tok"}, gate, invoker);
+        const auto before = thread_count();
+        pending_calls calls(server.socket_path(), 16);
+        REQUIRE(gate.wait_for_pending(16));
+        // The control is the design this replaced: a worker thread per request, 16 more here.
+        CHECK(thread_count() == before);
+        // Decided from another thread, as a front end does.
+        std::thread([&] { gate.decide_all(approval::verdict::approved); }).join();
+        CHECK(calls.statuses() == std::vector<unsigned>(16, 200));
+        CHECK(invoker.calls.size() == 16);
+    }
+
+    TEST_CASE("a decision that comes after stop() reaches neither the invoker nor the socket") {
+        testing::running_loop loop;
+        core::private_directory dir("ipybox-ts-");
+        testing::recording_invoker invoker;
+        testing::deferred_gate gate;
+        auto server = std::make_unique<toolserver::tool_server>(
+            loop.io, toolserver::tool_server_options{dir.path() / "tools.sock", "tok"}, gate,
+            invoker);
+        pending_calls calls(server->socket_path(), 3);
+        REQUIRE(gate.wait_for_pending(3));
+        server->stop();
+        server.reset();
+        gate.decide_all(approval::verdict::approved);  // the owner's objects may be gone now
+        CHECK(invoker.calls.empty());
+        for (auto& socket : calls.sockets) CHECK(read_until_closed(*socket, 1) == 0);
     }
 }

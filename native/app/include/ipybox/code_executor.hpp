@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,12 @@ struct kernel_sandbox {
     std::vector<std::filesystem::path> unwritable;
 };
 
+// What adding a saved action's dependencies did (code_executor_options::add_dependencies).
+struct dependencies_added {
+    bool added = false;  // everything asked for is there now
+    std::string report;  // one line per server and package: what was done, or why not
+};
+
 struct code_executor_options {
     std::filesystem::path workspace;         // kernel cwd and import root; default: current dir
     std::filesystem::path images_directory;  // default: <workspace>/images
@@ -81,8 +88,8 @@ struct code_executor_options {
     // first is the user's library (new_gentool(scope="user") writes there). All import in the
     // kernel as gentools.<category>.<name>, an earlier root winning. A sandboxed kernel may
     // read them but not write them (unless the sandbox settings allow it); its
-    // new_gentool(scope="user") asks ipybox, which writes the action into the first root after
-    // approving "ipybox.save_gentool" like a tool call (see toolserver/routes.hpp).
+    // new_gentool(scope="user") asks ipybox, which writes the action into the first root once a
+    // save_action request (approval_request::as_save_action()) is approved.
     std::vector<std::filesystem::path> library_roots;
 
     // Tool calls from kernel code: stream() yields an approval_request for each one unless
@@ -92,14 +99,21 @@ struct code_executor_options {
     // ApprovalTimeoutError.
     bool approve_tool_calls = true;
     // Shell commands from kernel code (!cmd, !!cmd, x = !cmd, %%bash, %%sh, %%script ...) wait
-    // for an approval_request with server_name "ipybox" and tool_name "shell" (args {"cmd"}) or
-    // "shell_magic" (args {"cmd": cell, "interpreter"}), independently of approve_tool_calls.
-    // The command in the request is exactly the one that runs. A review aid, not a boundary:
-    // kernel code can still start processes through subprocess.
+    // for an approval_request holding an approval::shell_command (as_shell_command(): the form,
+    // the command and, for a cell, its interpreter), independently of approve_tool_calls. The
+    // command in the request is exactly the one that runs. A review aid, not a boundary: kernel
+    // code can still start processes through subprocess.
     bool approve_shell_commands = false;
     std::optional<std::chrono::milliseconds> approval_timeout;
+    // Kernel code may ask for what a saved code action needs (MCP servers to register, packages
+    // to install: ipybox_runtime.requirements.add_dependencies). Such a request is always a
+    // question for a person (approval_request::as_add_dependencies(), needs_a_person()); once
+    // approved, this does the work, on a thread of the executor's own (it may block). Unset:
+    // kernel code is told to call register_mcp_server and install_package instead.
+    std::function<dependencies_added(const approval::add_dependencies&)> add_dependencies;
     // MCP servers the kernel may call from the start, by name (a Python identifier other than
-    // "ipybox", which shell-command approvals use): {"command", "args", "env"} or
+    // "ipybox", by which approval policies name shell commands and saves): {"command", "args",
+    // "env"} or
     // {"url", "type", "headers"}. ${VAR} placeholders are filled from host_environment, then the
     // workspace .env, when a server starts. More can be added with register_mcp_server().
     std::map<std::string, nlohmann::json> mcp_servers;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "ipybox/core/redactor.hpp"
-#include "ipybox/core/text.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::mcp::http {
 namespace {

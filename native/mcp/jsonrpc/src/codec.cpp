@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "ipybox/core/redactor.hpp"
-#include "ipybox/core/text.hpp"
+#include "ipybox/core/utf8.hpp"
 
 namespace ipybox::mcp::jsonrpc {
 namespace {
@@ -90,8 +90,8 @@ decode_result decode(std::string_view text, const core::json_limits& limits) {
         std::string_view reason = redacted;
         if (reason.size() <= longest_reason)
             return unreadable_message(std::string(reason), scan_envelope(text));
-        const auto cut = core::utf8_complete_prefix_length(reason.substr(0, longest_reason));
-        return unreadable_message(std::string(reason.substr(0, cut)) + "...", scan_envelope(text));
+        return unreadable_message(std::string(core::utf8_truncate(reason, longest_reason)) + "...",
+                                  scan_envelope(text));
     }
     return decode_json(value);
 }

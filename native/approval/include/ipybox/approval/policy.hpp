@@ -1,6 +1,7 @@
 #pragma once
 // Approval rules by `server.tool` pattern: allow, deny or ask. Pure and immutable once built;
-// safe to share between threads.
+// safe to share between threads. Requests other than tool calls are matched by the names
+// policy_names() gives them (`ipybox.shell`, `ipybox.shell_magic`, `ipybox.save_gentool`).
 //
 // File format (JSON):
 //   {"default": "allow",
@@ -17,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "ipybox/approval/gate.hpp"
+#include "ipybox/approval/request.hpp"
 
 namespace ipybox::approval {
 
@@ -29,8 +30,8 @@ struct rule {
     std::string pattern;
     action what = action::allow;
 
-    // True if the pattern matches `server.tool` or, when known, `server.python_name`.
-    bool matches(const tool_call& call) const;
+    // True if the pattern matches one of the request's policy_names().
+    bool matches(const request& asked) const;
 };
 
 class policy {
@@ -41,12 +42,13 @@ class policy {
     // Throws std::invalid_argument naming the offending key, value or rule.
     static policy from_json(const nlohmann::json& document);
 
-    action action_for(const tool_call& call) const;
-    // For a call that only an explicit rule may allow (a save into the user library): rules
-    // whose pattern has a wildcard apply only when they deny or ask, a rule naming the call
-    // exactly (`ipybox.save_gentool`, no `*` or `?`) applies whatever its action, and where no
-    // rule applies, an allowing default becomes ask. So "allow everything" never allows it.
-    action action_for_explicit(const tool_call& call) const;
+    // The first matching rule's action, else the default. A request that needs_a_person() (a
+    // save into the user library, dependencies to add) is allowed only by a rule naming it
+    // exactly: rules whose pattern has a wildcard apply to it only when they deny or ask,
+    // `ipybox.save_gentool` (no `*` or `?`) applies whatever its action, and where no rule
+    // applies, an allowing default becomes ask. So "allow everything" never allows them.
+    action action_for(const request& what) const;
+    action action_for(const tool_call& call) const { return action_for(request(call)); }
 
     const std::vector<rule>& rules() const { return rules_; }
     action fallback() const { return fallback_; }
@@ -54,12 +56,12 @@ class policy {
     // For each rule, in order, the indices into `tools` of the tools it matches (by either
     // name; a rule shadowed by an earlier one still lists them). An empty entry is a rule that
     // covers none of `tools`.
-    std::vector<std::vector<std::size_t>> coverage(const std::vector<tool_call>& tools) const;
+    std::vector<std::vector<std::size_t>> coverage(const std::vector<request>& tools) const;
     // `rules[i] "pattern" (action)`, as reports name a rule.
     std::string describe_rule(std::size_t index) const;
     // The rules that cover none of `tools`, described, one per line; empty when every rule
     // covers something.
-    std::string rules_covering_none(const std::vector<tool_call>& tools) const;
+    std::string rules_covering_none(const std::vector<request>& tools) const;
 
   private:
     std::vector<rule> rules_;

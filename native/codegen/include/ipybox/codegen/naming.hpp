@@ -19,15 +19,12 @@ inline constexpr std::size_t max_module_name_length = 100;
 
 // Accepts names that are safe as `mcptools/<name>/` and as `import mcptools.<name>`:
 // non-empty, at most max_server_name_length bytes, ASCII `[A-Za-z_][A-Za-z0-9_]*` (so no `/`,
-// `.`, `..` or whitespace), not a Python keyword, and not starting with `_` (which would allow
-// `__pycache__`, `__init__` and other names Python itself gives meaning to). Non-ASCII
-// identifiers are refused because Python NFKC-normalises them on import but not on disk.
+// `.`, `..` or whitespace), not a Python keyword (both rules in core/python_names.hpp), and not
+// starting with `_` (which would allow `__pycache__`, `__init__` and other names Python itself
+// gives meaning to). Non-ASCII identifiers are refused because Python NFKC-normalises them on
+// import but not on disk.
 // Throws invalid_server_name with a message that quotes the name and names the broken rule.
 void validate_server_name(std::string_view name);
-
-bool is_python_keyword(std::string_view word);
-// True for ASCII identifiers only (`[A-Za-z_][A-Za-z0-9_]*`).
-bool is_ascii_identifier(std::string_view word);
 
 // The module name for one tool: every byte outside [A-Za-z0-9_] becomes `_`, the result is
 // lowercased, leading `_` are removed (and trailing ones too for a dunder such as `__init__`),

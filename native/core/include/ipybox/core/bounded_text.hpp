@@ -1,5 +1,6 @@
 #pragma once
-// A text accumulator with a byte cap: keeps the head and the tail, counts what was dropped.
+// A text accumulator with a byte cap: keeps the head and the tail, counts what was dropped
+// (the byte-cap form of output clipping, clipping.hpp).
 //
 // Output of a runaway cell (say 50 MB of prints) must not grow the native process without bound,
 // yet the end of the output (where tracebacks and final results are) matters most. Not
@@ -12,7 +13,7 @@ namespace ipybox::core {
 
 class bounded_text {
   public:
-    // `max_bytes` is split evenly between head and tail. 0 means unbounded.
+    // `max_bytes` is shared between head and tail as split_byte_cap says. 0 means unbounded.
     explicit bounded_text(std::size_t max_bytes);
 
     void append(std::string_view text);
@@ -20,8 +21,8 @@ class bounded_text {
     // and what comes next (only meaningful once the head is full).
     void skip(std::size_t bytes);
 
-    // Head, a marker line "[... N bytes of output omitted ...]" if anything was dropped, and tail.
-    // Never splits a UTF-8 sequence.
+    // Head, omitted_bytes_marker(N) if anything was dropped, and tail. Never splits a UTF-8
+    // sequence.
     std::string str() const;
 
     std::size_t dropped_bytes() const { return dropped_; }

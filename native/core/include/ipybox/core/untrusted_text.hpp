@@ -40,9 +40,9 @@ std::string render_untrusted(std::string_view text, const untrusted_text_options
 // render_untrusted(text, {.max_characters, .quoted = true}).
 std::string quote_untrusted(std::string_view text, std::size_t max_characters = 0);
 
-// `text`, already safe to show (rendered), cut in the middle like render_untrusted cuts when it
-// has more than max_characters characters; unchanged otherwise. Not for raw text: nothing is
-// escaped here.
+// `text`, already safe to show (rendered, so well-formed UTF-8), cut in the middle like
+// render_untrusted cuts when it has more than max_characters characters (clip_characters,
+// clipping.hpp); unchanged otherwise. Not for raw text: nothing is escaped here.
 std::string cut_in_middle(std::string_view text, std::size_t max_characters);
 
 // A multi-line body (a file, a shell cell): rendered with its line breaks kept and every line,

@@ -6,10 +6,11 @@
 // until checked: the names are checked here, and again by the writer before it writes.
 #include <cstddef>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "ipybox/approval/request.hpp"
 
 namespace ipybox::toolserver {
 
@@ -20,14 +21,9 @@ inline constexpr const char* gentool_file_names[] = {"__init__.py", "api.py", "i
 inline constexpr std::size_t max_gentool_file_bytes = 64 * 1024;
 inline constexpr std::size_t max_gentool_name_length = 64;
 
-struct gentool_save {
-    std::string category;
-    std::string name;
-    std::map<std::string, std::string> files;  // file name -> UTF-8 text
-    // The category's __init__.py, written only where the category has none.
-    std::optional<std::string> category_init;
-    bool overwrite = false;  // replace the action's files when they exist
-};
+// What a save writes: the approval request that a person saw (approval/request.hpp), so that
+// exactly what was approved is what is written.
+using gentool_save = approval::save_action;
 
 struct gentool_save_outcome {
     std::optional<std::filesystem::path> package;  // set on success: the action's folder
@@ -42,7 +38,9 @@ struct gentool_save_outcome {
     }
 };
 
-// Thread-safety: save() may be called from several connection threads at once.
+// Thread-safety: save() may be called from several threads at once. It runs on the tool server's
+// loop: a save writes at most four files of max_gentool_file_bytes, and must not wait for
+// anything else.
 class library_writer {
   public:
     virtual ~library_writer() = default;

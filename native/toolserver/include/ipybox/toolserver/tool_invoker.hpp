@@ -1,11 +1,12 @@
 #pragma once
 // How the tool server reaches MCP tools: an interface the application implements on top of its
 // MCP client pool (dependency inversion: the tool server links no MCP code).
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include "ipybox/approval/gate.hpp"
+#include "ipybox/approval/request.hpp"
 
 namespace ipybox::toolserver {
 
@@ -34,13 +35,19 @@ struct tool_outcome {
     }
 };
 
-// Thread-safety: invoke() is called concurrently from the tool server's connection threads.
+using outcome_handler = std::function<void(tool_outcome)>;
+
+// Thread-safety: both methods may be called from any thread, concurrently.
 class tool_invoker {
   public:
     virtual ~tool_invoker() = default;
     // Is `server_name` registered by the host? Checked before asking for approval.
     virtual bool knows_server(const std::string& server_name) const = 0;
-    virtual tool_outcome invoke(const approval::tool_call& call) = 0;
+    // Starts the call and returns; `done` gets its outcome exactly once, possibly before invoke()
+    // returns, possibly later from another thread. Must not block (a tool call may take
+    // minutes). May throw before it has started anything (then `done` is never called).
+    // `done` may be called after the invoker is gone: what it runs must not need the invoker.
+    virtual void invoke(const approval::tool_call& call, outcome_handler done) = 0;
 };
 
 }  // namespace ipybox::toolserver

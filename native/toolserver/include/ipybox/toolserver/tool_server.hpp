@@ -5,9 +5,9 @@
 // Concurrency: the server runs on its owner's io_context (the application's one loop), which
 // must be running, or stopped, whenever stop() is called. Connections are read and written there
 // asynchronously, with a deadline on each read and write, so an idle or stalled client holds no
-// thread. Handling a request may block for a long time (an approval waits for a person, a tool
-// call for its MCP server): each request being handled has a worker thread, at most one per
-// connection and `max_connections` connections (src/connection.hpp).
+// thread. Handling a request may take long (an approval waits for a person, a tool call for its
+// MCP server) but holds no thread either: the gate and the invoker answer through callbacks
+// (routes.hpp), so the server runs on its loop's thread alone, however many calls are pending.
 // Memory: everything a request may hold is bounded before its body is read. Headers are read up
 // to max_header_bytes into a buffer of fixed size; a body is read only once its cost (the body,
 // copies of it, the largest parse its JSON may give: src/request_budget.hpp) fits in
@@ -15,8 +15,10 @@
 // max_body_bytes is answered 413 unread, headers over the limit 431, JSON over the decoder's
 // limits (max_json_depth, max_json_values; core/json_decode.hpp) 400.
 // Lifecycle: the constructor binds and starts accepting; stop() (or the destructor) closes the
-// listener and every open connection and waits for the workers. Thread-safety: stop() may be
-// called from any thread, the loop's included, once or more.
+// listener and every open connection, and from then on leaves the gate, the invoker and the
+// writer alone (answers still pending are dropped: src/owner_seams.hpp), so the owner may
+// destroy them once it returns. Thread-safety: stop() may be called from any thread, the loop's
+// included, once or more, but not from inside the gate, the invoker or the writer.
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <filesystem>
@@ -24,6 +26,7 @@
 #include <string>
 
 #include "ipybox/approval/gate.hpp"
+#include "ipybox/toolserver/dependency_adder.hpp"
 #include "ipybox/toolserver/library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 
@@ -44,6 +47,8 @@ struct tool_server_options {
     // connection, or one that stops sending, is closed after this.
     std::chrono::seconds idle_timeout{300};
     std::chrono::seconds write_timeout{30};  // the most an answer may take to be taken
+    // POST /shell: ask the gate about shell commands (approval::shell_command). Off: 404.
+    bool shell_commands = false;
 };
 
 // What one request with a body of `body_bytes` takes of options.max_request_memory_bytes while
@@ -53,13 +58,14 @@ std::size_t request_cost_of(const tool_server_options& options, std::size_t body
 class tool_server {
   public:
     // Throws std::system_error if the socket cannot be bound, std::invalid_argument if the
-    // options contradict each other. `shell_gate` decides about shell
-    // commands (POST /shell); null turns that endpoint off. `library` saves code actions into
-    // the user library (POST /gentools); null turns that endpoint off. The gates and the writer
-    // must outlive the server.
+    // options contradict each other. `gate` decides every request (tool calls, shell commands,
+    // saves, dependencies). `library` saves code actions into the user library (POST /gentools),
+    // `dependencies` adds what a saved action needs (POST /dependencies); null turns either
+    // endpoint off. The gate, the invoker, the writer and the adder must live until stop()
+    // returns.
     tool_server(boost::asio::io_context& io, tool_server_options options, approval::gate& gate,
-                tool_invoker& invoker, approval::gate* shell_gate = nullptr,
-                library_writer* library = nullptr);
+                tool_invoker& invoker, library_writer* library = nullptr,
+                dependency_adder* dependencies = nullptr);
     ~tool_server();
 
     tool_server(const tool_server&) = delete;

@@ -1,0 +1,28 @@
+#pragma once
+// The tool server's dependency adder for a code_executor: runs the front end's
+// code_executor_options::add_dependencies (blocking: a server start, codegen, pip) on a pool of
+// one thread of the executor's own, one request after another, and answers when it returns.
+//
+// Thread-safety: add() from any thread. The pool must outlive the runner; the work it queued
+// holds copies of what it needs, so the runner may go first.
+#include <functional>
+
+#include "ipybox/code_executor.hpp"
+#include "ipybox/core/work_pool.hpp"
+#include "ipybox/toolserver/dependency_adder.hpp"
+
+namespace ipybox::app {
+
+class dependency_runner : public toolserver::dependency_adder {
+  public:
+    using work = std::function<dependencies_added(const approval::add_dependencies&)>;
+    dependency_runner(core::work_pool& pool, work run) : pool_(pool), run_(std::move(run)) {}
+
+    void add(const approval::add_dependencies& what, toolserver::dependency_handler done) override;
+
+  private:
+    core::work_pool& pool_;
+    work run_;
+};
+
+}  // namespace ipybox::app
