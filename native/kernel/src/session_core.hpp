@@ -53,7 +53,6 @@ struct queued_execution {
     bool started = false;
     bool ended = false;
     bool released = false;
-    bool withdrawn = false;  // cancelled before it started
     bool replied = false;
     bool idle = false;
     // The reply, idle status and death, held until the end: the stream needs them only then, and
@@ -61,8 +60,13 @@ struct queued_execution {
     std::vector<kernel_event> held;
     clock::time_point replied_at{};
     clock::time_point interrupt_deadline{};
+
+    // The timeout clock: paused and resumed from any thread (while a tool call waits for
+    // approval) without a visit to the strand, whose timer reads it.
+    std::mutex clock_mutex;
     std::optional<clock::time_point> deadline;
     std::optional<clock::time_point> paused_at;
+    bool parked = false;  // the timer found the clock paused and stopped: resume arms it again
 };
 
 using completion = std::function<void(std::exception_ptr)>;

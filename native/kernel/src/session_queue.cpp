@@ -112,7 +112,10 @@ bool session_core::run_execution(const std::shared_ptr<queued_execution>& entry)
     state_ = session_state::executing;
     entry->started = true;
     entry->outcome.kernel = current_;
-    if (entry->timeout) entry->deadline = clock::now() + *entry->timeout;
+    if (entry->timeout) {
+        std::lock_guard lock(entry->clock_mutex);
+        entry->deadline = clock::now() + *entry->timeout;
+    }
     if (entry->on_start) {
         try {
             entry->on_start();
@@ -200,20 +203,24 @@ void session_core::release(const std::shared_ptr<queued_execution>& entry) {
 }
 
 void session_core::pause_timeout(const std::shared_ptr<queued_execution>& entry) {
-    on_strand([this, entry] {
-        if (!is_head(*entry) || !entry->started || entry->ended || entry->paused_at) return;
-        entry->paused_at = clock::now();
-        arm_timer();
-    });
+    std::lock_guard lock(entry->clock_mutex);
+    if (!entry->paused_at) entry->paused_at = clock::now();
 }
 
 void session_core::resume_timeout(const std::shared_ptr<queued_execution>& entry) {
-    on_strand([this, entry] {
+    bool rearm = false;
+    {
+        std::lock_guard lock(entry->clock_mutex);
         if (!entry->paused_at) return;
         if (entry->deadline) *entry->deadline += clock::now() - *entry->paused_at;
         entry->paused_at.reset();
-        if (is_head(*entry) && !entry->ended) arm_timer();
-    });
+        rearm = std::exchange(entry->parked, false);
+    }
+    if (rearm) {
+        on_strand([this, entry] {
+            if (is_head(*entry) && !entry->ended) arm_timer();
+        });
+    }
 }
 
 void session_core::begin_interrupt(queued_execution& entry, execution_outcome::stop_reason reason) {
@@ -231,15 +238,20 @@ void session_core::arm_timer() {
     ++timer_generation_;
     timer_.cancel();
     if (queue_.empty()) return;
-    const auto* entry = execution_at(queue_.front());
+    auto* entry = execution_at(queue_.front());
     if (!entry || !entry->started || entry->ended) return;
     std::optional<clock::time_point> at;
     if (entry->replied) {
         at = entry->replied_at + idle_grace;
     } else if (state_ == session_state::interrupting) {
         at = entry->interrupt_deadline;
-    } else if (entry->deadline && !entry->paused_at) {
-        at = entry->deadline;
+    } else {
+        std::lock_guard lock(entry->clock_mutex);
+        if (entry->deadline && entry->paused_at) {
+            entry->parked = true;
+        } else {
+            at = entry->deadline;
+        }
     }
     if (!at) return;
     timer_.expires_at(*at);
@@ -284,10 +296,18 @@ void session_core::on_timer() {
             "interrupted");
         return end_running(*entry);
     }
-    if (entry->deadline && !entry->paused_at && now >= *entry->deadline) {
-        return begin_interrupt(*entry, execution_outcome::stop_reason::timeout);
+    bool due = false;
+    {
+        std::lock_guard lock(entry->clock_mutex);
+        if (!entry->deadline) return;
+        if (entry->paused_at) {
+            entry->parked = true;
+            return;
+        }
+        due = now >= *entry->deadline;
     }
-    arm_timer();
+    if (due) return begin_interrupt(*entry, execution_outcome::stop_reason::timeout);
+    arm_timer();  // the deadline moved on while the clock was paused
 }
 
 void session_core::end_running(queued_execution& entry) {

@@ -212,6 +212,17 @@ TEST_SUITE("kernel.queue") {
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
+                      "a paused timeout clock lets the code run on; without the pause the same "
+                      "code times out") {
+        kernel_session session(options());
+        session.start();
+        auto paused = session.execute("sleep 300\nprint done", 100ms);
+        paused->pause_timeout();  // as while a tool call waits for approval
+        CHECK(consume(*paused).text == "done");
+        CHECK_THROWS_AS(session.run("sleep 300\nprint done", 100ms), execution_timeout);
+    }
+
+    TEST_CASE_FIXTURE(fake_session_fixture,
                       "a session destroyed with work running and queued ends every stream, and "
                       "the streams outlive it safely") {
         auto session = std::make_unique<kernel_session>(options(true));
