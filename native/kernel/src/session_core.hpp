@@ -143,14 +143,16 @@ class session_core : public std::enable_shared_from_this<session_core> {
     bool have_live_kernel() const;
     bool acquire_kernel();
     void start_job(bool spare);
-    void on_current_started(std::shared_ptr<kernel_instance> kernel, std::exception_ptr failure);
-    void on_spare_started(std::shared_ptr<kernel_instance> kernel, std::exception_ptr failure);
+    void on_current_started(std::shared_ptr<kernel_instance> kernel,
+                            const std::exception_ptr& failure);
+    void on_spare_started(std::shared_ptr<kernel_instance> kernel,
+                          const std::exception_ptr& failure);
     void use_as_current(std::shared_ptr<kernel_instance> kernel);
     void start_spare();
     void retire(std::shared_ptr<kernel_instance> kernel);
     void run_hook(queued_reset& reset);
     void hook_finished();
-    void fail_head(std::exception_ptr failure);
+    void fail_head(const std::exception_ptr& failure);
     void stop_now();
     // Posts `handler` to the strand; while stopping, keeps `kernel` for stop() instead.
     void deliver(std::function<void()> handler, std::shared_ptr<kernel_instance> kernel);

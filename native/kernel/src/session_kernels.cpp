@@ -81,7 +81,7 @@ void session_core::start_job(bool spare) {
 }
 
 void session_core::on_current_started(std::shared_ptr<kernel_instance> kernel,
-                                      std::exception_ptr failure) {
+                                      const std::exception_ptr& failure) {
     if (state_ == session_state::stopped) return retire(std::move(kernel));
     if (failure) return fail_head(failure);
     use_as_current(std::move(kernel));
@@ -91,7 +91,7 @@ void session_core::on_current_started(std::shared_ptr<kernel_instance> kernel,
 }
 
 void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
-                                    std::exception_ptr failure) {
+                                    const std::exception_ptr& failure) {
     spare_starting_ = false;
     if (state_ == session_state::stopped) return retire(std::move(kernel));
     if (failure) {
@@ -156,7 +156,7 @@ void session_core::hook_finished() {
 
 // No kernel for the head: it fails with the start's error, and the queue goes on (the next
 // operation tries again).
-void session_core::fail_head(std::exception_ptr failure) {
+void session_core::fail_head(const std::exception_ptr& failure) {
     auto head = std::move(queue_.front());
     queue_.pop_front();
     state_ = session_state::idle;
