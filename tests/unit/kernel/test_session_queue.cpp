@@ -212,7 +212,7 @@ TEST_SUITE("kernel.queue") {
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
-                      "a paused timeout clock lets the code run on; without the pause the same "
+                      "a paused timeout clock lets the code run on, and without the pause the same "
                       "code times out") {
         kernel_session session(options());
         session.start();
