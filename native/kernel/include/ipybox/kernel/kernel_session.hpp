@@ -8,9 +8,10 @@
 // touches the session's state: submitting, cancelling and the kernel's replies are messages to
 // it, never locks. Output goes from the kernel's connection straight into the channel of the
 // execution at the head (each execution has its own, so outputs never mix); the replies, idle
-// statuses and deaths that move the state machine visit the strand, which appends the end
-// marker after them. Blocking work (starting and shutting kernels down, the reset hook) runs on
-// a small bounded pool, never on the loop.
+// statuses and deaths that move the state machine go to the strand, which queues them in the
+// channel with the end marker. An execution's timeout clock pauses and resumes (approvals)
+// under a lock of its own, read by the strand's timer. Blocking work (starting and shutting
+// kernels down, the reset hook) runs on a small bounded pool, never on the loop.
 //
 // The states, of the operation at the head of the queue:
 //
