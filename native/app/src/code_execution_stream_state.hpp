@@ -1,28 +1,29 @@
 #pragma once
-// What a code_execution_stream holds (private to app): the kernel's stream, the approvals routed
-// to it, and the executor's stream slot, held until the execution ends.
+// What a code_execution_stream holds (private to app): the kernel's stream and the approvals
+// routed to it, attached from its start until the execution ends.
 #include <functional>
 #include <memory>
 #include <utility>
 
 #include "approval_bridge.hpp"
 #include "ipybox/code_executor.hpp"
-#include "ipybox/core/ticket_lock.hpp"
-#include "ipybox/kernel/kernel_session.hpp"
+#include "ipybox/kernel/execution_stream.hpp"
 
 namespace ipybox {
 
 struct code_execution_stream::state {
     state(std::unique_ptr<kernel::execution_stream> kernel_stream, app::approval_bridge& bridge,
-          core::ticket_turn held, std::function<void()> cancel)
+          bool attached, std::function<void()> cancel)
         : stream(std::move(kernel_stream)),
           approvals(bridge),
-          turn(std::move(held)),
+          holds_approvals(attached),
           cancel_tool_calls(std::move(cancel)) {}
 
+    // Holds the execution's place in the kernel's queue until released (after the approvals
+    // are detached, so that the next execution finds the bridge free).
     std::unique_ptr<kernel::execution_stream> stream;
     app::approval_bridge& approvals;
-    core::ticket_turn turn;  // passed on (approvals detached first) when the execution ends
+    bool holds_approvals;
     std::function<void()> cancel_tool_calls;
     bool done = false;
 };

@@ -1,5 +1,7 @@
 // The C++ API's operations: executions and their streams, reset and cancel, MCP servers. The
 // parts they use are built on first use (code_executor_setup.cpp).
+#include <boost/asio/io_context.hpp>
+
 #include "approval_bridge.hpp"
 #include "code_execution_stream_state.hpp"
 #include "code_executor_impl.hpp"
@@ -21,12 +23,24 @@ code_executor::code_executor(code_executor_options options)
 
 code_executor::~code_executor() = default;
 
+void code_executor::impl::refuse_on_loop(const char* call) const {
+    if (!options.io_context || !options.io_context->get_executor().running_in_this_thread()) {
+        return;
+    }
+    throw std::logic_error(std::string(call) +
+                           " was called on a thread that runs the executor's io_context. It "
+                           "waits for work that this loop must do, so it would never return; "
+                           "call it from another thread.");
+}
+
 void code_executor::start() {
+    impl_->refuse_on_loop("code_executor::start()");
     auto& session = impl_->session();
     app::translate_errors([&] { session.start(); });
 }
 
 void code_executor::stop() {
+    impl_->refuse_on_loop("code_executor::stop()");
     impl_->stop();
 }
 
@@ -38,11 +52,14 @@ void code_executor::impl::stop() {
         std::lock_guard lock(mutex);
         session = std::move(kernel_session);
     }
-    if (session) session->stop();
-    // A stream consumed on another thread still uses the approval bridge until it sees the end
-    // of its execution, which stopping the session has just caused; wait for it to let go.
-    if (!stream_slot.wait_idle_for(std::chrono::seconds(10))) {
-        core::logger("app")->warn("a code execution stream is still in use while stopping");
+    if (session) {
+        session->stop();
+        // A stream consumed on another thread still uses the approval bridge until it sees the
+        // end of its execution, which stopping the session has just caused; wait for it to let
+        // go.
+        if (!session->wait_streams_released(std::chrono::seconds(10))) {
+            core::logger("app")->warn("a code execution stream is still in use while stopping");
+        }
     }
     std::lock_guard lock(mutex);
     if (approvals) approvals->detach();
@@ -67,29 +84,34 @@ void code_executor::impl::stop() {
 
 code_execution_stream code_executor::stream(const std::string& code,
                                             std::optional<std::chrono::milliseconds> timeout) {
+    impl_->refuse_on_loop("code_executor::stream()");
     auto& session = impl_->session();
-    // One stream at a time, so that every approval request reaches the stream it belongs to.
-    core::ticket_turn turn(impl_->stream_slot);
     auto& approvals = *impl_->approvals;
-    approvals.open();  // the kernel may ask before execute() returns
-    std::unique_ptr<kernel::execution_stream> kernel_stream;
-    try {
-        kernel_stream = app::translate_errors([&] { return session.execute(code, timeout); });
-    } catch (...) {
-        approvals.detach();
-        throw;
+    // The approvals route to this execution from the moment its code goes to the kernel (which
+    // may ask at once), on the session's strand; the previous execution detached them before it
+    // gave its place back.
+    auto kernel_stream = app::translate_errors(
+        [&] { return session.execute(code, timeout, [bridge = &approvals] { bridge->open(); }); });
+    // Its turn: the executions and resets called before it run first.
+    const bool started = kernel_stream->wait_started();
+    if (!started) {
+        // Why it never ran (no kernel could start, the kernel was lost, the executor stopped);
+        // cancelled while queued, it is a stream that yields its cancelled result.
+        app::translate_errors([&] { kernel_stream->finish(); });
+    } else {
+        auto* raw = kernel_stream.get();
+        approvals.attach({[raw] { raw->pause_timeout(); }, [raw] { raw->resume_timeout(); },
+                          [raw] { raw->wake(); }});
     }
-    auto* raw = kernel_stream.get();
-    approvals.attach({[raw] { raw->pause_timeout(); }, [raw] { raw->resume_timeout(); },
-                      [raw] { raw->wake(); }});
     auto* pool = impl_->pool.get();
     return code_execution_stream(std::make_unique<code_execution_stream::state>(
-        std::move(kernel_stream), approvals, std::move(turn),
+        std::move(kernel_stream), approvals, started,
         [pool] { pool->cancel_calls("the execution that made the call ended"); }));
 }
 
 code_execution_result code_executor::execute(const std::string& code,
                                              std::optional<std::chrono::milliseconds> timeout) {
+    impl_->refuse_on_loop("code_executor::execute()");
     auto events = stream(code, timeout);
     while (auto event = events.next()) {
         if (auto* request = std::get_if<approval_request>(&*event)) {
@@ -110,14 +132,12 @@ code_execution_result code_executor::execute(const std::string& code,
 }
 
 void code_executor::reset() {
+    impl_->refuse_on_loop("code_executor::reset()");
     auto& session = impl_->session();
-    // In line with executions: a reset waits for the running stream instead of cutting it off.
-    core::ticket_turn turn(impl_->stream_slot);
-    {
-        std::lock_guard lock(impl_->mutex);
-        if (impl_->pool) impl_->pool->close_sessions();
-    }
-    app::translate_errors([&] { session.reset(); });
+    // In line with executions: the reset waits for those called before it instead of cutting
+    // them off, and the MCP sessions close on its turn, before the kernel is swapped.
+    auto* pool = impl_->pool.get();
+    app::translate_errors([&] { session.reset([pool] { pool->close_sessions(); }); });
 }
 
 void code_executor::cancel() {
@@ -132,6 +152,7 @@ void code_executor::cancel() {
 std::vector<std::string> code_executor::register_mcp_server(
     const std::string& name, const nlohmann::json& params, bool generate_sources,
     std::vector<std::string>* loose_typing, const mcp::jsonrpc::cancellation_token* cancellation) {
+    impl_->refuse_on_loop("code_executor::register_mcp_server()");
     impl::validate_registrable_name(name);
     app::mcp_client_pool* pool = nullptr;
     {
@@ -166,6 +187,7 @@ std::string code_executor::containment_summary() const {
 }
 
 std::vector<mcp_tool_name> code_executor::mcp_tool_names(std::vector<std::string>& unreachable) {
+    impl_->refuse_on_loop("code_executor::mcp_tool_names()");
     {
         std::lock_guard lock(impl_->mutex);
         impl_->start_tool_services();

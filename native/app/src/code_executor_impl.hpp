@@ -2,15 +2,14 @@
 // What a code_executor owns (private to app). The executor builds its parts on first use, in
 // dependency order (code_executor_setup.cpp), and tears them down in reverse (stop()).
 //
-// Locking: `mutex` guards the parts and `session`; `stream_slot` lets one stream (or reset) run
-// at a time, in call order. Never wait for `stream_slot` while holding `mutex`.
+// Locking: `mutex` guards the parts and `session`. The order of executions and resets is the
+// kernel session's queue (kernel_session.hpp): nothing here waits for a turn.
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/private_directory.hpp"
-#include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/core/work_pool.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
 #include "ipybox/toolserver/tool_server.hpp"
@@ -44,10 +43,12 @@ struct code_executor::impl {
     void sandbox_kernel_launch(kernel::kernel_launch& launch);  // mutex held
     // Ends the kernels, then the tool services; a later session() builds them afresh.
     void stop();
+    // Throws std::logic_error naming `call` on a thread that runs options.io_context: the call
+    // waits for work that loop must do. (The session refuses its own waits on its loop too.)
+    void refuse_on_loop(const char* call) const;
 
     code_executor_options options;
     std::filesystem::path python;
-    core::ticket_lock stream_slot;  // one stream (or reset) at a time, in call order
     // Declared in dependency order: destroyed from the kernel back to the runtime.
     std::unique_ptr<core::private_directory> private_dir;
     std::unique_ptr<core::private_directory> sandbox_dir;  // srt settings, out of kernels' reach

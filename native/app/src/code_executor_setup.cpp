@@ -47,7 +47,11 @@ code_executor::impl::impl(code_executor_options given) : options(std::move(given
 }
 
 code_executor::impl::~impl() {
-    stop();
+    try {
+        stop();
+    } catch (const std::exception& e) {  // e.g. destroyed on the loop's own thread
+        core::logger("app")->error("stopping the code executor failed: {}", e.what());
+    }
 }
 
 void code_executor::impl::start_tool_services() {

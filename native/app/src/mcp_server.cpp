@@ -8,7 +8,6 @@
 #include "ipybox/approval/request.hpp"
 #include "ipybox/code_executor.hpp"
 #include "ipybox/core/log.hpp"
-#include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/core/version.hpp"
 #include "ipybox/core/work_pool.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
@@ -191,9 +190,12 @@ int run_mcp_server(const mcp_server_options& options) {
         }
     });
 
-    // Blocking work (a cell, pip, search, a reset) runs on at most four threads, made when work
-    // comes and ended when idle: at rest the server holds none.
-    core::work_pool workers("workers", 4);
+    // The calls that touch the kernel (a cell, pip and the import after it, search, a reset) run
+    // one at a time, in the order their requests arrived: each is posted, on the I/O thread as
+    // it arrives, to this line of one thread (made when work comes, ended when idle). A call may
+    // still wait in the kernel's own queue (kernel_session.hpp) behind an execution from
+    // elsewhere, such as a registration unloading a server's modules.
+    core::work_pool kernel_calls("kernel-calls", 1);
     // Work that waits on MCP servers (register_mcp_server) runs on threads of its own: however
     // many servers are stuck, cells, search, installs and resets keep the four above. Each
     // registration is bounded by its server's deadlines and ends at notifications/cancelled.
@@ -218,15 +220,6 @@ int run_mcp_server(const mcp_server_options& options) {
         // The handlers are plain functions returning an awaitable (not coroutines), for the
         // same GCC 12 reason as offload().
         using handler_result = asio::awaitable<call_tool_result>;
-        // Calls that touch the kernel run in the order their requests arrived: the place in
-        // line is taken here, on the I/O thread, and awaited on the worker.
-        core::ticket_lock arrival_order;
-        const auto in_order = [&arrival_order](auto work) {
-            return [&arrival_order, ticket = arrival_order.take_ticket(), work = std::move(work)] {
-                core::ticket_turn turn(arrival_order, ticket);  // passed on when the work ends
-                return work();
-            };
-        };
         session->add_tool(
             app::register_mcp_server_spec(),
             [&](nlohmann::json arguments, const request_context& context) -> handler_result {
@@ -238,29 +231,29 @@ int run_mcp_server(const mcp_server_options& options) {
         session->add_tool(app::install_package_spec(),
                           [&](nlohmann::json arguments, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
-                                  workers, in_order([&tools, arguments = std::move(arguments)] {
+                                  kernel_calls, [&tools, arguments = std::move(arguments)] {
                                       return tools.install_package(arguments);
-                                  }));
+                                  });
                           });
         session->add_tool(
             app::execute_ipython_cell_spec(),
             [&](nlohmann::json arguments, const request_context& context) -> handler_result {
                 return app::offload<call_tool_result>(
-                    workers, in_order([&tools, arguments = std::move(arguments), context] {
+                    kernel_calls, [&tools, arguments = std::move(arguments), context] {
                         return tools.execute_cell(arguments, context);
-                    }));
+                    });
             });
         session->add_tool(app::search_tools_spec(),
                           [&](nlohmann::json arguments, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
-                                  workers, in_order([&tools, arguments = std::move(arguments)] {
+                                  kernel_calls, [&tools, arguments = std::move(arguments)] {
                                       return tools.search_tools(arguments);
-                                  }));
+                                  });
                           });
         session->add_tool(app::reset_spec(),
                           [&](const nlohmann::json&, const request_context&) -> handler_result {
                               return app::offload<call_tool_result>(
-                                  workers, in_order([&tools] { return tools.reset(); }));
+                                  kernel_calls, [&tools] { return tools.reset(); });
                           });
 
         asio::signal_set signals(runtime.io(), SIGTERM, SIGINT);
@@ -282,7 +275,7 @@ int run_mcp_server(const mcp_server_options& options) {
         tools.stop_server_work("ipybox is shutting down");
         server_work.join();
         executor.stop();
-        workers.join();
+        kernel_calls.join();
         session->close();
         signals.cancel();
     }

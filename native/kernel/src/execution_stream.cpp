@@ -1,15 +1,14 @@
+#include "ipybox/kernel/execution_stream.hpp"
+
 #include <cstdio>
 
-#include "ipybox/core/log.hpp"
 #include "ipybox/core/text.hpp"
-#include "ipybox/kernel/kernel_session.hpp"
+#include "session_core.hpp"
 
 namespace ipybox::kernel {
 namespace {
 
 using clock = std::chrono::steady_clock;
-// How long the idle status may lag behind the execute reply before it counts as lost.
-constexpr auto idle_grace = std::chrono::seconds(5);
 
 std::string seconds_text(std::chrono::milliseconds duration) {
     char buffer[32];
@@ -28,115 +27,56 @@ std::string join_traceback(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-execution_stream::execution_stream(kernel_session& session, core::ticket_turn turn,
-                                   std::shared_ptr<kernel_instance> kernel,
-                                   std::shared_ptr<pending_execution> pending,
-                                   std::optional<std::chrono::milliseconds> timeout,
-                                   std::vector<std::string> notices)
-    : session_(session),
-      turn_(std::move(turn)),
-      kernel_(std::move(kernel)),
-      pending_(std::move(pending)),
-      timeout_(timeout),
-      collector_(session.options_.launch.working_directory, session.options_.images_directory,
-                 session.options_.max_output_bytes),
-      notices_(std::move(notices)) {
-    if (timeout_) deadline_ = clock::now() + *timeout_;
+execution_stream::execution_stream(std::shared_ptr<detail::session_core> core,
+                                   std::shared_ptr<detail::queued_execution> entry)
+    : core_(std::move(core)),
+      entry_(std::move(entry)),
+      collector_(core_->options().launch.working_directory, core_->options().images_directory,
+                 core_->options().max_output_bytes) {
+    core_->stream_opened();
 }
 
 execution_stream::~execution_stream() {
-    if (finished_) return;
-    try {
-        request_cancel();
-        while (!finished_) next();
-    } catch (const std::exception& e) {
-        core::logger("kernel")->error("abandoning an execution failed: {}", e.what());
-        session_.release(this);
-    }
+    release();
+}
+
+void execution_stream::release() {
+    if (released_.exchange(true)) return;
+    core_->release(entry_);
+    core_->stream_released();
+}
+
+void execution_stream::cancel() {
+    core_->cancel(entry_);
 }
 
 void execution_stream::pause_timeout() {
-    std::lock_guard lock(clock_mutex_);
-    if (!paused_at_) paused_at_ = clock::now();
+    core_->pause_timeout(entry_);
 }
 
 void execution_stream::resume_timeout() {
-    {
-        std::lock_guard lock(clock_mutex_);
-        if (!paused_at_) return;
-        if (deadline_) *deadline_ += clock::now() - *paused_at_;
-        paused_at_.reset();
-    }
-    wake();
+    core_->resume_timeout(entry_);
 }
 
 void execution_stream::wake() {
-    pending_->events.push(wake_up{});
+    entry_->channel->events.push(wake_up{});
 }
 
-void execution_stream::request_cancel() {
-    cancel_requested_ = true;
-    wake();
-}
-
-void execution_stream::begin_interrupt(stop_reason reason) {
-    phase_ = phase::interrupting;
-    stop_reason_ = reason;
-    interrupt_deadline_ = clock::now() + session_.options_.interrupt_grace;
-    kernel_->interrupt();
+bool execution_stream::wait_started() {
+    core_->refuse_on_loop("execution_stream::wait_started()");
+    while (!started_ && !finished_) {
+        auto event = entry_->channel->events.pop(clock::time_point::max());
+        if (event) handle(*event);  // only markers and wake-ups come before the start
+    }
+    return started_;
 }
 
 std::optional<output_chunk> execution_stream::next(clock::time_point wait_until) {
+    core_->refuse_on_loop("execution_stream::next()");
     while (!finished_) {
-        if (cancel_requested_ && phase_ == phase::running) begin_interrupt(stop_reason::cancel);
-        auto deadline = wait_until;
-        {
-            std::lock_guard lock(clock_mutex_);
-            if (phase_ == phase::running && deadline_ && !paused_at_) {
-                deadline = std::min(deadline, *deadline_);
-            }
-        }
-        if (phase_ == phase::interrupting) deadline = std::min(deadline, interrupt_deadline_);
-        if (replied_ && !idle_) deadline = std::min(deadline, replied_at_ + idle_grace);
-
-        auto event = pending_->events.pop(deadline);
-        if (event) {
-            if (std::holds_alternative<wake_up>(*event)) return std::nullopt;
-            if (auto chunk = handle(*event)) return chunk;
-            continue;
-        }
-        const auto now = clock::now();
-        if (replied_ && !idle_ && now >= replied_at_ + idle_grace) {
-            // The reply is in but the idle status never came: IOPub is publish/subscribe, and a
-            // kernel whose send queue overflowed drops messages. The execution is over anyway.
-            notices_.push_back(
-                "The kernel's output channel lost messages (it produced output faster than "
-                "it could be delivered); some output of this cell may be missing.");
-            complete();
-            return std::nullopt;
-        }
-        bool timed_out = false;
-        {
-            std::lock_guard lock(clock_mutex_);
-            timed_out = phase_ == phase::running && deadline_ && !paused_at_ && now >= *deadline_;
-        }
-        if (timed_out) {
-            begin_interrupt(stop_reason::timeout);
-            continue;
-        }
-        if (phase_ == phase::interrupting && now >= interrupt_deadline_) {
-            // The code ignored the interrupt. Only a new kernel gets the session back.
-            core::logger("kernel")->warn("kernel {} did not stop when interrupted; restarting it",
-                                         kernel_->pid());
-            restarted_ = true;
-            {
-                std::lock_guard lock(session_.state_mutex_);
-                if (session_.current_ == kernel_) session_.replace_kernel();
-            }
-            complete();
-            return std::nullopt;
-        }
-        if (now >= wait_until) return std::nullopt;
+        auto event = entry_->channel->events.pop(wait_until);
+        if (!event || std::holds_alternative<wake_up>(*event)) return std::nullopt;
+        if (auto chunk = handle(*event)) return chunk;
     }
     return std::nullopt;
 }
@@ -148,32 +88,26 @@ std::optional<output_chunk> execution_stream::handle(kernel_event& event) {
         error_ = std::move(*error);
     } else if (auto* reply = std::get_if<execute_reply>(&event)) {
         reply_ = *reply;
-        replied_ = true;
-        replied_at_ = clock::now();
     } else if (auto* idle = std::get_if<kernel_idle>(&event)) {
         idle_micros_ = idle->sent_micros;
-        idle_ = true;
     } else if (auto* died = std::get_if<kernel_died>(&event)) {
-        died_ = *died;
-        complete();
-        return std::nullopt;
+        if (!died_) died_ = *died;
+    } else if (std::holds_alternative<execution_started>(event)) {
+        started_ = true;
+    } else if (std::holds_alternative<execution_ended>(event)) {
+        finished_ = true;  // what the kernel sends after this is no longer this execution's
     }
-    if (replied_ && idle_) complete();
     return std::nullopt;
-}
-
-void execution_stream::complete() {
-    finished_ = true;
-    phase_ = phase::done;
-    session_.release(this);
 }
 
 // Says which limit an exception comes from, when one does: the code sees an ordinary error
 // (BlockingIOError, "can't start new thread", "File too large", MemoryError), the user should
 // see the limit behind it.
-std::string execution_stream::limit_hint(const error_output& error) {
-    const auto& limits = session_.options_.launch.limits;
-    if (auto breach = kernel_->take_limit_breach(); breach && breach->limit == "processes") {
+std::string execution_stream::limit_hint(const error_output& error) const {
+    const auto& limits = core_->options().launch.limits;
+    const auto& kernel = entry_->outcome.kernel;
+    if (auto breach = kernel ? kernel->take_limit_breach() : std::nullopt;
+        breach && breach->limit == "processes") {
         return " [ipybox: the kernel reached " + breach->detail +
                "; the kernel and its state are intact]";
     }
@@ -192,8 +126,32 @@ std::string execution_stream::limit_hint(const error_output& error) {
 
 execution_result execution_stream::finish() {
     if (!finished_) throw std::logic_error("execution_stream::finish() before the stream finished");
+    // Only the strand writes the outcome, and only before the end marker this stream has read.
+    const auto& outcome = entry_->outcome;
+    using not_run = detail::execution_outcome::not_run;
+    using stop_reason = detail::execution_outcome::stop_reason;
+    switch (outcome.never_ran) {
+        case not_run::no:
+            break;
+        case not_run::withdrawn: {
+            execution_result result;
+            result.cancelled = true;
+            result.notices = outcome.notices;
+            return result;
+        }
+        case not_run::start_failed:
+        case not_run::session_stopped:
+            throw kernel_start_error(outcome.reason);
+        case not_run::kernel_lost:
+            throw kernel_died_error("This code did not run: " + outcome.reason +
+                                        ", and it had been queued before that happened. Its "
+                                        "state (variables, imports, definitions) is lost; run "
+                                        "the code again to run it in a fresh kernel.",
+                                    "");
+    }
     std::string output = collector_.text();
-    const std::string timeout_text = timeout_ ? seconds_text(*timeout_) : std::string();
+    const auto& timeout = entry_->timeout;
+    const std::string timeout_text = timeout ? seconds_text(*timeout) : std::string();
     if (died_) {
         const auto& reason = died_->reason;
         const auto what = reason.rfind("exceeded ", 0) == 0
@@ -204,8 +162,9 @@ execution_result execution_stream::finish() {
                                     "next execution starts in a fresh kernel.",
                                 std::move(output));
     }
-    if (stop_reason_ == stop_reason::timeout && (restarted_ || reply_.status != "ok")) {
-        if (restarted_) {
+    if (outcome.stopped_by == stop_reason::timeout &&
+        (outcome.restarted || reply_.status != "ok")) {
+        if (outcome.restarted) {
             throw execution_timeout(
                 "Code execution exceeded the timeout of " + timeout_text +
                     " and did not stop when interrupted (it may catch KeyboardInterrupt or block "
@@ -219,10 +178,10 @@ execution_result execution_stream::finish() {
                                 true, std::move(output));
     }
     execution_result result;
-    result.notices = std::move(notices_);
-    if (stop_reason_ == stop_reason::cancel && (restarted_ || reply_.status != "ok")) {
+    result.notices = outcome.notices;
+    if (outcome.stopped_by == stop_reason::cancel && (outcome.restarted || reply_.status != "ok")) {
         result.cancelled = true;
-        if (restarted_) {
+        if (outcome.restarted) {
             result.notices.push_back(
                 "The cancelled code did not stop when interrupted; the kernel "
                 "was restarted and its state was lost.");

@@ -82,9 +82,10 @@ struct kernel_instance::impl {
         const auto it = routes.find(parent);
         if (it == routes.end() || msg.msg_type() != "execute_reply") return;
         log->trace("shell execute_reply {} for {}", msg.content.value("status", ""), parent);
-        it->second.execution->events.push(execute_reply{msg.content.value("status", "ok"),
-                                                        msg.content.value("execution_count", 0),
-                                                        timestamp_of(msg.metadata, "started")});
+        it->second.execution->push_progress(execute_reply{msg.content.value("status", "ok"),
+                                                          msg.content.value("execution_count", 0),
+                                                          timestamp_of(msg.metadata, "started")},
+                                            execution_progress::replied);
         it->second.replied = true;
         if (it->second.idle) routes.erase(it);
     }
@@ -107,7 +108,8 @@ struct kernel_instance::impl {
         log->trace("iopub {} for {}", type, parent);
         if (type == "status") {
             if (msg.content.value("execution_state", "") != "idle") return;
-            execution.events.push(kernel_idle{timestamp_of(msg.header, "date")});
+            execution.push_progress(kernel_idle{timestamp_of(msg.header, "date")},
+                                    execution_progress::idle);
             it->second.idle = true;
             if (it->second.replied) routes.erase(it);
         } else if (type == "stream" || type == "display_data" || type == "execute_result" ||
@@ -177,7 +179,9 @@ struct kernel_instance::impl {
             death_reason = hung_reason;
         }
         log->info("kernel {} {}", child->pid(), death_reason);
-        for (auto& [id, r] : routes) r.execution->events.push(kernel_died{death_reason});
+        for (auto& [id, r] : routes) {
+            r.execution->push_progress(kernel_died{death_reason}, execution_progress::died);
+        }
         routes.clear();
         changed.notify_all();
     }
@@ -310,7 +314,8 @@ bool kernel_instance::ready() const {
     return impl_->is_ready && !impl_->dead;
 }
 
-std::shared_ptr<pending_execution> kernel_instance::execute(const std::string& code) {
+void kernel_instance::execute(const std::string& code,
+                              const std::shared_ptr<pending_execution>& into) {
     auto& s = *impl_;
     auto request = jupyter::make_request("execute_request",
                                          {{"code", code},
@@ -322,19 +327,17 @@ std::shared_ptr<pending_execution> kernel_instance::execute(const std::string& c
                                           // request arriving just after a failure is aborted.
                                           {"stop_on_error", false}},
                                          s.connection->session_id());
-    auto execution = std::make_shared<pending_execution>();
-    execution->events.bound(1 << 20, s.launch.output_cap);
-    execution->msg_id = request.msg_id();
+    into->events.bound(1 << 20, s.launch.output_cap);
+    into->msg_id = request.msg_id();
     {
         std::lock_guard lock(s.mutex);
         if (s.dead) {
-            execution->events.push(kernel_died{s.death_reason});
-            return execution;
+            into->push_progress(kernel_died{s.death_reason}, execution_progress::died);
+            return;
         }
-        s.routes.emplace(execution->msg_id, impl::route{execution});
+        s.routes.emplace(into->msg_id, impl::route{into});
     }
     s.connection->send(channel::shell, std::move(request));
-    return execution;
 }
 
 void kernel_instance::interrupt() {
@@ -393,7 +396,9 @@ void kernel_instance::shutdown(std::chrono::milliseconds grace) {
         if (!s.dead) {
             s.dead = true;
             s.death_reason = "shut down";
-            for (auto& [id, r] : s.routes) r.execution->events.push(kernel_died{s.death_reason});
+            for (auto& [id, r] : s.routes) {
+                r.execution->push_progress(kernel_died{s.death_reason}, execution_progress::died);
+            }
             s.routes.clear();
         }
     }

@@ -1,20 +1,50 @@
+// The public face of a kernel session: operations go to its queue (session_core), and the
+// blocking calls wait for their completion, from outside the loop.
 #include "ipybox/kernel/kernel_session.hpp"
 
+#include <future>
+
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/work_pool.hpp"
+#include "session_core.hpp"
 
 namespace ipybox::kernel {
 namespace {
 
-using clock = std::chrono::steady_clock;
+// Starting a kernel and a spare while two retired ones shut down.
+constexpr std::size_t blocking_threads = 4;
+
+session_options completed(session_options options) {
+    if (options.launch.io == nullptr) {
+        throw std::invalid_argument("kernel_session needs launch.io, the loop its strand runs on");
+    }
+    if (options.images_directory.empty()) {
+        options.images_directory = options.launch.working_directory / "images";
+    }
+    options.launch.output_cap = options.max_output_bytes;
+    return options;
+}
+
+// Waits for an operation's completion (called on the strand) and rethrows its failure.
+class completion_wait {
+  public:
+    detail::completion callback() {
+        return [this](std::exception_ptr failure) { done_.set_value(std::move(failure)); };
+    }
+    void wait() {
+        if (auto failure = done_.get_future().get()) std::rethrow_exception(failure);
+    }
+
+  private:
+    std::promise<std::exception_ptr> done_;
+};
 
 }  // namespace
 
-kernel_session::kernel_session(session_options options) : options_(std::move(options)) {
-    if (options_.images_directory.empty()) {
-        options_.images_directory = options_.launch.working_directory / "images";
-    }
-    options_.launch.output_cap = options_.max_output_bytes;
-}
+kernel_session::kernel_session(session_options options)
+    : blocking_work_(std::make_unique<core::work_pool>("kernels", blocking_threads)),
+      core_(
+          std::make_shared<detail::session_core>(completed(std::move(options)), *blocking_work_)) {}
 
 kernel_session::~kernel_session() {
     try {
@@ -24,75 +54,24 @@ kernel_session::~kernel_session() {
     }
 }
 
-std::shared_ptr<kernel_instance> kernel_session::start_kernel() const {
-    std::shared_ptr<kernel_instance> kernel = kernel_instance::start(options_.launch);
-    kernel->wait_ready(clock::now() + options_.start_timeout);
-    return kernel;
+const session_options& kernel_session::options() const {
+    return core_->options();
+}
+
+int kernel_session::kernel_pid() const {
+    return core_->kernel_pid();
 }
 
 void kernel_session::start() {
-    std::vector<std::string> ignored;
-    ensure_kernel(ignored);
-}
-
-std::shared_ptr<kernel_instance> kernel_session::ensure_kernel(std::vector<std::string>& notices) {
-    std::lock_guard lock(state_mutex_);
-    if (stopped_) throw kernel_start_error("the kernel session was stopped");
-    if (current_ && !current_->alive()) {
-        core::logger("kernel")->debug("kernel {} is dead: {}", current_->pid(),
-                                      current_->exit_reason());
-        notices.push_back("The previous kernel died (" + current_->exit_reason() +
-                          "); this code ran in a fresh kernel, so variables, imports and "
-                          "definitions from before are gone.");
-        replace_kernel();
-    }
-    if (!current_) {
-        current_ = start_kernel();
-        if (options_.keep_spare) start_spare();
-    }
-    return current_;
-}
-
-void kernel_session::start_spare() {
-    if (spare_ || stopped_) return;
-    spare_ = std::async(std::launch::async, [this] { return start_kernel(); });
-}
-
-void kernel_session::retire(std::shared_ptr<kernel_instance> kernel) {
-    if (!kernel) return;
-    std::erase_if(retiring_, [](auto& done) {
-        return done.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-    });
-    retiring_.push_back(std::async(std::launch::async, [kernel = std::move(kernel)] {
-        try {
-            kernel->shutdown(std::chrono::milliseconds(500));
-        } catch (const std::exception& e) {
-            core::logger("kernel")->warn("retiring kernel {} failed: {}", kernel->pid(), e.what());
-        }
-    }));
-}
-
-void kernel_session::replace_kernel() {
-    core::logger("kernel")->debug("replacing kernel {}", current_ ? current_->pid() : 0);
-    std::shared_ptr<kernel_instance> fresh;
-    if (spare_) {
-        auto spare = std::move(*spare_);
-        spare_.reset();
-        try {
-            fresh = spare.get();
-            if (!fresh->alive()) fresh.reset();
-        } catch (const std::exception& e) {
-            core::logger("kernel")->warn("the spare kernel failed to start: {}", e.what());
-        }
-    }
-    if (!fresh) fresh = start_kernel();
-    retire(std::move(current_));
-    current_ = std::move(fresh);
-    if (options_.keep_spare) start_spare();
+    core_->refuse_on_loop("kernel_session::start()");
+    completion_wait started;
+    core_->submit_start_check(started.callback());
+    started.wait();
 }
 
 std::unique_ptr<execution_stream> kernel_session::execute(
-    const std::string& code, std::optional<std::chrono::milliseconds> timeout) {
+    const std::string& code, std::optional<std::chrono::milliseconds> timeout,
+    std::function<void()> on_start) {
     // ipykernel fails on such code without replying, so the execution would time out and the
     // kernel be restarted, its state lost. Refused here, before anything reaches the kernel.
     if (const auto nul = code.find('\0'); nul != std::string::npos) {
@@ -102,74 +81,56 @@ std::unique_ptr<execution_stream> kernel_session::execute(
                                   "kernel and its state are unchanged.",
                               "", "");
     }
-    // The turn travels with the stream, which passes it on when its execution ends.
-    core::ticket_turn turn(execution_slot_);
-    std::vector<std::string> notices;
-    auto kernel = ensure_kernel(notices);
-    auto pending = kernel->execute(code);
-    std::unique_ptr<execution_stream> stream(new execution_stream(
-        *this, std::move(turn), kernel, std::move(pending), timeout, std::move(notices)));
-    std::lock_guard lock(state_mutex_);
-    running_ = stream.get();
+    auto entry = std::make_shared<detail::queued_execution>();
+    entry->code = code;
+    entry->timeout = timeout;
+    entry->on_start = std::move(on_start);
+    std::unique_ptr<execution_stream> stream(new execution_stream(core_, entry));
+    core_->submit(std::move(entry));
     return stream;
-}
-
-void kernel_session::release(execution_stream* stream) {
-    {
-        std::lock_guard lock(state_mutex_);
-        if (running_ == stream) running_ = nullptr;
-    }
-    stream->turn_.release();
 }
 
 execution_result kernel_session::run(const std::string& code,
                                      std::optional<std::chrono::milliseconds> timeout) {
+    core_->refuse_on_loop("kernel_session::run()");
     auto stream = execute(code, timeout);
     while (!stream->finished()) stream->next();
     return stream->finish();
 }
 
 void kernel_session::cancel() {
-    std::lock_guard lock(state_mutex_);
-    if (running_ != nullptr) running_->request_cancel();
+    core_->cancel_running();
 }
 
-void kernel_session::reset() {
-    core::ticket_turn turn(execution_slot_);
-    std::lock_guard lock(state_mutex_);
-    if (current_) {
-        replace_kernel();
-    } else if (!stopped_) {
-        current_ = start_kernel();
-        if (options_.keep_spare) start_spare();
-    }
+void kernel_session::reset(std::function<void()> on_turn) {
+    core_->refuse_on_loop("kernel_session::reset()");
+    completion_wait reset;
+    async_reset(std::move(on_turn), reset.callback());
+    reset.wait();
+}
+
+void kernel_session::async_reset(std::function<void()> on_turn,
+                                 std::function<void(std::exception_ptr)> done) {
+    core_->submit(detail::queued_reset{std::move(on_turn), std::move(done)});
 }
 
 void kernel_session::stop() {
-    std::vector<std::future<void>> retiring;
-    std::optional<std::future<std::shared_ptr<kernel_instance>>> spare;
-    {
-        std::lock_guard lock(state_mutex_);
-        if (running_ != nullptr) running_->request_cancel();
-        stopped_ = true;
-        retire(std::move(current_));
-        current_.reset();
-        spare = std::move(spare_);
-        spare_.reset();
-        retiring.swap(retiring_);
-    }
-    if (spare) {
+    if (stopped_.exchange(true)) return;
+    core_->refuse_on_loop("kernel_session::stop()");
+    core_->begin_stopping();
+    core_->stop_on_strand();
+    blocking_work_->join();  // the kernels being started or retired
+    for (auto& kernel : core_->take_leftovers()) {
         try {
-            if (auto kernel = spare->get()) kernel->shutdown(std::chrono::milliseconds(500));
-        } catch (const std::exception&) {  // a spare that never started has nothing to stop
+            kernel->shutdown(std::chrono::milliseconds(500));
+        } catch (const std::exception& e) {
+            core::logger("kernel")->warn("stopping kernel {} failed: {}", kernel->pid(), e.what());
         }
     }
-    for (auto& done : retiring) done.wait();
 }
 
-int kernel_session::kernel_pid() const {
-    std::lock_guard lock(state_mutex_);
-    return current_ ? current_->pid() : 0;
+bool kernel_session::wait_streams_released(std::chrono::milliseconds timeout) {
+    return core_->wait_streams_released(timeout);
 }
 
 }  // namespace ipybox::kernel

@@ -4,63 +4,15 @@
 // milliseconds; no test waits on a clock it could not control.
 #include <doctest/doctest.h>
 
-#include <condition_variable>
 #include <csignal>
-#include <mutex>
-#include <thread>
 
-#include "ipybox/core/private_directory.hpp"
-#include "ipybox/kernel/kernel_session.hpp"
+#include "fake_session_fixture.hpp"
 
 using namespace ipybox::kernel;
 using namespace std::chrono_literals;
+using ipybox::testing::fake_session_fixture;
 
 namespace {
-
-// The folders of the kernels the session started, in start order (the spare's on its thread).
-struct kernel_starts {
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::vector<std::filesystem::path> directories;
-
-    std::size_t count() {
-        std::lock_guard lock(mutex);
-        return directories.size();
-    }
-    bool wait_for_count(std::size_t n) {
-        std::unique_lock lock(mutex);
-        return changed.wait_for(lock, 10s, [&] { return directories.size() >= n; });
-    }
-    std::filesystem::path at(std::size_t i) {
-        std::lock_guard lock(mutex);
-        return directories.at(i);
-    }
-};
-
-struct fake_session_fixture {
-    ipybox::core::private_directory workspace{"ipybox-kt-"};
-    kernel_starts starts;
-
-    session_options options(bool keep_spare = false, const std::string& start_mode = "") {
-        session_options o;
-        o.launch.python = IPYBOX_FAKE_KERNEL;
-        o.launch.working_directory = workspace.path();
-        o.launch.runtime_directory = workspace.path();
-        if (!start_mode.empty()) o.launch.environment["IPYBOX_FAKE_KERNEL_START"] = start_mode;
-        o.launch.wrap = [this](const std::filesystem::path& directory) {
-            {
-                std::lock_guard lock(starts.mutex);
-                starts.directories.push_back(directory);
-            }
-            starts.changed.notify_all();
-            return kernel_wrapping{};
-        };
-        o.start_timeout = 5s;
-        o.interrupt_grace = 100ms;
-        o.keep_spare = keep_spare;
-        return o;
-    }
-};
 
 // The folder of the kernel that runs the session's next cell.
 std::filesystem::path running_kernel_directory(kernel_session& session) {

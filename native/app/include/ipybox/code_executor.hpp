@@ -8,9 +8,13 @@
 //   auto stream = executor.stream("for i in range(3): print(i)");
 //   while (auto event = stream.next()) { ... }               // chunks, then the result
 //
-// Thread-safety: every method may be called from any thread. Executions run one at a time, in
-// call order. cancel() interrupts the running execution from another thread. The executor owns
-// its kernels; the destructor stops them. Streams must not outlive their executor.
+// Thread-safety: every method may be called from any thread, but the blocking ones (all but
+// cancel(), kernel_pid(), python() and containment_summary(), and a stream's next()) throw
+// std::logic_error on a thread that runs `io_context`: they wait for work that loop must do.
+// Executions and resets go through the kernel's one queue (kernel/kernel_session.hpp): they run
+// one at a time, in call order, each execution with its own output. cancel() interrupts the
+// running execution from another thread, ahead of whatever is queued. The executor owns its
+// kernels; the destructor stops them. Streams must not outlive their executor.
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -168,7 +172,8 @@ using code_execution_event =
 
 // The events of one execution: chunks and approval requests as they arrive, then the result.
 // next() returns nullopt after the result; it throws code_execution_error when the execution
-// fails. Destroying an unfinished stream cancels the execution and rejects pending approvals.
+// fails. Destroying an unfinished stream rejects pending approvals and cancels the execution
+// without waiting for it; the next execution starts once it has stopped.
 // When an execution ends by timeout, cancellation or a dead kernel, MCP tool calls still in
 // flight are cancelled too (the servers get notifications/cancelled).
 class code_execution_stream {
@@ -182,7 +187,7 @@ class code_execution_stream {
     friend class code_executor;
     struct state;  // code_execution_stream_state.hpp
     explicit code_execution_stream(std::unique_ptr<state> held);
-    void finish_approvals();  // passes the executor's stream slot on, approvals detached first
+    void finish_approvals();  // detaches the approvals (once)
 
     std::unique_ptr<state> state_;  // null once moved from
 };
@@ -211,12 +216,15 @@ class code_executor {
     // Runs `code` to the end. Throws code_execution_error.
     code_execution_result execute(const std::string& code,
                                   std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    // Queues `code`, waits for its turn (the executions and resets called before it go first)
+    // and returns its events once its code is in the kernel. Throws code_execution_error when it
+    // never ran (start_failed; kernel_died when the kernel was lost while it waited).
     code_execution_stream stream(const std::string& code,
                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
     // A fresh kernel and closed MCP sessions (they restart on next use); the workspace,
-    // installed packages and registered servers stay. Waits for a running execution; call
-    // cancel() first to stop it.
+    // installed packages and registered servers stay. Queued like an execution: waits for those
+    // called before it; call cancel() first to stop a running one.
     void reset();
     void cancel();  // interrupts the running execution, which ends as cancelled
 

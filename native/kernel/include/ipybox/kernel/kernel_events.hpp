@@ -1,6 +1,7 @@
 #pragma once
 // What one execution receives from its kernel, in arrival order, and the queue that carries it
-// from the connection's I/O thread to the thread that consumes the execution.
+// from the connection's I/O thread to the thread that consumes the execution (the session adds
+// its own markers: started, ended).
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -51,8 +52,14 @@ struct kernel_died {
 // execution_stream::wake).
 struct wake_up {};
 
-using kernel_event = std::variant<stream_output, display_output, error_output, execute_reply,
-                                  kernel_idle, kernel_died, wake_up>;
+// Not from the kernel: the session's markers (kernel_session.hpp). The execution's code was sent
+// to the kernel; the execution's end was decided, and nothing queued after it belongs to it.
+struct execution_started {};
+struct execution_ended {};
+
+using kernel_event =
+    std::variant<stream_output, display_output, error_output, execute_reply, kernel_idle,
+                 kernel_died, wake_up, execution_started, execution_ended>;
 
 // A thread-safe FIFO of events. push() from the I/O thread; pop() from the consumer.
 //

@@ -79,10 +79,27 @@ class kernel_start_error : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// One execute_request in flight: its events arrive on `events`.
+// What happened to an execute_request, for its owner's state machine: the reply arrived, the
+// idle status arrived, the kernel died.
+enum class execution_progress { replied, idle, died };
+
+// One execute_request in flight: its events arrive on `events`. When `on_progress` is set, the
+// reply, the idle status and the death go to it instead (called on the connection's loop, or on
+// the thread that shut the kernel down): for an owner that decides when the execution is over
+// (kernel_session's strand) and queues them itself. It must return at once and must not call
+// back into the kernel_instance.
 struct pending_execution {
     std::string msg_id;
     event_queue events;
+    std::function<void(kernel_event, execution_progress)> on_progress;
+
+    void push_progress(kernel_event event, execution_progress what) {
+        if (on_progress) {
+            on_progress(std::move(event), what);
+        } else {
+            events.push(std::move(event));
+        }
+    }
 };
 
 class kernel_instance {
@@ -97,8 +114,9 @@ class kernel_instance {
     void wait_ready(std::chrono::steady_clock::time_point deadline);
     bool ready() const;
 
-    // Sends an execute_request; the returned execution receives every event of that request.
-    std::shared_ptr<pending_execution> execute(const std::string& code);
+    // Sends an execute_request whose events go to `into` (its msg_id is set here). Returns at
+    // once; a dead kernel queues kernel_died there instead.
+    void execute(const std::string& code, const std::shared_ptr<pending_execution>& into);
 
     // Sends interrupt_request on the control channel (ipykernel signals its process group).
     void interrupt();

@@ -2,35 +2,75 @@
 // A stateful Python session: one current kernel, optionally a pre-started spare, and the rules
 // that keep the session usable whatever the code does.
 //
-//  * Executions run one at a time, in call order; a second execute() waits for the first.
+// A session is one queue. Executions, resets and starts are operations in one FIFO: each runs
+// alone, in the order submitted, and the next starts only once it is over. The queue lives on
+// the session's strand (an Asio strand on the loop its kernels use, launch.io), which alone
+// touches the session's state: submitting, cancelling and the kernel's replies are messages to
+// it, never locks. Output goes from the kernel's connection straight into the channel of the
+// execution at the head (each execution has its own, so outputs never mix); the replies, idle
+// statuses and deaths that move the state machine go to the strand, which queues them in the
+// channel with the end marker. An execution's timeout clock pauses and resumes (approvals)
+// under a lock of its own, read by the strand's timer. Blocking work (starting and shutting
+// kernels down, the reset hook) runs on a small bounded pool, never on the loop.
+//
+// The states, of the operation at the head of the queue:
+//
+//   idle          ─ head is an execution or a start, no live kernel ──────────────► starting
+//   idle          ─ head is an execution, a live kernel: request sent ─────────────► executing
+//   idle          ─ head is a reset (on_turn runs first, on the pool) ────────────► resetting
+//   starting      ─ a kernel is ready (the spare if there is one) ─► idle, the head goes on
+//   starting      ─ the start failed ─► idle, the head fails (kernel_start_error)
+//   executing     ─ reply and idle status (or the reply and no status within 5 s) ─► ending
+//   executing     ─ timeout, cancel() ─ interrupt_request on control ─────────────► interrupting
+//   interrupting  ─ reply and idle status ─────────────────────────────────────────► ending
+//   interrupting  ─ interrupt_grace passed: the kernel is retired, the state lost ─► ending
+//   executing, interrupting ─ the kernel died ─────────────────────────────────────► ending
+//   ending        ─ the execution's stream released it ─► idle, the next operation
+//   resetting     ─ a fresh kernel is ready (the spare, else a new one) ───────────► idle
+//   any           ─ stop() ─────────────────────────────────────────────────────────► stopped
+//
+// Interrupts are control messages, not operations: cancel() goes straight to the strand, ahead
+// of everything queued (the running execution waits there for kernel events, not for a turn),
+// and acts on the execution running at that moment only; in any other state it does nothing. An
+// execution's own stream can cancel it wherever it is: while queued it leaves the queue without
+// running. The timeout counts from the moment the code is sent, not from submission.
+//
+// Rules that keep the session usable:
 //  * A timeout interrupts the kernel and keeps its state. Code that does not stop when
-//    interrupted (it swallows KeyboardInterrupt, or blocks in C) gets the kernel restarted after
-//    `interrupt_grace`, and the error says the state was lost.
+//    interrupted gets the kernel retired after `interrupt_grace` (the next operation starts a
+//    fresh one), and the error says the state was lost.
 //  * A kernel that dies (os._exit, a segfault, the OOM killer) fails the running execution at
-//    once; the next execution runs in a fresh kernel and its result carries a notice.
+//    once; the next operation runs in a fresh kernel, and an execution's result carries a notice.
+//  * When the kernel is lost during an execution (it died, or ignored the interrupt), the
+//    executions queued behind it up to the next reset end at once without running, with a
+//    kernel_died_error saying so: they were written for the state that is gone.
 //  * reset() swaps in the spare kernel (fast), retires the old one in the background and starts
 //    a new spare.
 //
-// Thread-safety: all methods may be called from any thread; cancel() is meant to be called
-// while another thread consumes a stream. The session must outlive its streams.
+// Thread-safety: every method may be called from any thread. The blocking ones (start, run,
+// reset, stop, and the stream's waits) throw std::logic_error on a thread that runs the
+// session's loop: they wait for work that thread must do. Ownership: launch.io must run until
+// the session and its streams are gone; the session owns its kernels; streams may outlive it.
 #include <atomic>
 #include <chrono>
-#include <future>
+#include <exception>
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "ipybox/core/ticket_lock.hpp"
 #include "ipybox/kernel/execution.hpp"
+#include "ipybox/kernel/execution_stream.hpp"
 #include "ipybox/kernel/kernel_instance.hpp"
-#include "ipybox/kernel/output_collector.hpp"
+
+namespace ipybox::core {
+class work_pool;
+}
 
 namespace ipybox::kernel {
 
 struct session_options {
-    kernel_launch launch;
+    kernel_launch launch;  // launch.io is required: the session's strand runs on it
     std::filesystem::path images_directory;  // empty: <working directory>/images
     std::size_t max_output_bytes = 8 * 1024 * 1024;
     std::chrono::milliseconds start_timeout{30000};
@@ -38,122 +78,54 @@ struct session_options {
     bool keep_spare = true;
 };
 
-class kernel_session;
-
-// One execution, consumed by pulling. Not thread-safe except cancel-related calls that the
-// session makes; one consumer thread calls next() until finished(), then finish().
-class execution_stream {
-  public:
-    ~execution_stream();  // an unfinished execution is cancelled and drained first
-
-    // The next output chunk. Returns nullopt when the execution finished, when `wait_until`
-    // passed, or when wake() was called; check finished() to tell which.
-    std::optional<output_chunk> next(std::chrono::steady_clock::time_point wait_until =
-                                         std::chrono::steady_clock::time_point::max());
-    bool finished() const { return finished_; }
-
-    // After finished(): the result, or throws execution_error, execution_timeout or
-    // kernel_died_error.
-    execution_result finish();
-
-    // Suspends and resumes the timeout clock, e.g. while a tool call waits for approval.
-    // Thread-safe.
-    void pause_timeout();
-    void resume_timeout();
-    // Makes a blocked next() return nullopt early. Thread-safe.
-    void wake();
-
-  private:
-    friend class kernel_session;
-    enum class phase { running, interrupting, done };
-    enum class stop_reason { none, timeout, cancel };
-
-    execution_stream(kernel_session& session, core::ticket_turn turn,
-                     std::shared_ptr<kernel_instance> kernel,
-                     std::shared_ptr<pending_execution> pending,
-                     std::optional<std::chrono::milliseconds> timeout,
-                     std::vector<std::string> notices);
-    void request_cancel();
-    void begin_interrupt(stop_reason reason);
-    void complete();
-    std::string limit_hint(const error_output& error);
-    std::optional<output_chunk> handle(kernel_event& event);
-
-    kernel_session& session_;
-    core::ticket_turn turn_;  // the session's execution slot, passed on when this one ends
-    std::shared_ptr<kernel_instance> kernel_;
-    std::shared_ptr<pending_execution> pending_;
-    std::optional<std::chrono::milliseconds> timeout_;
-    output_collector collector_;
-
-    std::mutex clock_mutex_;  // guards deadline_, paused_at_
-    std::optional<std::chrono::steady_clock::time_point> deadline_;
-    std::optional<std::chrono::steady_clock::time_point> paused_at_;
-    std::atomic<bool> cancel_requested_{false};
-
-    phase phase_ = phase::running;
-    stop_reason stop_reason_ = stop_reason::none;
-    std::chrono::steady_clock::time_point interrupt_deadline_{};
-    bool finished_ = false;
-    bool replied_ = false;
-    bool idle_ = false;
-    bool restarted_ = false;
-    std::optional<kernel_died> died_;
-    std::optional<error_output> error_;
-    execute_reply reply_;
-    std::chrono::steady_clock::time_point replied_at_;
-    std::optional<long long> idle_micros_;
-    std::vector<std::string> notices_;
-};
-
 class kernel_session {
   public:
+    // Throws std::invalid_argument without launch.io.
     explicit kernel_session(session_options options);
-    ~kernel_session();
+    ~kernel_session();  // stop()
 
     kernel_session(const kernel_session&) = delete;
     kernel_session& operator=(const kernel_session&) = delete;
 
-    // Starts the kernel and waits until it is ready; then starts the spare in the background.
-    // Throws kernel_start_error. Calling it again is a no-op.
+    // Returns once a kernel is ready: at once if one is (also while an execution runs), else
+    // after the operations queued before and the start (then a spare starts in the background).
+    // Throws kernel_start_error.
     void start();
 
-    // Queues `code` behind any running execution and returns its stream. Starts (or replaces
-    // a dead) kernel first if needed; throws kernel_start_error if that fails.
+    // Queues `code` and returns its stream at once; the code is sent when its turn comes.
+    // `on_start`, when given, runs on the strand just before that (it must not block); it does
+    // not run for an execution that never starts. Code with a NUL byte is refused at once
+    // (execution_error): ipykernel would not answer it.
     std::unique_ptr<execution_stream> execute(const std::string& code,
-                                              std::optional<std::chrono::milliseconds> timeout);
+                                              std::optional<std::chrono::milliseconds> timeout,
+                                              std::function<void()> on_start = {});
     // execute() and consume to the end.
     execution_result run(const std::string& code,
                          std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
-    // Interrupts the running execution, which then finishes as cancelled. No-op when idle.
+    // Interrupts the running execution, which then finishes as cancelled. No-op when none runs.
     void cancel();
-    // A fresh kernel. Waits for the running execution (cancel() it first to stop it).
-    void reset();
-    // Shuts every kernel down. The session cannot be used afterwards.
+    // A fresh kernel, after the operations queued before; `on_turn`, when given, runs on the
+    // pool when the reset's turn comes, before the swap (for host-side state tied to the kernel).
+    // reset() waits; async_reset() returns at once and calls `done` on the strand (with the
+    // failure, if any: kernel_start_error).
+    void reset(std::function<void()> on_turn = {});
+    void async_reset(std::function<void()> on_turn, std::function<void(std::exception_ptr)> done);
+    // Ends what runs and what waits (executions end as after a kernel death, or as never run),
+    // then shuts every kernel down. The session cannot be used afterwards.
     void stop();
+    // True once every stream of this session has been released (or destroyed), false if
+    // `timeout` passed first; for owners whose streams use what the owner is about to destroy.
+    bool wait_streams_released(std::chrono::milliseconds timeout);
 
     // The current kernel's pid (0 if none), for diagnostics and tests.
     int kernel_pid() const;
-    const session_options& options() const { return options_; }
+    const session_options& options() const;
 
   private:
-    friend class execution_stream;
-    std::shared_ptr<kernel_instance> start_kernel() const;
-    std::shared_ptr<kernel_instance> ensure_kernel(std::vector<std::string>& notices);
-    void replace_kernel();                                 // state_mutex_ held by caller
-    void start_spare();                                    // state_mutex_ held by caller
-    void retire(std::shared_ptr<kernel_instance> kernel);  // state_mutex_ held by caller
-    void release(execution_stream* stream);                // passes the stream's turn on
-
-    session_options options_;
-    core::ticket_lock execution_slot_;  // executions and resets, in call order
-    mutable std::mutex state_mutex_;
-    std::shared_ptr<kernel_instance> current_;
-    std::optional<std::future<std::shared_ptr<kernel_instance>>> spare_;
-    std::vector<std::future<void>> retiring_;
-    execution_stream* running_ = nullptr;
-    bool stopped_ = false;
+    std::unique_ptr<core::work_pool> blocking_work_;
+    std::shared_ptr<detail::session_core> core_;
+    std::atomic<bool> stopped_{false};
 };
 
 }  // namespace ipybox::kernel

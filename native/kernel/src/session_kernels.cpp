@@ -1,0 +1,242 @@
+// The kernels of a session, on the strand: the current one and the spare, how the head of the
+// queue gets a live kernel, how kernels are retired, and how the session stops. Starting and
+// shutting down kernels blocks, so it runs on the session's pool and reports back to the strand.
+#include <future>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/work_pool.hpp"
+#include "session_core.hpp"
+
+namespace ipybox::kernel::detail {
+namespace {
+
+std::string message_of(const std::exception_ptr& failure) {
+    try {
+        std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "unknown failure";
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<kernel_instance> session_core::start_kernel() const {
+    std::shared_ptr<kernel_instance> kernel = kernel_instance::start(options_.launch);
+    kernel->wait_ready(clock::now() + options_.start_timeout);
+    return kernel;
+}
+
+bool session_core::have_live_kernel() const {
+    return current_ && current_->alive();
+}
+
+void session_core::use_as_current(std::shared_ptr<kernel_instance> kernel) {
+    retire(std::move(current_));  // a dead one: never destroyed here, on the loop
+    current_ = std::move(kernel);
+    pid_ = current_->pid();
+}
+
+// True when the head has a live kernel now (the spare); false when one is being started, after
+// which the strand goes on with the head (or fails it).
+bool session_core::acquire_kernel() {
+    if (spare_) {
+        auto spare = std::move(spare_);
+        spare_.reset();
+        if (spare->alive()) {
+            use_as_current(std::move(spare));
+            start_spare();
+            return true;
+        }
+        retire(std::move(spare));
+    }
+    if (spare_starting_) {
+        waiting_for_spare_ = true;
+    } else {
+        start_job(false);
+    }
+    return false;
+}
+
+void session_core::start_job(bool spare) {
+    blocking_work_->post([self = shared_from_this(), spare] {
+        std::shared_ptr<kernel_instance> kernel;
+        std::exception_ptr failure;
+        try {
+            kernel = self->start_kernel();
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        self->deliver(
+            [self, spare, kernel, failure] {
+                if (spare) {
+                    self->on_spare_started(kernel, failure);
+                } else {
+                    self->on_current_started(kernel, failure);
+                }
+            },
+            kernel);
+    });
+}
+
+void session_core::on_current_started(std::shared_ptr<kernel_instance> kernel,
+                                      const std::exception_ptr& failure) {
+    if (state_ == session_state::stopped) return retire(std::move(kernel));
+    if (failure) return fail_head(failure);
+    use_as_current(std::move(kernel));
+    start_spare();
+    state_ = session_state::idle;
+    pump();
+}
+
+void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
+                                    const std::exception_ptr& failure) {
+    spare_starting_ = false;
+    if (state_ == session_state::stopped) return retire(std::move(kernel));
+    if (failure) {
+        core::logger("kernel")->warn("the spare kernel failed to start: {}", message_of(failure));
+    }
+    if (!waiting_for_spare_) {
+        if (kernel) spare_ = std::move(kernel);
+        return;
+    }
+    waiting_for_spare_ = false;
+    if (!kernel || !kernel->alive()) {
+        retire(std::move(kernel));
+        return start_job(false);
+    }
+    use_as_current(std::move(kernel));
+    start_spare();
+    state_ = session_state::idle;
+    pump();
+}
+
+void session_core::start_spare() {
+    if (!options_.keep_spare || spare_ || spare_starting_ || state_ == session_state::stopped) {
+        return;
+    }
+    spare_starting_ = true;
+    start_job(true);
+}
+
+void session_core::retire(std::shared_ptr<kernel_instance> kernel) {
+    if (!kernel) return;
+    if (!blocking_work_) {  // stopped: stop() shuts it down
+        std::lock_guard lock(stopping_mutex_);
+        leftovers_.push_back(std::move(kernel));
+        return;
+    }
+    blocking_work_->post([kernel = std::move(kernel)] {
+        try {
+            kernel->shutdown(std::chrono::milliseconds(500));
+        } catch (const std::exception& e) {
+            core::logger("kernel")->warn("retiring kernel {} failed: {}", kernel->pid(), e.what());
+        }
+    });
+}
+
+void session_core::run_hook(queued_reset& reset) {
+    blocking_work_->post([self = shared_from_this(), hook = reset.on_turn] {
+        try {
+            hook();
+        } catch (const std::exception& e) {
+            core::logger("kernel")->warn("a reset's hook failed: {}", e.what());
+        }
+        self->deliver([self] { self->hook_finished(); }, nullptr);
+    });
+}
+
+void session_core::hook_finished() {
+    if (state_ != session_state::resetting || queue_.empty()) return;
+    if (auto* reset = std::get_if<queued_reset>(&queue_.front())) reset->hook_done = true;
+    state_ = session_state::idle;
+    pump();
+}
+
+// No kernel for the head: it fails with the start's error, and the queue goes on (the next
+// operation tries again).
+void session_core::fail_head(const std::exception_ptr& failure) {
+    auto head = std::move(queue_.front());
+    queue_.pop_front();
+    state_ = session_state::idle;
+    if (auto* entry = std::get_if<std::shared_ptr<queued_execution>>(&head)) {
+        if (!(*entry)->ended) {
+            end_unstarted(**entry, execution_outcome::not_run::start_failed, message_of(failure));
+        }
+    } else if (auto* reset = std::get_if<queued_reset>(&head)) {
+        if (reset->done) reset->done(failure);
+    } else {
+        std::get<queued_start>(head).done(failure);
+    }
+    pump();
+}
+
+void session_core::deliver(std::function<void()> handler, std::shared_ptr<kernel_instance> kernel) {
+    std::lock_guard lock(stopping_mutex_);
+    if (stopping_) {
+        if (kernel) leftovers_.push_back(std::move(kernel));
+        return;
+    }
+    on_strand(std::move(handler));
+}
+
+void session_core::begin_stopping() {
+    std::lock_guard lock(stopping_mutex_);
+    stopping_ = true;
+}
+
+void session_core::stop_on_strand() {
+    if (io_.stopped()) return stop_now();  // nothing runs the strand any more
+    std::promise<void> stopped;
+    on_strand([this, &stopped] {
+        stop_now();
+        stopped.set_value();
+    });
+    stopped.get_future().wait();
+}
+
+// Whatever runs ends as after a kernel death, whatever waits ends without running, and the
+// kernels go to the pool to be shut down (which stop() then joins).
+void session_core::stop_now() {
+    if (state_ == session_state::stopped) return;
+    state_ = session_state::stopped;
+    ++timer_generation_;
+    timer_.cancel();
+    auto queue = std::move(queue_);
+    queue_.clear();
+    const auto failure =
+        std::make_exception_ptr(kernel_start_error("the kernel session was stopped"));
+    for (auto& op : queue) {
+        if (auto* entry = std::get_if<std::shared_ptr<queued_execution>>(&op)) {
+            auto& execution = **entry;
+            if (execution.ended) continue;
+            if (!execution.started) {
+                end_unstarted(execution, execution_outcome::not_run::session_stopped,
+                              "the kernel session was stopped");
+                continue;
+            }
+            for (auto& event : execution.held) execution.channel->events.push(std::move(event));
+            execution.channel->events.push(kernel_died{"shut down"});
+            execution.ended = true;
+            execution.channel->events.push(execution_ended{});
+        } else if (auto* reset = std::get_if<queued_reset>(&op)) {
+            if (reset->done) reset->done(failure);
+        } else {
+            std::get<queued_start>(op).done(failure);
+        }
+    }
+    retire(std::move(current_));
+    retire(std::move(spare_));
+    current_.reset();
+    spare_.reset();
+    pid_ = 0;
+    blocking_work_ = nullptr;
+}
+
+std::vector<std::shared_ptr<kernel_instance>> session_core::take_leftovers() {
+    std::lock_guard lock(stopping_mutex_);
+    return std::exchange(leftovers_, {});
+}
+
+}  // namespace ipybox::kernel::detail
