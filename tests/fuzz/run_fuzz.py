@@ -5,7 +5,8 @@
 
 For each seed, SchemaFuzzer makes N tools; codegen_files generates their package; for every
 tool, ValueMaker builds valid arguments (and valid structured output when there is an output
-schema), which jsonschema (a real validator, Draft 2020-12) must accept or they are discarded.
+schema), which jsonschema (a real validator, Draft 2020-12 with OpenAPI's ``nullable``;
+``invalid_values.Judge``) must accept or they are discarded.
 fuzz_worker.py then imports every module and checks exact round trips, once under pydantic 1
 and once under pydantic 2 (interpreters found as tests/python/launch.py finds them). For every
 valid set, up to six invalid sets (the valid set mutated one keyword at a time, confirmed
@@ -41,7 +42,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(SOURCE_DIR / "tests" / "python"))
 
 import launch  # noqa: E402 - finds the interpreter of each pydantic major
-from invalid_values import mutants  # noqa: E402
+from invalid_values import Judge, mutants  # noqa: E402
 from schema_fuzz import SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
 
 RUNTIME_DIR = SOURCE_DIR / "native" / "python"
@@ -73,7 +74,7 @@ def valid_value(root: Any, schema: Any, seed: int, is_input: bool) -> Tuple[bool
     """A value jsonschema accepts for `schema` (resolved against `root`), if one is found."""
     rng = random.Random(seed)
     try:
-        validator = jsonschema.Draft202012Validator(root)
+        validator = Judge(root)
         for _ in range(VALUE_ATTEMPTS):
             value = ValueMaker(root, rng, open_by_default=not is_input).value(schema)
             if validator.is_valid(value):

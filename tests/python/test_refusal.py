@@ -162,12 +162,22 @@ class RefusalTest(unittest.TestCase):
     def test_keywords_python_cannot_check_are_listed_as_server_only(self):
         doc = importlib.import_module("refusal.server_only").__doc__
         self.assertIn("Checked by the server only", doc)
-        for keyword in ("uniqueItems", "minLength", "maxLength", "minimum", "if", "then"):
-            self.assertIn(f"`{keyword}`", doc)
-        for keyword in ("dependentSchemas", "minProperties"):
+        for keyword in ("uniqueItems", "if", "then", "dependentSchemas", "minProperties"):
             self.assertIn(f"`{keyword}`", doc)
         checked = importlib.import_module("refusal.check_all").__doc__
         self.assertNotIn("Checked by the server only", checked)
+
+    def test_constraints_inside_unions_and_items_are_checked_not_listed(self):
+        module = importlib.import_module("refusal.server_only")
+        for keyword in ("minLength", "maxLength", "minimum"):
+            self.assertNotIn(f"`{keyword}`", module.__doc__)
+        for name, value in (("choice", "abcd"), ("choice", -1), ("tags", ["ok", "x"])):
+            with self.subTest(name=name, value=value):
+                with self.assertRaises(pydantic.ValidationError) as caught:
+                    module.Params.from_arguments({name: value})
+                self.assertEqual(caught.exception.errors()[0]["loc"][0], name)
+        sent = module.Params.from_arguments({"choice": "abc", "tags": ["ok"]}).to_arguments()
+        self.assertEqual(sent, {"choice": "abc", "tags": ["ok"]})
 
 
 class CollisionTest(unittest.TestCase):

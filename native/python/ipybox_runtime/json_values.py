@@ -9,7 +9,7 @@ holds into JSON without rewriting strings or numbers.
 Because pydantic converts, it also lets through values the schema refuses (``"5"`` for an
 integer, ``1`` for a boolean, ``True`` for ``Literal[1]``). ``kind_checker`` compiles an
 annotation into a check of JSON kinds with JSON Schema's rules, which ``ToolModel`` runs before
-pydantic sees the values.
+pydantic sees the values; it also checks the ``Constraints`` an ``Annotated`` member carries.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import typing
 from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Tuple, Union
 
 import pydantic
+
+from .constraints import Constraints, with_constraints
 
 __all__ = ["describe", "exact_value", "is_json_scalar", "kind_checker", "to_json"]
 
@@ -194,6 +196,10 @@ def _compile(
         return _scalar(test, expected), expected
     origin = typing.get_origin(annotation)
     arguments = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        check, expected = _compile(arguments[0], namespace, depth + 1)
+        marks = [mark for mark in arguments[1:] if isinstance(mark, Constraints)]
+        return with_constraints(check, marks), expected
     if origin is Union:
         return _compile_union(arguments, namespace, depth)
     if origin is Literal:

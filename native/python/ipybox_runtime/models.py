@@ -16,9 +16,7 @@ both:
 from __future__ import annotations
 
 import contextvars
-import fractions
 import json
-import math
 import re
 import sys
 import typing
@@ -26,10 +24,11 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import pydantic
 
+from .constraints import Constraints, pydantic_1_view, with_constraints
 from .errors import ToolRunnerError
-from .json_values import KindCheck, exact_value, kind_checker, to_json
+from .json_values import KindCheck, describe, exact_value, kind_checker, to_json
 
-__all__ = ["PYDANTIC_V2", "Field", "ToolModel", "rebuild_models"]
+__all__ = ["PYDANTIC_V2", "Constraints", "Field", "ToolModel", "rebuild_models"]
 
 PYDANTIC_V2 = int(pydantic.VERSION.split(".")[0]) >= 2
 
@@ -161,6 +160,9 @@ class _ModelMetaclass(type(pydantic.BaseModel)):  # type: ignore[misc]
     Otherwise an extra key equal to a field's Python name (``my_field`` beside ``my-field``)
     would be taken as that field. Keywords by Python name still work: ``ToolModel.__init__``
     renames them first.
+
+    Pydantic 1: pydantic sees the annotations as ``constraints.pydantic_1_view`` gives them;
+    those written in the class body are kept in ``__ipybox_annotations__`` for the kind checks.
     """
 
     def __new__(mcs, name: str, bases: Any, namespace: Dict[str, Any], **kwargs: Any) -> Any:
@@ -168,6 +170,12 @@ class _ModelMetaclass(type(pydantic.BaseModel)):  # type: ignore[misc]
             config = dict(namespace.get("model_config", {}))
             config["validate_by_name" if _HAS_VALIDATE_BY_NAME else "populate_by_name"] = False
             namespace["model_config"] = config
+        written = namespace.get("__annotations__")
+        if not PYDANTIC_V2 and written:
+            seen = {key: pydantic_1_view(value) for key, value in written.items()}
+            if seen != written:
+                namespace["__ipybox_annotations__"] = dict(written)
+                namespace["__annotations__"] = seen
         return super().__new__(mcs, name, bases, namespace, **kwargs)
 
 
@@ -387,22 +395,26 @@ def _restore_written_values(model: ToolModel, data: Mapping[str, Any]) -> None:
             model.__dict__[name] = written
 
 
-# model class -> [(python name, property name, checker)], built at its first validation, when the
-# module that defines it (and the targets of its forward references) is complete.
-_KIND_CHECKS: Dict[type, List[Tuple[str, str, KindCheck]]] = {}
+# model class -> [(python name, property name, checker or None, whether JSON null is allowed)],
+# built at its first validation, when the module that defines it (and the targets of its forward
+# references) is complete.
+_KindChecks = List[Tuple[str, str, Optional[KindCheck], bool]]
+_KIND_CHECKS: Dict[type, _KindChecks] = {}
 
 
 def _field_annotation(model: type, name: str) -> Tuple[Any, Mapping[str, Any]]:
     """The annotation as written in the class body, and the namespace to resolve it in."""
     for klass in model.__mro__:
-        annotations = klass.__dict__.get("__annotations__", {})
+        annotations = klass.__dict__.get("__ipybox_annotations__") or klass.__dict__.get(
+            "__annotations__", {}
+        )
         if name in annotations:
             module = sys.modules.get(klass.__module__)
             return annotations[name], vars(module) if module is not None else {}
     return Any, {}
 
 
-def _kind_checks(model: type) -> List[Tuple[str, str, KindCheck]]:
+def _kind_checks(model: type) -> _KindChecks:
     checks = _KIND_CHECKS.get(model)
     if checks is None:
         checks = []
@@ -416,9 +428,9 @@ def _kind_checks(model: type) -> List[Tuple[str, str, KindCheck]]:
             check = kind_checker(annotation, namespace)
             bounds = _numeric_bounds(field)
             if check is not None and bounds:
-                check = _with_bounds(check, bounds)
-            if check is not None:
-                checks.append((name, _json_name(name, field), check))
+                check = with_constraints(check, [Constraints(**bounds)])
+            if check is not None or not _sends_none(field):
+                checks.append((name, _json_name(name, field), check, _sends_none(field)))
         _KIND_CHECKS[model] = checks
     return checks
 
@@ -439,43 +451,28 @@ def _numeric_bounds(field: Any) -> Dict[str, Any]:
     return {name: getattr(info, name) for name in names if getattr(info, name, None) is not None}
 
 
-def _with_bounds(check: KindCheck, bounds: Dict[str, Any]) -> KindCheck:
-    tests = {
-        "ge": (lambda v, b: v >= b, "greater than or equal to"),
-        "gt": (lambda v, b: v > b, "greater than"),
-        "le": (lambda v, b: v <= b, "less than or equal to"),
-        "lt": (lambda v, b: v < b, "less than"),
-        "multiple_of": (lambda v, b: b == 0 or (v / b).denominator == 1, "a multiple of"),
-    }
-
-    def checked(value: Any) -> Any:
-        failure = check(value)
-        if failure is not None or isinstance(value, bool) or not isinstance(value, (int, float)):
-            return failure
-        if isinstance(value, float) and not math.isfinite(value):
-            return failure
-        exact = fractions.Fraction(value)
-        for name, bound in bounds.items():
-            test, words = tests[name]
-            if not test(exact, fractions.Fraction(bound)):
-                return (), f"expected a number {words} {bound}, got {value!r}"
-        return None
-
-    return checked
-
-
 def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
     """Raises pydantic's ValidationError, located at the property name, for every value whose
-    JSON kind the field's annotation does not admit; pydantic would convert some of them."""
+    JSON kind (or constraint) the field's annotation does not admit; pydantic would convert
+    some of them. In JSON being read, a null where the schema admits none is refused too: only
+    a keyword argument's ``None`` means "not given"."""
     failures = []
     open_model = _is_open(model)
-    for name, alias, check in _kind_checks(model):
+    reading_json = _READING_JSON.get()
+    for name, alias, check, null_allowed in _kind_checks(model):
         key = alias
         if key not in data:
             if name not in data or open_model:
                 continue
             key = name
-        failure = check(data[key])
+        value = data[key]
+        if value is None and not null_allowed and reading_json:
+            failure: Any = (
+                (),
+                f"expected a value, got {describe(None)}: the schema admits no null",
+            )
+        else:
+            failure = check(value) if check is not None else None
         if failure is not None:
             failures.append(((alias,) + failure[0], failure[1], data[key]))
     if not failures:
