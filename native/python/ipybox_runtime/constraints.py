@@ -16,7 +16,7 @@ import re
 import typing
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-__all__ = ["Constraints", "bound_numbers", "pydantic_1_view", "with_constraints"]
+__all__ = ["Constraints", "bound_numbers", "pydantic_1_view", "then_check"]
 
 Failure = Optional[Tuple[Tuple[Union[str, int], ...], str]]
 Check = Callable[[Any], Failure]
@@ -126,17 +126,19 @@ def _compiled(pattern: Optional[str]) -> Optional[Callable[[str], Any]]:
         return None
 
 
-def with_constraints(check: Optional[Check], constraints: List[Constraints]) -> Optional[Check]:
-    """``check`` followed by every constraint; None when there is nothing to check."""
-    if not constraints:
-        return check
+def then_check(first: Optional[Check], more: List[Check]) -> Optional[Check]:
+    """``first`` (None: nothing to check) followed by each of ``more``; the first failure wins."""
+    if not more:
+        return first
+    if first is None and len(more) == 1:
+        return more[0]
 
     def checked(value: Any) -> Failure:
-        failure = check(value) if check is not None else None
+        failure = first(value) if first is not None else None
         if failure is not None:
             return failure
-        for constraint in constraints:
-            failure = constraint.check(value)
+        for check in more:
+            failure = check(value)
             if failure is not None:
                 return failure
         return None

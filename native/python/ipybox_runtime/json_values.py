@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Tuple,
 
 import pydantic
 
-from .constraints import Constraints, with_constraints
+from .constraints import Constraints, then_check
 
 __all__ = ["describe", "exact_value", "is_json_scalar", "kind_checker", "to_json"]
 
@@ -198,8 +198,8 @@ def _compile(
     arguments = typing.get_args(annotation)
     if origin is typing.Annotated:
         check, expected = _compile(arguments[0], namespace, depth + 1)
-        marks = [mark for mark in arguments[1:] if isinstance(mark, Constraints)]
-        return with_constraints(check, marks), expected
+        marks = [mark.check for mark in arguments[1:] if isinstance(mark, Constraints)]
+        return then_check(check, marks), expected
     if origin is Union:
         return _compile_union(arguments, namespace, depth)
     if origin is Literal:

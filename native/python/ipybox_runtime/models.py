@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import pydantic
 
-from .constraints import Constraints, pydantic_1_view, with_constraints
+from .constraints import Constraints, bound_numbers, pydantic_1_view, then_check
 from .errors import ToolRunnerError
 from .json_values import KindCheck, describe, exact_value, kind_checker, to_json
 
@@ -428,7 +428,7 @@ def _kind_checks(model: type) -> _KindChecks:
             check = kind_checker(annotation, namespace)
             bounds = _numeric_bounds(field)
             if check is not None and bounds:
-                check = with_constraints(check, [Constraints(**bounds)])
+                check = then_check(check, [bound_numbers(bounds)])
             if check is not None or not _sends_none(field):
                 checks.append((name, _json_name(name, field), check, _sends_none(field)))
         _KIND_CHECKS[model] = checks
