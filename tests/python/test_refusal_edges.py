@@ -2,7 +2,8 @@
 on seeds it had never run (issue 25), each shrunk to a minimal schema in the golden package
 ``refusal_edges``: enums of floats, constraints of union members, list items and map values,
 item counts on a forward reference, closed objects without properties, allOf compositions,
-enums mixing true and 1, JSON null where the schema admits none. Every invalid set is
+enums mixing true and 1, JSON null where the schema admits none, a model beside a map of
+constrained values. Every invalid set is
 confirmed invalid by jsonschema (when installed; the fuzz tier always has it) and refused with
 a ``pydantic.ValidationError`` located at the property; every valid set goes out exactly.
 """
@@ -68,6 +69,11 @@ INVALID: Dict[str, List[Tuple[Dict[str, Any], str]]] = {
     "json_nulls": [
         ({"x": None}, "x"),
     ],
+    "object_alternatives": [
+        ({"nl": {"p34": "0"}}, "nl"),
+        ({"m": {"a": 11}}, "m"),
+        ({"m": {"k": 11}}, "m"),
+    ],
     "map_or_list": [
         ({"p": ["a"]}, "p"),
         ({"p": {"a": "1"}}, "p"),
@@ -83,6 +89,10 @@ VALID: Dict[str, List[Dict[str, Any]]] = {
     "all_of": [{"a": {"x": True}, "o": {"k": 1}, "i": 10, "t": {"v": 10}}],
     "mixed_literals": [{"f": 1}, {"f": True}, {"f": {"k": None, "more": 1}}, {"n": [None]}],
     "json_nulls": [{"x": 1, "y": None}],
+    "object_alternatives": [
+        {"nl": {"p34": "x"}, "m": {"k": "a"}},
+        {"nl": {"a": None}, "m": {"a": 10}},
+    ],
     "map_or_list": [{"p": []}, {"p": {"a": 1}}],
 }
 

@@ -149,9 +149,10 @@ def then_check(first: Optional[Check], more: List[Check]) -> Optional[Check]:
 def pydantic_1_view(annotation: Any) -> Any:
     """The annotation as pydantic 1 should see it: without ``Annotated`` (its smart union takes
     no member of that form for an exact match, and would turn ``[]`` into ``{}`` for
-    ``Union[Dict[str, int], Annotated[List[str], ...]]``), and with ``Any`` for the items of a
-    list or map of nulls (pydantic 1 then refuses ``None`` for ``Optional[List[None]]``). The
-    annotation as written stays the one ``kind_checker`` checks."""
+    ``Union[Dict[str, int], Annotated[List[str], ...]]``), and with ``Optional[_Null]`` for the
+    items of a list or map of nulls (``List[None]`` makes pydantic 1 refuse ``None`` for
+    ``Optional[List[None]]``; ``Any`` would let a union take ``{"a": "0"}`` for a map of nulls).
+    The annotation as written stays the one ``kind_checker`` checks."""
     origin = typing.get_origin(annotation)
     arguments = typing.get_args(annotation)
     if origin is typing.Annotated:
@@ -168,5 +169,18 @@ def pydantic_1_view(annotation: Any) -> Any:
 _NONE_TYPE = type(None)
 
 
+class _Null:
+    """Pydantic 1's item type for a list or map of nulls: ``Optional[_Null]`` takes ``None``
+    and refuses everything else."""
+
+    @classmethod
+    def __get_validators__(cls) -> Any:
+        yield cls._refuse
+
+    @staticmethod
+    def _refuse(value: Any) -> Any:
+        raise ValueError(f"expected null, got {value!r}")
+
+
 def _item_view(item: Any) -> Any:
-    return Any if item is _NONE_TYPE else pydantic_1_view(item)
+    return Optional[_Null] if item is _NONE_TYPE else pydantic_1_view(item)

@@ -227,6 +227,19 @@ def _compile_union(
     if any(check is None for check, _ in compiled):
         return None, "a value"
     checks = [check for check, _ in compiled]
+    # A model checks only that it gets an object, and pydantic validates the rest; but where
+    # another member takes objects too, pydantic would fall back to it as it sees it (a map
+    # without the constraints of its values), so the model is validated whole here.
+    models = [_model_class(member, namespace) for member in members]
+    takes_objects = [
+        model is not None or typing.get_origin(_resolved(member, namespace)) in (dict, Dict)
+        for member, model in zip(members, models)
+    ]
+    if sum(takes_objects) > 1:
+        checks = [
+            _whole_model_check(model) if model is not None else check
+            for check, model in zip(checks, models)
+        ]
     expected = " or ".join(words for _, words in compiled)
 
     def check(value: Any) -> Optional[Tuple[Tuple[Union[str, int], ...], str]]:
@@ -243,6 +256,41 @@ def _compile_union(
         return (), f"expected {expected}, got {describe(value)}"
 
     return check, expected
+
+
+def _resolved(annotation: Any, namespace: Mapping[str, Any]) -> Any:
+    if isinstance(annotation, typing.ForwardRef):
+        annotation = annotation.__forward_arg__
+    if isinstance(annotation, str):
+        annotation = namespace.get(annotation, annotation)
+    return annotation
+
+
+def _model_class(annotation: Any, namespace: Mapping[str, Any]) -> Optional[type]:
+    annotation = _resolved(annotation, namespace)
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return annotation
+    return None
+
+
+def _whole_model_check(model: Any) -> KindCheck:
+    def check(value: Any) -> Optional[Tuple[Tuple[Union[str, int], ...], str]]:
+        if isinstance(value, model):
+            return None
+        if not isinstance(value, Mapping):
+            return (), f"expected an object, got {describe(value)}"
+        try:
+            if int(pydantic.VERSION.split(".")[0]) >= 2:
+                model.model_validate(value)
+            else:
+                model.validate(value)
+        except pydantic.ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            return (), f"not a {model.__name__} ({where}: {first['msg']})"
+        return None
+
+    return check
 
 
 def _compile_literal(

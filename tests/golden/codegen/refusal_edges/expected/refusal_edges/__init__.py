@@ -17,6 +17,7 @@ TOOLS = {
     'all_of': 'all_of',
     'mixed_literals': 'mixed_literals',
     'json_nulls': 'json_nulls',
+    'object_alternatives': 'object_alternatives',
     'map_or_list': 'map_or_list',
 }
 
@@ -29,5 +30,6 @@ __all__ = [
     'all_of',
     'mixed_literals',
     'json_nulls',
+    'object_alternatives',
     'map_or_list',
 ]
