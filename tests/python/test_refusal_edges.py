@@ -97,17 +97,6 @@ VALID: Dict[str, List[Dict[str, Any]]] = {
 }
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON and of the same Python type throughout (5 is not 5.0, 1 is not True)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    return a == b
-
-
 def schemas() -> Dict[str, Any]:
     _, tools = support.load_case(support.GOLDEN_DIR / "refusal_edges")
     return {tool["name"]: tool for tool in tools}
@@ -144,9 +133,9 @@ class RefusalEdgesTest(unittest.TestCase):
                         validator = jsonschema.Draft202012Validator(self.tools[name]["inputSchema"])
                         self.assertTrue(validator.is_valid(arguments), "not valid")
                     sent = Params.from_arguments(arguments).to_arguments()
-                    self.assertTrue(same_json(sent, arguments), f"{sent!r}")
+                    self.assertTrue(support.same_json(sent, arguments), f"{sent!r}")
                     by_keyword = Params(**arguments).to_arguments()
-                    self.assertTrue(same_json(by_keyword, arguments), f"{by_keyword!r}")
+                    self.assertTrue(support.same_json(by_keyword, arguments), f"{by_keyword!r}")
 
     def test_a_result_with_null_takes_the_member_that_admits_null(self):
         Result = self.module("json_nulls").Result

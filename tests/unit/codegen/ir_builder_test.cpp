@@ -5,7 +5,10 @@
 
 #include <string>
 
+#include "ir_lookup.hpp"
+
 using namespace ipybox::codegen;
+using namespace ipybox::codegen::testing;
 using namespace ipybox::codegen::detail;
 using nlohmann::json;
 
@@ -21,32 +24,6 @@ module_ir build(const json& input, const json& output = nullptr) {
 
 json object_with(const json& properties, const json& required = json::array()) {
     return {{"type", "object"}, {"properties", properties}, {"required", required}};
-}
-
-const model_def& model(const module_ir& module, const std::string& name) {
-    for (const auto& item : module.classes) {
-        if (const auto* def = std::get_if<model_def>(&item); def && def->class_name == name)
-            return *def;
-    }
-    FAIL("no model " << name);
-    throw std::logic_error("unreachable");
-}
-
-const enum_def& enumeration(const module_ir& module, const std::string& name) {
-    for (const auto& item : module.classes) {
-        if (const auto* def = std::get_if<enum_def>(&item); def && def->class_name == name)
-            return *def;
-    }
-    FAIL("no enum " << name);
-    throw std::logic_error("unreachable");
-}
-
-const field_def& field(const model_def& def, const std::string& json_name) {
-    for (const auto& f : def.fields) {
-        if (f.json_name == json_name) return f;
-    }
-    FAIL("no field " << json_name);
-    throw std::logic_error("unreachable");
 }
 
 // The type of property `name` of a one-property input schema.

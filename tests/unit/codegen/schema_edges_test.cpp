@@ -6,8 +6,10 @@
 #include <string>
 
 #include "ipybox/codegen/detail/ir_builder.hpp"
+#include "ir_lookup.hpp"
 
 using namespace ipybox::codegen;
+using namespace ipybox::codegen::testing;
 using namespace ipybox::codegen::detail;
 using nlohmann::json;
 
@@ -21,21 +23,8 @@ module_ir build(const json& properties, const json& defs = nullptr) {
     return build_module_ir(tool);
 }
 
-const model_def& model(const module_ir& module, const std::string& name) {
-    for (const auto& item : module.classes) {
-        if (const auto* def = std::get_if<model_def>(&item); def && def->class_name == name)
-            return *def;
-    }
-    FAIL("no model " << name);
-    throw std::logic_error("unreachable");
-}
-
 const type_ref& type_of(const module_ir& module, const std::string& name) {
-    for (const auto& f : model(module, "Params").fields) {
-        if (f.json_name == name) return f.type;
-    }
-    FAIL("no field " << name);
-    throw std::logic_error("unreachable");
+    return field(model(module, "Params"), name).type;
 }
 
 const json closed_empty = {
