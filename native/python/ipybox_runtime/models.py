@@ -1,13 +1,15 @@
 """Base class and ``Field()`` for the models of generated tool modules.
 
-Generated code imports only ``ToolModel``, ``Field`` and ``rebuild_models`` from here, and this
-module hides the differences between pydantic 1.10 and 2.x, so the same generated files work on
-both:
+Generated code imports only ``ToolModel``, ``Field``, ``Constraints`` and ``rebuild_models``
+from here, and this module hides the differences between pydantic 1.10 and 2.x, so the same
+generated files work on both:
 
 * population by field name *and* by alias (``Params(my_field=1)`` as well as
   ``Params(**{"my-field": 1})``);
 * ``Field()`` takes one spelling (``pattern=``, ``min_items=``/``max_items=`` for lists) and
-  translates it for the installed version;
+  translates it for the installed version; ``Constraints()`` in ``Annotated[...]`` takes the
+  same spelling where ``Field()`` cannot reach (union members, items, map values), and the
+  runtime checks it (see ``constraints``);
 * ``to_arguments()`` builds the JSON arguments of a tool call the same way on both versions,
   from the values exactly as they were written (see ``json_values``);
 * ``from_arguments()``/``from_structured()`` read JSON: keys are the schema's property names.
