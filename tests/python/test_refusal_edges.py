@@ -3,9 +3,9 @@ on seeds it had never run (issue 25), each shrunk to a minimal schema in the gol
 ``refusal_edges``: enums of floats, constraints of union members, list items and map values,
 item counts on a forward reference, closed objects without properties, allOf compositions,
 enums mixing true and 1, JSON null where the schema admits none, a model beside a map of
-constrained values. Every invalid set is
-confirmed invalid by jsonschema (when installed; the fuzz tier always has it) and refused with
-a ``pydantic.ValidationError`` located at the property; every valid set goes out exactly.
+constrained values, an allOf no value satisfies. Every invalid set is confirmed invalid by
+jsonschema (when installed; the fuzz tier always has it) and refused with a
+``pydantic.ValidationError`` located at the property; every valid set goes out exactly.
 """
 
 from __future__ import annotations
@@ -74,6 +74,10 @@ INVALID: Dict[str, List[Tuple[Dict[str, Any], str]]] = {
         ({"m": {"a": 11}}, "m"),
         ({"m": {"k": 11}}, "m"),
     ],
+    "contradictory_all_of": [
+        ({"p": {}}, "p"),
+        ({"p": {"n": 1}}, "p"),
+    ],
     "map_or_list": [
         ({"p": ["a"]}, "p"),
         ({"p": {"a": "1"}}, "p"),
@@ -93,6 +97,7 @@ VALID: Dict[str, List[Dict[str, Any]]] = {
         {"nl": {"p34": "x"}, "m": {"k": "a"}},
         {"nl": {"a": None}, "m": {"a": 10}},
     ],
+    "contradictory_all_of": [{"p": "s"}],
     "map_or_list": [{"p": []}, {"p": {"a": 1}}],
 }
 

@@ -32,6 +32,11 @@ field_constraints hoisted_constraints(type_ref& type) {
     return std::exchange(type.constraints, {});
 }
 
+bool holds_unsatisfiable(const type_ref& type) {
+    return type.unsatisfiable ||
+           std::any_of(type.members.begin(), type.members.end(), holds_unsatisfiable);
+}
+
 // Why `type` or a type within it is looser than its schema (an Any standing in for what Python
 // cannot type), or an empty string. A union with an Any member becomes Any.
 std::string loosen(type_ref& type) {
@@ -128,6 +133,8 @@ void module_builder::loosen_unfaithful_types() {
         auto* model = std::get_if<model_def>(&module_.classes[i]);
         if (model == nullptr) continue;
         for (auto& field : model->fields) {
+            // A contradiction a union did not leave out stands as an Any in the field.
+            if (i < input_classes_ && holds_unsatisfiable(field.type)) note_server_only("allOf");
             const auto why = loosen(field.type);
             if (!why.empty()) {
                 module_.notes.push_back(model->class_name + "." + field.attribute_name + ": " +

@@ -272,6 +272,13 @@ type_ref module_builder::build_all_of(const json& schema, const json& members,
 // an empty model that refuses every key), else a map.
 type_ref module_builder::build_object(const json& schema, const std::string& hint, int depth,
                                       placement where) {
+    if (shape_of(schema).contradictory) {
+        type_ref never = make_type(type_kind::any);
+        never.unsatisfiable = true;
+        never.loosened_because =
+            "an allOf that requires a property one of its members forbids is typed Any";
+        return never;
+    }
     if (is_model_schema(schema)) {
         const auto class_name = names_.claim(class_name_from(hint, "Model"));
         build_model(schema, class_name, depth, where);
@@ -322,7 +329,7 @@ type_ref module_builder::build_ref(const std::string& ref, const std::string& hi
     if (const auto it = doc_->refs.find(target); it != doc_->refs.end()) return it->second;
     if (doc_->resolving.contains(target)) return make_type(type_kind::any);  // alias loop
     const std::string name = ref_name(ref).empty() ? hint : ref_name(ref);
-    if (is_model_schema(*target)) {
+    if (is_model_schema(*target) && !shape_of(*target).contradictory) {
         // Registered before its fields are built, so a cycle back to it finds the class name.
         const auto class_name = names_.claim(class_name_from(name, "Model"));
         doc_->refs[target] = make_type(type_kind::model, class_name);
@@ -342,6 +349,7 @@ type_ref module_builder::build_alternatives(const json& alternatives, const std:
     bool nullable = false;
     for (const auto& alternative : alternatives) {
         type_ref member = build_type(alternative, hint, depth + 1, placement::inline_schema);
+        if (member.unsatisfiable) continue;                // no value takes this alternative
         if (member.kind == type_kind::any) return member;  // Any already admits everything
         if (member.kind == type_kind::none) {
             nullable = true;

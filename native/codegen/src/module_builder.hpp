@@ -25,6 +25,8 @@ struct object_shape {
     const nlohmann::json* additional = nullptr;  // the additionalProperties in force, if any
     std::vector<const nlohmann::json*> parts;    // the schema and every member folded in
     bool closed() const;                         // additionalProperties: false somewhere
+    // A required property that a closing member leaves out: no value fits the object.
+    bool contradictory = false;
 };
 
 // A schema of annotations only (title, description, default, ...): it accepts every value.

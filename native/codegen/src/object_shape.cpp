@@ -118,6 +118,9 @@ object_shape module_builder::shape_of(const json& schema) {
         std::erase_if(shape.properties,
                       [&allowed](const auto& entry) { return !allowed->contains(entry.first); });
         shape.additional = &closed_marker;
+        shape.contradictory =
+            std::any_of(shape.required.begin(), shape.required.end(),
+                        [&allowed](const std::string& name) { return !allowed->contains(name); });
     }
     return shape;
 }

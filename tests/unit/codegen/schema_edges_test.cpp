@@ -155,3 +155,18 @@ TEST_CASE("allOf members of scalars merge into one type with the stricter bounds
     CHECK(type_of(module, "two_patterns").kind == type_kind::any);
     CHECK(module.server_only == std::set<std::string>{"allOf"});
 }
+
+TEST_CASE("an allOf that requires what a member forbids takes no value: a union leaves it out") {
+    const json defs = {
+        {"needs_n",
+         {{"type", "object"}, {"properties", {{"n", {{"type", "number"}}}}}, {"required", {"n"}}}}};
+    const json contradiction = {{"allOf", {{{"$ref", "#/$defs/needs_n"}}, closed_empty}}};
+    const auto in_union = build({{"p", {{"anyOf", {contradiction, {{"type", "string"}}}}}}}, defs);
+    CHECK(type_of(in_union, "p").kind == type_kind::string);
+    CHECK(in_union.server_only.empty());
+    CHECK(in_union.notes.empty());
+    const auto alone = build({{"q", contradiction}}, defs);
+    CHECK(type_of(alone, "q").kind == type_kind::any);
+    CHECK(alone.server_only == std::set<std::string>{"allOf"});
+    REQUIRE(alone.notes.size() == 1);
+}

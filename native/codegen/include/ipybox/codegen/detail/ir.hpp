@@ -51,6 +51,9 @@ struct type_ref {
     field_constraints constraints;  // of string, integer, number and list types
     // Set on an Any that stands in for a schema Python cannot type: why, for the module's notes.
     std::string loosened_because;
+    // A schema no value satisfies (allOf members that contradict each other): a union leaves
+    // it out; elsewhere it is an Any with a note.
+    bool unsatisfiable = false;
 };
 
 struct field_def {

@@ -18,6 +18,7 @@ TOOLS = {
     'mixed_literals': 'mixed_literals',
     'json_nulls': 'json_nulls',
     'object_alternatives': 'object_alternatives',
+    'contradictory_all_of': 'contradictory_all_of',
     'map_or_list': 'map_or_list',
 }
 
@@ -31,5 +32,6 @@ __all__ = [
     'mixed_literals',
     'json_nulls',
     'object_alternatives',
+    'contradictory_all_of',
     'map_or_list',
 ]
