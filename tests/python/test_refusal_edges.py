@@ -150,6 +150,14 @@ class RefusalEdgesTest(unittest.TestCase):
         self.assertEqual(json.dumps(parsed.to_arguments()), json.dumps(output))
         self.assertEqual(type(Result.from_structured({"r": {"label": 3}}).r).__name__, "Counted")
 
+    def test_the_error_says_which_constraint_of_the_member_failed(self):
+        with self.assertRaises(pydantic.ValidationError) as caught:
+            self.module("union_constraints").Params(u="7")
+        self.assertIn("a string with pattern='^[A-Z]{2}$'", str(caught.exception))
+        with self.assertRaises(pydantic.ValidationError) as caught:
+            self.module("item_constraints").Params(m={"a": 11})
+        self.assertIn("less than or equal to 10", str(caught.exception))
+
     def test_none_as_a_keyword_still_means_not_given(self):
         self.assertEqual(self.module("json_nulls").Params(x=None).to_arguments(), {})
 

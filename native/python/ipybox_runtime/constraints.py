@@ -63,11 +63,15 @@ class Constraints:
         self._searcher = _compiled(pattern)
 
     def __repr__(self) -> str:
+        return f"Constraints({self.summary()})"
+
+    def summary(self) -> str:
+        """The constraints as keyword arguments: ``max_length=3, pattern='^a'``."""
         given = dict(self.numbers)
         for name in ("min_length", "max_length", "pattern", "min_items", "max_items"):
             if getattr(self, name) is not None:
                 given[name] = getattr(self, name)
-        return "Constraints(" + ", ".join(f"{k}={v!r}" for k, v in given.items()) + ")"
+        return ", ".join(f"{key}={value!r}" for key, value in given.items())
 
     def check(self, value: Any) -> Failure:
         """None when ``value`` keeps every constraint of its kind, else ((), a message)."""

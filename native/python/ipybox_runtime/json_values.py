@@ -198,8 +198,10 @@ def _compile(
     arguments = typing.get_args(annotation)
     if origin is typing.Annotated:
         check, expected = _compile(arguments[0], namespace, depth + 1)
-        marks = [mark.check for mark in arguments[1:] if isinstance(mark, Constraints)]
-        return then_check(check, marks), expected
+        marks = [mark for mark in arguments[1:] if isinstance(mark, Constraints)]
+        if marks:
+            expected += " with " + ", ".join(mark.summary() for mark in marks)
+        return then_check(check, [mark.check for mark in marks]), expected
     if origin is Union:
         return _compile_union(arguments, namespace, depth)
     if origin is Literal:
