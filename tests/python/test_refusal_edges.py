@@ -3,7 +3,8 @@ on seeds it had never run (issue 25), each shrunk to a minimal schema in the gol
 ``refusal_edges``: enums of floats, constraints of union members, list items and map values,
 item counts on a forward reference, closed objects without properties, allOf compositions,
 enums mixing true and 1, JSON null where the schema admits none, a model beside a map of
-constrained values, an allOf no value satisfies. Every invalid set is confirmed invalid by
+constrained values, an allOf no value satisfies, bounds and steps of numbers near 2**60.
+Every invalid set is confirmed invalid by
 jsonschema (when installed; the fuzz tier always has it) and refused with a
 ``pydantic.ValidationError`` located at the property; every valid set goes out exactly.
 """
@@ -78,6 +79,12 @@ INVALID: Dict[str, List[Tuple[Dict[str, Any], str]]] = {
         ({"p": {}}, "p"),
         ({"p": {"n": 1}}, "p"),
     ],
+    "exact_bounds": [
+        ({"n": 2**60 - 2}, "n"),
+        ({"n": 2**60 + 4}, "n"),
+        ({"f": 2**60}, "f"),
+        ({"m": 2**60 + 5}, "m"),
+    ],
     "map_or_list": [
         ({"p": ["a"]}, "p"),
         ({"p": {"a": "1"}}, "p"),
@@ -98,6 +105,7 @@ VALID: Dict[str, List[Dict[str, Any]]] = {
         {"nl": {"a": None}, "m": {"a": 10}},
     ],
     "contradictory_all_of": [{"p": "s"}],
+    "exact_bounds": [{"n": 2**60 - 1, "f": 2**60 - 1, "m": 2**60 + 4}, {"n": 0, "f": 2.5}],
     "map_or_list": [{"p": []}, {"p": {"a": 1}}],
 }
 

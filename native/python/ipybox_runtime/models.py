@@ -109,15 +109,17 @@ def Field(  # noqa: N802 - mirrors pydantic.Field
         ge, gt = (None, gt) if gt >= ge else (ge, None)
     if le is not None and lt is not None:
         le, lt = (None, lt) if lt <= le else (le, None)
+    bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt, "multiple_of": multiple_of}
+    bounds = {key: value for key, value in bounds.items() if value is not None}
+    # The kind check applies the bounds exactly (_numeric_bounds). Pydantic 2 gets them too,
+    # but not multiple_of, which it tests in floats (2**60 + 5 would be no multiple of 5);
+    # pydantic 1 gets none: it also compares a rounded float with the exact bound.
+    exact_only = ("multiple_of",) if PYDANTIC_V2 else tuple(bounds)
     options: Dict[str, Any] = {
         "alias": alias,
         "description": description,
         "title": title,
-        "ge": ge,
-        "gt": gt,
-        "le": le,
-        "lt": lt,
-        "multiple_of": multiple_of,
+        **{key: value for key, value in bounds.items() if key not in exact_only},
         "min_length": min_length if min_length is not None else min_items,
         "max_length": max_length if max_length is not None else max_items,
     }
@@ -129,8 +131,13 @@ def Field(  # noqa: N802 - mirrors pydantic.Field
         if usable is not None:
             options["pattern" if PYDANTIC_V2 else "regex"] = usable
     options = {key: value for key, value in options.items() if value is not None}
-    flags = {_FLAG_PREFIX + "nullable": nullable, _FLAG_PREFIX + "constant": constant}
+    flags: Dict[str, Any] = {
+        _FLAG_PREFIX + "nullable": nullable,
+        _FLAG_PREFIX + "constant": constant,
+    }
     flags = {key: True for key, value in flags.items() if value}
+    if bounds:
+        flags[_FLAG_PREFIX + "bounds"] = bounds
     if flags:
         if PYDANTIC_V2:
             options["json_schema_extra"] = flags
@@ -438,19 +445,15 @@ def _kind_checks(model: type) -> _KindChecks:
 
 
 def _numeric_bounds(field: Any) -> Dict[str, Any]:
-    """ge/gt/le/lt/multiple_of of a field, for an exact check of the written number (pydantic
-    compares a float field's bound as floats: 2**60 + 1 passes ``le=2**60``)."""
-    names = ("ge", "gt", "le", "lt", "multiple_of")
+    """ge/gt/le/lt/multiple_of of a field (as Field() recorded them), for an exact check of the
+    written number: pydantic compares a float field's bound as floats, so 2**60 + 1 would pass
+    ``le=2**60``."""
     if PYDANTIC_V2:
-        found = {}
-        for item in field.metadata:
-            for name in names:
-                value = getattr(item, name, None)
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    found[name] = value
-        return found
-    info = field.field_info
-    return {name: getattr(info, name) for name in names if getattr(info, name, None) is not None}
+        extra = field.json_schema_extra
+    else:
+        extra = field.field_info.extra
+    bounds = extra.get(_FLAG_PREFIX + "bounds") if isinstance(extra, dict) else None
+    return dict(bounds) if isinstance(bounds, dict) else {}
 
 
 def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:

@@ -19,6 +19,7 @@ TOOLS = {
     'json_nulls': 'json_nulls',
     'object_alternatives': 'object_alternatives',
     'contradictory_all_of': 'contradictory_all_of',
+    'exact_bounds': 'exact_bounds',
     'map_or_list': 'map_or_list',
 }
 
@@ -33,5 +34,6 @@ __all__ = [
     'json_nulls',
     'object_alternatives',
     'contradictory_all_of',
+    'exact_bounds',
     'map_or_list',
 ]
