@@ -166,6 +166,11 @@ class RefusalEdgesTest(unittest.TestCase):
             self.module("item_constraints").Params(m={"a": 11})
         self.assertIn("less than or equal to 10", str(caught.exception))
 
+    def test_a_model_whose_definition_is_openapi_nullable_takes_null(self):
+        Params = self.module("json_nulls").Params
+        self.assertEqual(Params.from_arguments({"z": None}).to_arguments(), {"z": None})
+        self.assertEqual(Params(z=None).to_arguments(), {"z": None})
+
     def test_none_as_a_keyword_still_means_not_given(self):
         self.assertEqual(self.module("json_nulls").Params(x=None).to_arguments(), {})
 

@@ -332,7 +332,8 @@ type_ref module_builder::build_ref(const std::string& ref, const std::string& hi
     if (is_model_schema(*target) && !shape_of(*target).contradictory) {
         // Registered before its fields are built, so a cycle back to it finds the class name.
         const auto class_name = names_.claim(class_name_from(name, "Model"));
-        doc_->refs[target] = make_type(type_kind::model, class_name);
+        auto& type = doc_->refs[target] = make_type(type_kind::model, class_name);
+        type.nullable = target->value("nullable", json(false)) == json(true);  // OpenAPI
         build_model(*target, class_name, depth + 1, placement::definition);
         return doc_->refs[target];
     }

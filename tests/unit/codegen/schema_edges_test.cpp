@@ -170,3 +170,12 @@ TEST_CASE("an allOf that requires what a member forbids takes no value: a union 
     CHECK(alone.server_only == std::set<std::string>{"allOf"});
     REQUIRE(alone.notes.size() == 1);
 }
+
+TEST_CASE("a $ref to a model the definition marks nullable (OpenAPI) admits null") {
+    const json defs = {
+        {"node",
+         {{"type", "object"}, {"properties", {{"a", {{"type", "null"}}}}}, {"nullable", true}}}};
+    const auto module = build({{"p", {{"$ref", "#/$defs/node"}}}}, defs);
+    CHECK(type_of(module, "p").kind == type_kind::model);
+    CHECK(type_of(module, "p").nullable);
+}

@@ -14,9 +14,14 @@ SERVER_NAME = 'refusal_edges'
 TOOL_NAME = 'json_nulls'
 
 
+class Maybe(ToolModel):
+    a: Optional[str] = None
+
+
 class Params(ToolModel):
     x: Optional[int] = None
     y: Optional[int] = Field(None, nullable=True)
+    z: Optional[Maybe] = Field(None, nullable=True)
 
 
 class Counted(ToolModel, extra='allow'):
