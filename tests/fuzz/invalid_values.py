@@ -54,6 +54,60 @@ Judge = jsonschema.validators.extend(
 )
 
 
+def closed_for_inputs(root: Any) -> Any:
+    """A copy of an input schema as generated input models read it: an object schema that
+    declares properties and says nothing of other keys takes none (the generator's typo guard).
+    allOf members, and the definitions they refer to, stay open; their holder takes no key that
+    no member declares (``unevaluatedProperties``), as the merged model does."""
+    closed = copy.deepcopy(root)
+    members_of_all_of = set()
+
+    def target(node: Any) -> Any:
+        for _ in range(8):
+            reference = node.get("$ref") if isinstance(node, dict) else None
+            if not isinstance(reference, str) or not reference.startswith("#"):
+                break
+            found = _Walker(closed).resolve({"$ref": reference})
+            if found is node or not found:
+                break
+            node = found
+        return node
+
+    def walk(node: Any, visit: Callable[[Any], None]) -> None:
+        if isinstance(node, dict):
+            visit(node)
+            for value in list(node.values()):
+                walk(value, visit)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, visit)
+
+    def collect(node: Any) -> None:
+        for member in node.get("allOf") if isinstance(node.get("allOf"), list) else []:
+            members_of_all_of.update({id(member), id(target(member))})
+
+    def says_other_keys(node: Any) -> bool:
+        return "additionalProperties" in node or "unevaluatedProperties" in node
+
+    def close(node: Any) -> None:
+        if says_other_keys(node):
+            return
+        members = node.get("allOf")
+        if isinstance(members, list):
+            parts = [node] + [target(member) for member in members]
+            parts = [part for part in parts if isinstance(part, dict)]
+            if any(part.get("properties") for part in parts) and not any(
+                says_other_keys(part) for part in parts
+            ):
+                node["unevaluatedProperties"] = False
+        elif node.get("properties") and id(node) not in members_of_all_of:
+            node["additionalProperties"] = False
+
+    walk(closed, collect)
+    walk(closed, close)
+    return closed
+
+
 def _fits_types(value: Any, types: List[str]) -> bool:
     kind = _kind(value)
     return kind in types or (kind == "integer" and "number" in types)

@@ -6,19 +6,20 @@
 For each seed, SchemaFuzzer makes N tools; codegen_files generates their package; for every
 tool, ValueMaker builds valid arguments (and valid structured output when there is an output
 schema), which jsonschema (a real validator, Draft 2020-12 with OpenAPI's ``nullable``;
-``invalid_values.Judge``) must accept or they are discarded. fuzz_worker.py then imports every
-module and checks exact round trips, once under pydantic 1 and once under pydantic 2
-(interpreters found as tests/python/launch.py finds them). For every valid set, up to six
-invalid sets (the valid set mutated one keyword at a time, confirmed invalid by the same judge;
-invalid_values.py) must be refused by ``Params`` with a ValidationError unless the keywords the
-module's docstring lists as checked by the server only explain it (those are counted apart).
-The refusal rate per keyword is printed; an invalid set Params accepts is a failure like any
-other. Seeds rotate: they derive from the commit (GITHUB_SHA or ``git rev-parse HEAD``;
-override with --seeds or IPYBOX_FUZZ_SEEDS) and are printed, so a failure can be rerun. CI runs
-3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5 seeds x 1,000 tools. A failing tool
-is shrunk (greedy removal of properties, alternatives and keywords while the same kind of
-failure persists, its values drawn as in the failing run) and printed as a minimal schema, with
-the argument sets that failed. Exit status 1 on any failure.
+``invalid_values.Judge``; input objects closed to undeclared keys, as generated input models
+are) must accept or they are discarded. fuzz_worker.py then imports every module and checks
+exact round trips, once under pydantic 1 and once under pydantic 2 (interpreters found as
+tests/python/launch.py finds them). For every valid set, up to six invalid sets (the valid set
+mutated one keyword at a time, confirmed invalid by the judge with objects as the schema
+leaves them; invalid_values.py) must be refused by ``Params`` with a ValidationError unless the
+keywords the module's docstring lists as checked by the server only explain it (those are
+counted apart). The refusal rate per keyword is printed; an invalid set Params accepts is a
+failure like any other. Seeds rotate: they derive from the commit (GITHUB_SHA or
+``git rev-parse HEAD``; override with --seeds or IPYBOX_FUZZ_SEEDS) and are printed, so a
+failure can be rerun. CI runs 3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5
+seeds x 1,000 tools. A failing tool is shrunk (greedy removal of properties, alternatives and
+keywords while the same kind of failure persists, its values drawn as in the failing run) and
+printed as a minimal schema, with the argument sets that failed. Exit status 1 on any failure.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(SOURCE_DIR / "tests" / "python"))
 
 import launch  # noqa: E402 - finds the interpreter of each pydantic major
-from invalid_values import Judge, mutants  # noqa: E402
+from invalid_values import Judge, closed_for_inputs, mutants  # noqa: E402
 from schema_fuzz import SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
 
 RUNTIME_DIR = SOURCE_DIR / "native" / "python"
@@ -75,7 +76,7 @@ def valid_value(root: Any, schema: Any, seed: int, is_input: bool) -> Tuple[bool
     """A value jsonschema accepts for `schema` (resolved against `root`), if one is found."""
     rng = random.Random(seed)
     try:
-        validator = Judge(root)
+        validator = Judge(closed_for_inputs(root) if is_input else root)
         for _ in range(VALUE_ATTEMPTS):
             value = ValueMaker(root, rng, open_by_default=not is_input).value(schema)
             if validator.is_valid(value):
