@@ -24,7 +24,8 @@ function generate(toolCount) {
                                         "--root-dir", rootDir], { encoding: "utf8" });
     samples.push(performance.now() - start);
     if (run.status !== 0) throw new Error(`ipybox generate failed (${run.status}): ${run.stderr}`);
-    const modules = fs.readdirSync(path.join(rootDir, "synthetic")).filter((f) => f !== "__init__.py");
+    const modules = fs.readdirSync(path.join(rootDir, "synthetic"))
+      .filter((f) => f.endsWith(".py") && f !== "__init__.py");  // registration.json sits beside them
     if (modules.length !== toolCount) throw new Error(`expected ${toolCount} modules, got ${modules.length}`);
   }
   return percentile(samples, 50);

@@ -6,8 +6,10 @@
 "cases": [{"id", "module", "server_only", "arguments"?, "invalid"?, "output"?}]}. For each
 case: the module imports without warnings; ``Params.from_arguments(arguments).to_arguments()``
 equals ``arguments`` exactly and is JSON; every invalid set (``{"keyword", "arguments"}``,
-confirmed invalid by jsonschema) whose keyword the module does not list as server-only raises
-``pydantic.ValidationError``; ``Result.from_structured(output)`` holds ``output`` exactly.
+confirmed invalid by jsonschema) raises ``pydantic.ValidationError`` unless the keywords the
+module's docstring lists as checked by the server only explain it (``invalid_values.excused``;
+that list must be the generator's ``server_only``); ``Result.from_structured(output)`` holds
+``output`` exactly.
 Prints one JSON document: {"pydantic": version, "failures": [{"id", "kind", "detail"}],
 "checked": {...}, "refusals": {keyword: [refused, tried]}, "server_only": {keyword: count}}.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import sys
 import tempfile
 import traceback
@@ -26,16 +29,27 @@ from typing import Any, Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run with -I: no script dir on the path
 
+from invalid_values import Judge, excused, keywords_of  # noqa: E402
 from schema_fuzz import first_difference, json_equal  # noqa: E402
+
+
+def docstring_server_only(doc: Any) -> List[str]:
+    """The keywords a module's docstring lists as "Checked by the server only"."""
+    marker = "Checked by the server only"
+    if not isinstance(doc, str) or marker not in doc:
+        return []
+    section = doc.split(marker, 1)[1].split("\n\n", 1)[0].split("):", 1)[-1]
+    return sorted(re.findall(r"`([^`]+)`", section))
 
 
 def check_invalid(module: Any, case: Dict[str, Any], report: Dict[str, Any], fail: Any) -> None:
     import pydantic
 
+    # What the module claims, as its reader sees it: the docstring's list.
+    unchecked = set(docstring_server_only(module.__doc__))
     for invalid in case.get("invalid", []):
         keyword = invalid["keyword"]
-        unchecked = set(case.get("server_only", []))
-        if keyword in unchecked or unchecked & set(invalid.get("violated", [])):
+        if keyword in unchecked or excused(invalid.get("violated", []), unchecked):
             report["server_only"][keyword] = report["server_only"].get(keyword, 0) + 1
             continue
         tally = report["refusals"].setdefault(keyword, [0, 0])
@@ -49,9 +63,7 @@ def check_invalid(module: Any, case: Dict[str, Any], report: Dict[str, Any], fai
                 "invalid crashed", f"{keyword}: {invalid['arguments']!r}\n" + traceback.format_exc()
             )
         else:
-            import jsonschema
-
-            if jsonschema.Draft202012Validator(case["schema"]).is_valid(sent):
+            if Judge(case["schema"]).is_valid(sent):
                 # Params completed the set (a required constant it always sends): the server
                 # never sees the invalid set.
                 report["completed"][keyword] = report["completed"].get(keyword, 0) + 1
@@ -59,7 +71,8 @@ def check_invalid(module: Any, case: Dict[str, Any], report: Dict[str, Any], fai
                 continue
             fail(
                 "invalid accepted",
-                f"{keyword}: {json.dumps(invalid['arguments'], ensure_ascii=False)[:1500]}"
+                f"{keyword} (refused by {', '.join(keywords_of(invalid.get('violated', [])))}): "
+                f"{json.dumps(invalid['arguments'], ensure_ascii=False)[:1500]}"
                 f" -> sent {json.dumps(sent, ensure_ascii=False, default=repr)[:300]}",
             )
 
@@ -80,6 +93,9 @@ def check_case(
         fail("import", traceback.format_exc())
         return failures
     counts["imported"] += 1
+    listed = docstring_server_only(module.__doc__)
+    if listed != sorted(case.get("server_only", [])):
+        fail("docstring", f"lists {listed} as server-only, the generator {case.get('server_only')}")
     if "arguments" in case:
         counts["arguments"] += 1
         arguments = case["arguments"]

@@ -4,8 +4,8 @@
 ``root`` and, at every value, breaks one keyword of the schema that applies there (``type``,
 ``enum``, ``const``, bounds, lengths, ``pattern``, item counts, ``required``,
 ``additionalProperties``), giving ``(keyword, mutated arguments)`` pairs. The caller keeps only
-those a real validator refuses. JSON null is never used as a wrong type: on a property that is
-not required, ``None`` means "not given" and is never sent.
+those a real validator refuses. JSON null is a wrong type too: ``Params.from_arguments`` reads
+JSON, where (unlike a keyword argument's ``None``) a null the schema does not admit is refused.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 import copy
 import random
 import re
-from typing import Any, Callable, Iterator, List, Tuple
+from typing import Any, Callable, Iterator, List, Set, Tuple
 
 import jsonschema
 
-WRONG_KINDS: List[Any] = ["7", "true", 1.5, True, False, 1, 1234, [], {}, ["1"]]
+WRONG_KINDS: List[Any] = ["7", "true", 1.5, True, False, 1, 1234, [], {}, ["1"], None]
 PATTERN_PROBES = ["", "!", " ", "0", "A", "zz9", "a b", "\n"]
 
 Path = List[Any]
@@ -39,6 +39,75 @@ def _kind(value: Any) -> str:
     return "null"
 
 
+def _type_or_openapi_null(validator: Any, types: Any, instance: Any, schema: Any) -> Any:
+    if instance is None and isinstance(schema, dict) and schema.get("nullable") is True:
+        return
+    yield from _DRAFT_TYPE(validator, types, instance, schema)
+
+
+_DRAFT_TYPE = jsonschema.Draft202012Validator.VALIDATORS["type"]
+# The judge of valid and invalid values: Draft 2020-12, and OpenAPI's `nullable: true` admitting
+# null beside a `type`, as the generator reads it (a tolerant reading of a keyword JSON Schema
+# does not know; servers that publish it mean it).
+Judge = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, {"type": _type_or_openapi_null}
+)
+
+
+def closed_for_inputs(root: Any) -> Any:
+    """A copy of an input schema as generated input models read it: an object schema that
+    declares properties and says nothing of other keys takes none (the generator's typo guard).
+    allOf members, and the definitions they refer to, stay open; their holder takes no key that
+    no member declares (``unevaluatedProperties``), as the merged model does."""
+    closed = copy.deepcopy(root)
+    members_of_all_of = set()
+
+    def target(node: Any) -> Any:
+        for _ in range(8):
+            reference = node.get("$ref") if isinstance(node, dict) else None
+            if not isinstance(reference, str) or not reference.startswith("#"):
+                break
+            found = _Walker(closed).resolve({"$ref": reference})
+            if found is node or not found:
+                break
+            node = found
+        return node
+
+    def walk(node: Any, visit: Callable[[Any], None]) -> None:
+        if isinstance(node, dict):
+            visit(node)
+            for value in list(node.values()):
+                walk(value, visit)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, visit)
+
+    def collect(node: Any) -> None:
+        for member in node.get("allOf") if isinstance(node.get("allOf"), list) else []:
+            members_of_all_of.update({id(member), id(target(member))})
+
+    def says_other_keys(node: Any) -> bool:
+        return "additionalProperties" in node or "unevaluatedProperties" in node
+
+    def close(node: Any) -> None:
+        if says_other_keys(node):
+            return
+        members = node.get("allOf")
+        if isinstance(members, list):
+            parts = [node] + [target(member) for member in members]
+            parts = [part for part in parts if isinstance(part, dict)]
+            if any(part.get("properties") for part in parts) and not any(
+                says_other_keys(part) for part in parts
+            ):
+                node["unevaluatedProperties"] = False
+        elif node.get("properties") and id(node) not in members_of_all_of:
+            node["additionalProperties"] = False
+
+    walk(closed, collect)
+    walk(closed, close)
+    return closed
+
+
 def _fits_types(value: Any, types: List[str]) -> bool:
     kind = _kind(value)
     return kind in types or (kind == "integer" and "number" in types)
@@ -47,7 +116,7 @@ def _fits_types(value: Any, types: List[str]) -> bool:
 class _Walker:
     def __init__(self, root: Any) -> None:
         self.root = root
-        self.validator = jsonschema.Draft202012Validator(root)
+        self.validator = Judge(root)
 
     def resolve(self, schema: Any) -> Any:
         for _ in range(8):
@@ -168,9 +237,9 @@ def _replace(arguments: Any, path: Path, make: Callable[[Any], Any]) -> Any:
 
 def mutants(
     root: Any, arguments: Any, rng: random.Random, limit: int
-) -> List[Tuple[str, Any, List[str]]]:
-    """Up to ``limit`` (keyword, arguments, keywords the validator reports) triples that the
-    validator confirms invalid."""
+) -> List[Tuple[str, Any, List[Any]]]:
+    """Up to ``limit`` (keyword, arguments, the validator's errors; see ``_violated``) triples
+    that the validator confirms invalid."""
     walker = _Walker(root)
     candidates: List[Tuple[str, Path, Callable[[Any], Any]]] = []
     try:
@@ -186,7 +255,7 @@ def mutants(
     for candidate in candidates:
         by_keyword.setdefault(candidate[0], []).append(candidate)
     queues = list(by_keyword.values())
-    found: List[Tuple[str, Any, List[str]]] = []
+    found: List[Tuple[str, Any, List[Any]]] = []
     while queues and len(found) < limit:
         queue = queues.pop(0)
         keyword, path, make = queue.pop(0)
@@ -212,10 +281,68 @@ def mutants(
     return found
 
 
-def _violated(validator: Any, instance: Any) -> List[str]:
-    """The keywords the validator names in its errors (the mutation may break, say, oneOf's
-    exclusivity rather than the keyword it aimed at)."""
-    return sorted({str(error.validator) for error in validator.iter_errors(instance)})
+def _violated(validator: Any, instance: Any) -> List[Any]:
+    """Why the validator refuses ``instance``, as a list of errors that each must be mended: a
+    keyword (``"pattern"``), or for a failed ``anyOf``/``oneOf`` ``{"keyword": ..., "alternatives":
+    [[errors of alternative 0], ...]}``. The mutation may break, say, oneOf's exclusivity rather
+    than the keyword it aimed at, or an alternative only through a keyword the module leaves to
+    the server (see ``excused``)."""
+    return [_error_tree(error) for error in validator.iter_errors(instance)]
+
+
+# Keywords whose next schema-path segment is a name, not a keyword.
+_NAMING_KEYWORDS = {"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"}
+
+
+def _error_tree(error: Any) -> Any:
+    keyword = str(error.validator)
+    within = _path_keywords(error.relative_schema_path)
+    if keyword not in ("anyOf", "oneOf") or not error.context:
+        return {"keyword": keyword, "within": within} if within else keyword
+    alternatives: dict = {}
+    for inner in error.context:
+        index = inner.relative_schema_path[0] if inner.relative_schema_path else 0
+        alternatives.setdefault(index, []).append(_error_tree(inner))
+    return {
+        "keyword": keyword,
+        "within": within,
+        "alternatives": [alternatives[i] for i in sorted(alternatives)],
+    }
+
+
+def _path_keywords(path: Any) -> List[str]:
+    """The keywords a schema path passes through before its last one (``allOf`` in
+    ``properties/p/allOf/1/type``), property and definition names left out."""
+    segments = list(path)[:-1]
+    keywords = []
+    for index, segment in enumerate(segments):
+        named = index > 0 and segments[index - 1] in _NAMING_KEYWORDS
+        if isinstance(segment, str) and not named:
+            keywords.append(segment)
+    return keywords
+
+
+def excused(errors: List[Any], server_only: Set[str]) -> bool:
+    """Whether a model that checks every keyword but ``server_only`` may accept the instance:
+    every error is one of those keywords or lies within one (inside an ``allOf`` the model
+    leaves to the server), or a failed ``anyOf``/``oneOf`` has an alternative whose errors all
+    are excused (Params takes ``oneOf`` as ``anyOf``)."""
+    return all(_excused_error(error, server_only) for error in errors)
+
+
+def _excused_error(error: Any, server_only: Set[str]) -> bool:
+    if isinstance(error, str):
+        return error in server_only
+    if set(error["within"]) & server_only:
+        return True
+    if "alternatives" not in error:
+        return error["keyword"] in server_only
+    return any(excused(alternative, server_only) for alternative in error["alternatives"])
+
+
+def keywords_of(errors: List[Any]) -> List[str]:
+    """The keywords an error list names at its top level, for a failure message."""
+    return sorted({error if isinstance(error, str) else error["keyword"] for error in errors})
 
 
 def _at(value: Any, path: Path) -> Any:

@@ -5,18 +5,21 @@
 
 For each seed, SchemaFuzzer makes N tools; codegen_files generates their package; for every
 tool, ValueMaker builds valid arguments (and valid structured output when there is an output
-schema), which jsonschema (a real validator, Draft 2020-12) must accept or they are discarded.
-fuzz_worker.py then imports every module and checks exact round trips, once under pydantic 1
-and once under pydantic 2 (interpreters found as tests/python/launch.py finds them). For every
-valid set, up to six invalid sets (the valid set mutated one keyword at a time, confirmed
-invalid by jsonschema; invalid_values.py) must be refused by ``Params`` with a ValidationError
-for every keyword the module does not list as checked by the server only; the refusal rate per
-keyword is printed. Seeds rotate: they derive from the commit (GITHUB_SHA or ``git rev-parse
-HEAD``; override with --seeds or IPYBOX_FUZZ_SEEDS) and are printed, so a failure can be rerun.
-CI runs 3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5 seeds x 1,000 tools.
-A failing tool is shrunk (greedy removal
-of properties, alternatives and keywords while the same kind of failure persists, its values
-drawn as in the failing run) and printed as a minimal schema. Exit status 1 on any failure.
+schema), which jsonschema (a real validator, Draft 2020-12 with OpenAPI's ``nullable``;
+``invalid_values.Judge``; input objects closed to undeclared keys, as generated input models
+are) must accept or they are discarded. fuzz_worker.py then imports every module and checks
+exact round trips, once under pydantic 1 and once under pydantic 2 (interpreters found as
+tests/python/launch.py finds them). For every valid set, up to six invalid sets (the valid set
+mutated one keyword at a time, confirmed invalid by the judge with objects as the schema
+leaves them; invalid_values.py) must be refused by ``Params`` with a ValidationError unless the
+keywords the module's docstring lists as checked by the server only explain it (those are
+counted apart). The refusal rate per keyword is printed; an invalid set Params accepts is a
+failure like any other. Seeds rotate: they derive from the commit (GITHUB_SHA or
+``git rev-parse HEAD``; override with --seeds or IPYBOX_FUZZ_SEEDS) and are printed, so a
+failure can be rerun. CI runs 3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5
+seeds x 1,000 tools. A failing tool is shrunk (greedy removal of properties, alternatives and
+keywords while the same kind of failure persists, its values drawn as in the failing run) and
+printed as a minimal schema, with the argument sets that failed. Exit status 1 on any failure.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(SOURCE_DIR / "tests" / "python"))
 
 import launch  # noqa: E402 - finds the interpreter of each pydantic major
-from invalid_values import mutants  # noqa: E402
+from invalid_values import Judge, closed_for_inputs, mutants  # noqa: E402
 from schema_fuzz import SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
 
 RUNTIME_DIR = SOURCE_DIR / "native" / "python"
@@ -73,7 +76,7 @@ def valid_value(root: Any, schema: Any, seed: int, is_input: bool) -> Tuple[bool
     """A value jsonschema accepts for `schema` (resolved against `root`), if one is found."""
     rng = random.Random(seed)
     try:
-        validator = jsonschema.Draft202012Validator(root)
+        validator = Judge(closed_for_inputs(root) if is_input else root)
         for _ in range(VALUE_ATTEMPTS):
             value = ValueMaker(root, rng, open_by_default=not is_input).value(schema)
             if validator.is_valid(value):
@@ -242,16 +245,20 @@ def reductions(node: Any) -> Iterator[Callable[[Any], Any]]:
 
 def shrink(
     codegen: str, python: str, tool: Dict[str, Any], kind: str, where: Dict[str, Any], budget: int
-) -> Dict[str, Any]:
+) -> Tuple[Dict[str, Any], str]:
     """The smallest variant of `tool` found that still fails with `kind`, its values drawn as in
-    the failing run (same seed, same index)."""
+    the failing run (same seed, same index), and the failure it gives (the argument set)."""
+    details = {json.dumps(tool, sort_keys=True): where.get("detail", "")}
 
     def fails(candidate: Dict[str, Any]) -> bool:
         try:
             report = check_tools(codegen, python, [candidate], where["seed"], first=where["index"])
         except (RuntimeError, ValueError):
             return False
-        return any(f["kind"] == kind for f in report["failures"])
+        found = [f for f in report["failures"] if f["kind"] == kind]
+        if found:
+            details[json.dumps(candidate, sort_keys=True)] = found[0]["detail"]
+        return bool(found)
 
     current = tool
     for name in ("description", "title"):
@@ -275,7 +282,7 @@ def shrink(
                 current = candidate
                 progress = True
                 break
-    return current
+    return current, details.get(json.dumps(current, sort_keys=True), "")
 
 
 def rotating_seeds(count: int) -> List[int]:
@@ -332,12 +339,6 @@ def main() -> int:
         help="comma-separated (default: 3, or 5 with --long, from the commit)",
     )
     parser.add_argument("--long", action="store_true", help="1,000 tools x 5 seeds")
-    parser.add_argument(
-        "--strict-invalid",
-        action="store_true",
-        help="fail on invalid sets Params accepts (default: report them); "
-        "IPYBOX_FUZZ_STRICT_INVALID=1 does the same",
-    )
     parser.add_argument("--shrink-budget", type=int, default=300, help="checks per shrunk failure")
     parser.add_argument("--max-shrinks", type=int, default=3, help="failures to shrink per run")
     parser.add_argument("--json-report", help="write throughput figures (for bench/) here")
@@ -409,14 +410,6 @@ def main() -> int:
             "failures": len(failures),
         }
         Path(args.json_report).write_text(json.dumps(figures, indent=1), encoding="utf-8")
-    strict = args.strict_invalid or os.environ.get("IPYBOX_FUZZ_STRICT_INVALID") == "1"
-    accepted = [f for f in failures if f[2]["kind"] == "invalid accepted"]
-    if accepted and not strict:
-        # Known gaps of the refusal half (issue 25): reported, not yet fatal.
-        print(f"fuzz: {len(accepted)} invalid sets accepted (not fatal without --strict-invalid):")
-        for major, _, failure, where in accepted[:20]:
-            print(f"  pydantic {major}, seed {where['seed']}: {failure['detail'][:240]}")
-        failures = [f for f in failures if f[2]["kind"] != "invalid accepted"]
     if not failures:
         print("fuzz: no failures")
         return 0
@@ -428,16 +421,18 @@ def main() -> int:
             file=sys.stderr,
         )
         if number < args.max_shrinks and where["tool"]:
-            minimal = shrink(
+            minimal, detail = shrink(
                 args.codegen,
                 python,
                 where["tool"],
                 failure["kind"],
-                where,
+                {**where, "detail": failure["detail"]},
                 args.shrink_budget,
             )
             print(
-                "minimal failing tool:\n" + json.dumps(minimal, indent=1, ensure_ascii=False),
+                "minimal failing tool:\n"
+                + json.dumps(minimal, indent=1, ensure_ascii=False)
+                + f"\nits failure: {detail}",
                 file=sys.stderr,
             )
     return 1

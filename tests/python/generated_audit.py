@@ -1,10 +1,11 @@
 """Structural checks of generated modules: what importing them can possibly execute.
 
 ``audit_module`` walks the AST and accepts only imports of known names, literal assignments,
-class definitions whose bodies hold annotations, literals and ``Field(...)`` calls with literal
-arguments, ``rebuild_models(...)`` and the fixed ``run()`` function. Anything else — a call of
-any other function, an expression statement, a comprehension — fails the audit, so a module
-that passes cannot run server-supplied code on import.
+class definitions whose bodies hold annotations (``Constraints(...)`` with literal arguments
+inside ``Annotated``), literals and ``Field(...)`` calls with literal arguments,
+``rebuild_models(...)`` and the fixed ``run()`` function. Anything else — a call of any other
+function, an expression statement, a comprehension — fails the audit, so a module that passes
+cannot run server-supplied code on import.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ import ast
 from typing import List
 
 ALLOWED_IMPORTS = {
-    "typing": {"Any", "Dict", "List", "Literal", "Optional", "Union"},
+    "typing": {"Annotated", "Any", "Dict", "List", "Literal", "Optional", "Union"},
     "enum": {"Enum"},
     "datetime": {"date", "datetime"},
-    "ipybox_runtime.models": {"Field", "ToolModel", "rebuild_models"},
+    "ipybox_runtime.models": {"Constraints", "Field", "ToolModel", "rebuild_models"},
     "ipybox_runtime.tool_client": {"TextResult", "call_tool"},
 }
-TYPING_GENERICS = {"Dict", "List", "Literal", "Optional", "Union"}
+TYPING_GENERICS = {"Annotated", "Dict", "List", "Literal", "Optional", "Union"}
 MODULE_CONSTANTS = {"SERVER_NAME", "TOOL_NAME", "TOOLS", "__all__"}
 
 
@@ -55,22 +56,34 @@ def _annotation(node: ast.AST) -> None:
         if node.value.id not in TYPING_GENERICS:
             _fail(node, "subscript of an unexpected name")
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if node.value.id == "Annotated":
+            if len(items) != 2:
+                _fail(node, "Annotated without exactly one Constraints()")
+            _annotation(items[0])
+            _call_of_literals(items[1], "Constraints")
+            return
         for item in items:
             (_literal if node.value.id == "Literal" else _annotation)(item)
         return
     _fail(node, "unexpected annotation")
 
 
+def _call_of_literals(node: ast.AST, function: str) -> None:
+    if not (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function
+    ):
+        _fail(node, f"something other than a call of {function}")
+    for argument in node.args:
+        _literal(argument)
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            _fail(node, f"** in {function}()")
+        _literal(keyword.value)
+
+
 def _field_value(node: ast.AST) -> None:
     if isinstance(node, ast.Call):
-        if not (isinstance(node.func, ast.Name) and node.func.id == "Field"):
-            _fail(node, "call of something other than Field")
-        for argument in node.args:
-            _literal(argument)
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                _fail(node, "** in Field()")
-            _literal(keyword.value)
+        _call_of_literals(node, "Field")
         return
     _literal(node)
 

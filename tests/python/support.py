@@ -38,6 +38,17 @@ def load_case(case: Path) -> Tuple[str, List[Dict[str, Any]]]:
     return data["server_name"], data["tools"]
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON and of the same Python type throughout (5 is not 5.0, 1 is not True)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def import_package(server_name: str):
     return importlib.import_module(server_name)
 

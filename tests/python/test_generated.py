@@ -86,7 +86,7 @@ def preserved_strings(root: Any) -> Tuple[List[str], List[str]]:
                 exact.append(key)
                 default_strings(item)
 
-    def walk(schema: Any, depth: int, as_property: bool) -> None:
+    def walk(schema: Any, depth: int, as_property: bool, allowed: Any = None) -> None:
         if not isinstance(schema, dict) or depth > 20 or id(schema) in seen:
             return
         seen.add(id(schema))
@@ -95,18 +95,19 @@ def preserved_strings(root: Any) -> Tuple[List[str], List[str]]:
             if isinstance(target, dict) and target.get("properties"):
                 if isinstance(target.get("description"), str):
                     documents.append(target["description"])
-            walk(target, depth + 1, False)
+            walk(target, depth + 1, False, allowed)
         if isinstance(schema.get("description"), str) and as_property:
             exact.append(schema["description"])
         enum = schema.get("enum") if isinstance(schema.get("enum"), list) else []
-        if not mixes_equal_numbers_and_booleans(enum):  # those are typed Any, with a note
-            exact.extend(value for value in enum if isinstance(value, str))
+        exact.extend(value for value in enum if isinstance(value, str))
         if isinstance(schema.get("const"), str):
             exact.append(schema["const"])
         if isinstance(schema.get("pattern"), str):
             exact.append(schema["pattern"])
         required = schema.get("required") if isinstance(schema.get("required"), list) else []
         for name, prop in (schema.get("properties") or {}).items():
+            if allowed is not None and name not in allowed:
+                continue  # another allOf member closes the object to it: no field for it
             exact.append(name)
             if isinstance(prop, dict) and "default" in prop and name not in required:
                 if prop.get("const", prop["default"]) == prop["default"]:  # else dropped
@@ -114,9 +115,13 @@ def preserved_strings(root: Any) -> Tuple[List[str], List[str]]:
             walk(prop, depth + 1, True)
         for key in ("items", "additionalProperties"):
             walk(schema.get(key), depth + 1, False)
-        for key in ("anyOf", "oneOf", "allOf"):
+        for key in ("anyOf", "oneOf"):
             for alternative in schema.get(key) or []:
                 walk(alternative, depth + 1, False)
+        members = schema.get("allOf") or []
+        closed = closed_names(root, [schema] + members)
+        for member in members:
+            walk(member, depth + 1, False, allowed if closed is None else closed)
 
     if isinstance(root, dict):
         if isinstance(root.get("description"), str) and root.get("properties"):
@@ -127,11 +132,16 @@ def preserved_strings(root: Any) -> Tuple[List[str], List[str]]:
     return exact, documents
 
 
-def mixes_equal_numbers_and_booleans(values: List[Any]) -> bool:
-    def has(wanted: Any) -> bool:
-        return any(type(value) is type(wanted) and value == wanted for value in values)
-
-    return (has(True) and has(1)) or (has(False) and has(0))
+def closed_names(root: Any, parts: List[Any]) -> Any:
+    """The property names every closed part of an allOf declares (None: no part closes)."""
+    names = None
+    for part in parts:
+        if isinstance(part, dict) and isinstance(part.get("$ref"), str):
+            part = resolve(root, part["$ref"])
+        if isinstance(part, dict) and part.get("additionalProperties") is False:
+            own = set(part.get("properties") or {})
+            names = own if names is None else names & own
+    return names
 
 
 def module_summary(module: Any) -> str:

@@ -15,6 +15,7 @@ import unittest
 from typing import Any, Dict
 
 import pydantic
+import support
 
 try:
     import jsonschema
@@ -94,17 +95,6 @@ VALID: Dict[str, Any] = {
 }
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON and of the same Python type throughout (5 is not 5.0, 1 is not True)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    return a == b
-
-
 class RefusalTest(unittest.TestCase):
     def setUp(self):
         self.module = importlib.import_module("refusal.check_all")
@@ -112,8 +102,6 @@ class RefusalTest(unittest.TestCase):
 
     def module_schema(self) -> Dict[str, Any]:
         import json
-
-        import support
 
         _, tools = support.load_case(support.GOLDEN_DIR / "refusal")
         return json.loads(json.dumps(tools[0]["inputSchema"]))
@@ -154,7 +142,7 @@ class RefusalTest(unittest.TestCase):
                 Params = self.module.Params
                 model = Params.from_arguments(VALID) if how == "json" else Params(**VALID)
                 sent = model.to_arguments()
-                self.assertTrue(same_json(sent, VALID), f"{sent!r}")
+                self.assertTrue(support.same_json(sent, VALID), f"{sent!r}")
 
     def test_an_integral_float_is_a_valid_integer(self):
         self.assertEqual(self.module.Params(count=7.0).to_arguments(), {"count": 7})
@@ -162,12 +150,22 @@ class RefusalTest(unittest.TestCase):
     def test_keywords_python_cannot_check_are_listed_as_server_only(self):
         doc = importlib.import_module("refusal.server_only").__doc__
         self.assertIn("Checked by the server only", doc)
-        for keyword in ("uniqueItems", "minLength", "maxLength", "minimum", "if", "then"):
-            self.assertIn(f"`{keyword}`", doc)
-        for keyword in ("dependentSchemas", "minProperties"):
+        for keyword in ("uniqueItems", "if", "then", "dependentSchemas", "minProperties"):
             self.assertIn(f"`{keyword}`", doc)
         checked = importlib.import_module("refusal.check_all").__doc__
         self.assertNotIn("Checked by the server only", checked)
+
+    def test_constraints_inside_unions_and_items_are_checked_not_listed(self):
+        module = importlib.import_module("refusal.server_only")
+        for keyword in ("minLength", "maxLength", "minimum"):
+            self.assertNotIn(f"`{keyword}`", module.__doc__)
+        for name, value in (("choice", "abcd"), ("choice", -1), ("tags", ["ok", "x"])):
+            with self.subTest(name=name, value=value):
+                with self.assertRaises(pydantic.ValidationError) as caught:
+                    module.Params.from_arguments({name: value})
+                self.assertEqual(caught.exception.errors()[0]["loc"][0], name)
+        sent = module.Params.from_arguments({"choice": "abc", "tags": ["ok"]}).to_arguments()
+        self.assertEqual(sent, {"choice": "abc", "tags": ["ok"]})
 
 
 class CollisionTest(unittest.TestCase):
@@ -195,7 +193,7 @@ class CollisionTest(unittest.TestCase):
 
     def test_every_property_round_trips_from_json(self):
         sent = self.module.Params.from_arguments(self.ARGUMENTS).to_arguments()
-        self.assertTrue(same_json(sent, self.ARGUMENTS), f"{sent!r}")
+        self.assertTrue(support.same_json(sent, self.ARGUMENTS), f"{sent!r}")
 
     def test_every_property_round_trips_by_python_name(self):
         Params = self.module.Params
@@ -210,7 +208,7 @@ class CollisionTest(unittest.TestCase):
         }
         keywords = {names[key]: getattr(by_json, names[key]) for key in self.ARGUMENTS}
         sent = Params(**keywords).to_arguments()
-        self.assertTrue(same_json(sent, self.ARGUMENTS), f"{sent!r}")
+        self.assertTrue(support.same_json(sent, self.ARGUMENTS), f"{sent!r}")
 
     def test_enum_members_keep_their_values(self):
         mode = self.module.Params.from_arguments({"int": 1, "int_": "x", "mode": "a_b"}).mode
@@ -221,7 +219,7 @@ class CollisionTest(unittest.TestCase):
     def test_result_parses_colliding_names(self):
         output = {"int": 1, "int_": "one", "Result": {"datetime": "d", "datetime_": 2}, "more": 3}
         parsed = self.module.Result.from_structured(output).to_arguments()
-        self.assertTrue(same_json(parsed, output), f"{parsed!r}")
+        self.assertTrue(support.same_json(parsed, output), f"{parsed!r}")
 
 
 if __name__ == "__main__":

@@ -138,7 +138,8 @@ class converter {
 
 json tool_result_json(const mcp::session::call_tool_result& result,
                       const std::filesystem::path& workspace,
-                      const std::filesystem::path& files_directory) {
+                      const std::filesystem::path& images_directory) {
+    const auto files_directory = images_directory / tool_files_folder;
     converter convert(workspace, files_directory);
     for (const auto& block : result.content) {
         if (block.is_object()) convert.add(block);

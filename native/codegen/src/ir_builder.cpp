@@ -14,114 +14,44 @@ bool is_true_or_schema(const json& node) {
     return node.is_object() || (node.is_boolean() && node.get<bool>());
 }
 
-// `anyOf: [{type: integer, minimum: 1}, {type: null}]` keeps its constraints on the non-null
-// alternative.
-const json& constraint_source(const json& property) {
-    if (!property.is_object()) return property;
-    for (const char* key : {"anyOf", "oneOf"}) {
-        const auto it = property.find(key);
-        if (it == property.end() || !it->is_array()) continue;
-        const json* single = nullptr;
-        int non_null = 0;
-        for (const auto& alternative : *it) {
-            if (schema_types(alternative) == std::vector<std::string>{"null"}) continue;
-            ++non_null;
-            single = &alternative;
-        }
-        if (non_null == 1) return *single;
-    }
-    return property;
-}
-
-void set_numeric_constraints(const json& schema, field_constraints& c) {
-    c.ge = number_member(schema, "minimum");
-    c.le = number_member(schema, "maximum");
-    // Draft 4 spells exclusiveness as a boolean beside minimum/maximum.
-    if (const auto it = schema.find("exclusiveMinimum"); it != schema.end()) {
-        if (it->is_number()) {
-            c.gt = *it;
-        } else if (it->is_boolean() && it->get<bool>()) {
-            std::swap(c.gt, c.ge);
-        }
-    }
-    if (const auto it = schema.find("exclusiveMaximum"); it != schema.end()) {
-        if (it->is_number()) {
-            c.lt = *it;
-        } else if (it->is_boolean() && it->get<bool>()) {
-            std::swap(c.lt, c.le);
-        }
-    }
-    const auto multiple = number_member(schema, "multipleOf");
-    if (multiple && multiple->get<double>() > 0) c.multiple_of = multiple;
-}
-
 // Whether a list occurs in `type` outside of model classes.
 bool holds_list(const type_ref& type) {
     if (type.kind == type_kind::list) return true;
     return std::any_of(type.members.begin(), type.members.end(), holds_list);
 }
 
-// Constraints only where both pydantic versions can apply them to the annotation: on a scalar
-// or a list, possibly Optional. Constraints inside unions, items or dict values are left to the
-// server. Pydantic 1 also applies item counts to every list nested in the items, so a list of
-// lists carries none.
-field_constraints constraints_for(const json& schema, const type_ref& type) {
-    field_constraints c;
-    if (!schema.is_object()) return c;
-    switch (type.kind) {
-        case type_kind::integer:
-        case type_kind::number:
-            set_numeric_constraints(schema, c);
-            break;
-        case type_kind::string:
-            c.min_length = count_member(schema, "minLength");
-            c.max_length = count_member(schema, "maxLength");
-            if (auto pattern = string_member(schema, "pattern"); !pattern.empty()) {
-                c.pattern = std::move(pattern);
-            }
-            break;
-        case type_kind::list:
-            if (holds_list(type.members.at(0))) break;
-            c.min_items = count_member(schema, "minItems");
-            c.max_items = count_member(schema, "maxItems");
-            break;
-        default:
-            break;
-    }
-    return c;
+// Pydantic applies Field() constraints to the field's own value alone, so a field's type gives
+// up its constraints to the Field() call where it is a scalar or a list, possibly Optional.
+// Pydantic 1 would also apply item counts to every list nested in the items: a list of lists
+// keeps them in its annotation, where the runtime checks them.
+field_constraints hoisted_constraints(type_ref& type) {
+    const bool scalar = type.kind == type_kind::integer || type.kind == type_kind::number ||
+                        type.kind == type_kind::string;
+    const bool flat_list = type.kind == type_kind::list && !holds_list(type.members.at(0));
+    if (!scalar && !flat_list) return {};
+    return std::exchange(type.constraints, {});
 }
 
-// `Literal[1, True]` cannot work: Python's 1 == True, so pydantic hands back either value for
-// both. The same holds for 0 and False.
-bool mixes_equal_numbers_and_booleans(const std::vector<json>& values) {
-    const auto has = [&values](const json& value) {
-        return std::find(values.begin(), values.end(), value) != values.end();
-    };
-    return (has(json(true)) && has(json(1))) || (has(json(false)) && has(json(0)));
+bool holds_unsatisfiable(const type_ref& type) {
+    return type.unsatisfiable ||
+           std::any_of(type.members.begin(), type.members.end(), holds_unsatisfiable);
 }
 
-// Replaces what cannot be typed faithfully by Any. Returns why, or an empty string when nothing
-// was replaced.
+// Why `type` or a type within it is looser than its schema (an Any standing in for what Python
+// cannot type), or an empty string. A union with an Any member becomes Any.
 std::string loosen(type_ref& type) {
-    if (type.kind == type_kind::literal && mixes_equal_numbers_and_booleans(type.literal_values)) {
-        type = make_type(type_kind::any);
-        return "an enum or const that mixes true/false with 1/0 (equal in Python) is typed Any";
-    }
-    std::string why;
+    std::string why = type.loosened_because;
     for (auto& member : type.members) {
-        // Pydantic 1 refuses None for Optional[List[None]] and Optional[Dict[str, None]].
-        const bool container = type.kind == type_kind::list || type.kind == type_kind::dict;
-        if (container && member.kind == type_kind::none) {
-            member = make_type(type_kind::any);
-            if (why.empty()) why = "a list or map of nulls is typed with Any items";
-        }
         const auto inner = loosen(member);
         if (why.empty()) why = inner;
     }
     const bool any_member =
         std::any_of(type.members.begin(), type.members.end(),
                     [](const type_ref& member) { return member.kind == type_kind::any; });
-    if (type.kind == type_kind::union_of && any_member) type = make_type(type_kind::any);
+    if (type.kind == type_kind::union_of && any_member) {
+        type = make_type(type_kind::any);
+        type.loosened_because = why;
+    }
     return why;
 }
 
@@ -150,7 +80,7 @@ void module_builder::build_params(const json& schema) {
     const bool composed = root.is_object() && (root.contains("anyOf") || root.contains("oneOf"));
     const bool object_like =
         !root.is_object() || ((types.empty() || contains(types, "object")) &&
-                              (has_properties(merged_object(root, 0)) || !composed));
+                              (!shape_of(root).properties.empty() || !composed));
     if (object_like) {
         build_model(root, "Params", 0, placement::definition);
     } else {
@@ -169,7 +99,7 @@ void module_builder::build_result(const json& schema) {
     document doc{&schema, schema_side::output, {}, {}};
     doc_ = &doc;
     const json& root = follow_root(schema);
-    if (has_properties(merged_object(root, 0))) {
+    if (!shape_of(root).properties.empty()) {
         doc.refs[&schema] = doc.refs[&root] = make_type(type_kind::model, "Result");
         build_model(root, "Result", 0, placement::definition);
         module_.has_result = true;
@@ -203,14 +133,9 @@ void module_builder::loosen_unfaithful_types() {
         auto* model = std::get_if<model_def>(&module_.classes[i]);
         if (model == nullptr) continue;
         for (auto& field : model->fields) {
+            // A contradiction a union did not leave out stands as an Any in the field.
+            if (i < input_classes_ && holds_unsatisfiable(field.type)) note_server_only("allOf");
             const auto why = loosen(field.type);
-            if (i < input_classes_ && why.find("enum or const") != std::string::npos) {
-                note_server_only("enum");
-                note_server_only("const");
-            }
-            if (i < input_classes_ && why.find("nulls") != std::string::npos) {
-                note_server_only("type");  // the items are Any: only null is valid there
-            }
             if (!why.empty()) {
                 module_.notes.push_back(model->class_name + "." + field.attribute_name + ": " +
                                         why);
@@ -230,50 +155,21 @@ const json& module_builder::follow_root(const json& schema) const {
     return *node;
 }
 
-// The object schema with its `allOf` members folded in (properties, required, additional
-// properties): enough for the `allOf: [{$ref}, {...}]` compositions servers publish.
-json module_builder::merged_object(const json& schema, int depth) const {
-    json merged = json::object();
-    if (!schema.is_object() || depth > 8) return merged;
-    const auto merge = [&merged](const json& part) {
-        if (const auto it = part.find("properties"); it != part.end() && it->is_object()) {
-            for (const auto& [name, property] : it->items()) merged["properties"][name] = property;
-        }
-        for (const auto& name : required_names(part)) merged["required"].push_back(name);
-        if (const auto it = part.find("additionalProperties"); it != part.end()) {
-            merged["additionalProperties"] = *it;
-        }
-    };
-    if (const auto it = schema.find("allOf"); it != schema.end() && it->is_array()) {
-        for (const auto& member : *it) {
-            const auto ref = string_member(member, "$ref");
-            const json* part = ref.empty() ? &member : resolve_local_ref(*doc_->root, ref);
-            if (part != nullptr) merge(merged_object(*part, depth + 1));
-        }
-    }
-    merge(schema);
-    return merged;
-}
-
 void module_builder::build_model(const json& schema, const std::string& class_name, int depth,
                                  placement where) {
-    note_schema(schema);
-    const json merged = merged_object(schema, 0);
+    const object_shape shape = shape_of(schema);
+    for (const json* part : shape.parts) note_schema(*part);
     model_def model;
     model.class_name = class_name;
     if (where == placement::definition) model.description = string_member(schema, "description");
-    const auto additional = merged.find("additionalProperties");
-    const bool allows_more = additional != merged.end() && is_true_or_schema(*additional);
+    const bool allows_more = shape.additional != nullptr && is_true_or_schema(*shape.additional);
     // Values of undeclared keys are not typed: only their presence is checked.
-    if (additional != merged.end() && additional->is_object())
+    if (shape.additional != nullptr && shape.additional->is_object())
         note_server_only("additionalProperties");
     model.extra = doc_->side == schema_side::output || allows_more ? extra_fields::allow
                                                                    : extra_fields::forbid;
-    const auto required = required_names(merged);
-    if (const auto it = merged.find("properties"); it != merged.end()) {
-        for (const auto& [name, property] : it->items()) {
-            model.fields.push_back(build_field(name, property, contains(required, name), depth));
-        }
+    for (const auto& [name, property] : shape.properties) {
+        model.fields.push_back(build_field(name, *property, contains(shape.required, name), depth));
     }
     // Appended after its fields: whatever this model refers to is defined above it.
     module_.classes.emplace_back(std::move(model));
@@ -293,9 +189,7 @@ field_def module_builder::build_field(const std::string& name, const json& prope
             field.default_value = *it;
         }
     }
-    const json& source = constraint_source(follow_root(property));
-    field.constraints = constraints_for(source, field.type);
-    note_applied(source, field.constraints);
+    field.constraints = hoisted_constraints(field.type);
     return field;
 }
 

@@ -9,33 +9,122 @@ namespace {
 
 using nlohmann::json;
 
-// A structural key, so that `anyOf: [string, string]` collapses to one member.
+std::string constraints_key(const field_constraints& c) {
+    std::string key;
+    const auto add = [&key](const char* name, const auto& value) {
+        if (!value) return;
+        key += name;
+        if constexpr (std::is_same_v<std::decay_t<decltype(*value)>, json>) {
+            key += value->dump();
+        } else if constexpr (std::is_same_v<std::decay_t<decltype(*value)>, std::string>) {
+            key += json(*value).dump();
+        } else {
+            key += std::to_string(*value);
+        }
+    };
+    add("ge", c.ge);
+    add("gt", c.gt);
+    add("le", c.le);
+    add("lt", c.lt);
+    add("mo", c.multiple_of);
+    add("nl", c.min_length);
+    add("xl", c.max_length);
+    add("p", c.pattern);
+    add("ni", c.min_items);
+    add("xi", c.max_items);
+    return key;
+}
+
+// A structural key, so that `anyOf: [string, string]` collapses to one member (but a string
+// with a maximum length and one without stay two).
 std::string type_key(const type_ref& type) {
     std::string key = std::to_string(static_cast<int>(type.kind)) + type.class_name;
     for (const auto& value : type.literal_values) key += "|" + value.dump();
     for (const auto& member : type.members) key += "(" + type_key(member) + ")";
+    key += "{" + constraints_key(type.constraints) + "}";
     return key + (type.nullable ? "?" : "");
 }
 
+// Scalars a Literal can hold: every JSON scalar but null (which makes the type Optional).
 bool is_literal_scalar(const json& value) {
-    return value.is_string() || value.is_boolean() || value.is_number_integer();
+    return value.is_string() || value.is_boolean() || value.is_number();
 }
 
-bool has_kind(const std::vector<type_ref>& members, type_kind kind) {
-    return std::any_of(members.begin(), members.end(),
-                       [kind](const type_ref& member) { return member.kind == kind; });
+void set_numeric_constraints(const json& schema, field_constraints& c) {
+    c.ge = number_member(schema, "minimum");
+    c.le = number_member(schema, "maximum");
+    // Draft 4 spells exclusiveness as a boolean beside minimum/maximum.
+    if (const auto it = schema.find("exclusiveMinimum"); it != schema.end()) {
+        if (it->is_number()) {
+            c.gt = *it;
+        } else if (it->is_boolean() && it->get<bool>()) {
+            std::swap(c.gt, c.ge);
+        }
+    }
+    if (const auto it = schema.find("exclusiveMaximum"); it != schema.end()) {
+        if (it->is_number()) {
+            c.lt = *it;
+        } else if (it->is_boolean() && it->get<bool>()) {
+            std::swap(c.lt, c.le);
+        }
+    }
+    const auto multiple = number_member(schema, "multipleOf");
+    if (multiple && multiple->get<double>() > 0) c.multiple_of = multiple;
+}
+
+// The keywords of `schema` that apply to values of `type`'s kind.
+field_constraints constraints_for(const json& schema, type_kind kind) {
+    field_constraints c;
+    switch (kind) {
+        case type_kind::integer:
+        case type_kind::number:
+            set_numeric_constraints(schema, c);
+            break;
+        case type_kind::string:
+            c.min_length = count_member(schema, "minLength");
+            c.max_length = count_member(schema, "maxLength");
+            if (auto pattern = string_member(schema, "pattern"); !pattern.empty()) {
+                c.pattern = std::move(pattern);
+            }
+            break;
+        case type_kind::list:
+            c.min_items = count_member(schema, "minItems");
+            c.max_items = count_member(schema, "maxItems");
+            break;
+        default:
+            break;
+    }
+    return c;
+}
+
+bool is_scalar(type_kind kind) {
+    return kind == type_kind::string || kind == type_kind::integer || kind == type_kind::number;
+}
+
+// Whether `wider` accepts every value `narrower` does and more, for members of one union: a
+// float beside an int it has no stricter bound for, or a scalar without constraints beside one
+// of its kind with some.
+bool subsumes(const type_ref& wider, const type_ref& narrower) {
+    if (wider.kind == type_kind::number && narrower.kind == type_kind::integer) {
+        return wider.constraints.empty() || wider.constraints == narrower.constraints;
+    }
+    return wider.kind == narrower.kind && is_scalar(wider.kind) && wider.constraints.empty() &&
+           !narrower.constraints.empty();
 }
 
 // Members of a union, simplified so that both pydantic versions keep the caller's value:
-// duplicates go, literals merge into one Literal, and `int` goes when `float` is present
-// (to_arguments sends integral floats as JSON integers anyway).
+// duplicates go, literals merge into one Literal, and `int` goes when a `float` accepts all it
+// does (to_arguments sends integral floats as JSON integers anyway).
 std::vector<type_ref> simplify_members(std::vector<type_ref> members) {
     std::vector<type_ref> result;
     std::vector<std::string> keys;
     type_ref literals = make_type(type_kind::literal);
-    const bool has_float = has_kind(members, type_kind::number);
+    const auto subsumed = [&members](const type_ref& member) {
+        return std::any_of(members.begin(), members.end(),
+                           [&member](const type_ref& other) { return subsumes(other, member); });
+    };
     for (auto& member : members) {
-        if (member.kind == type_kind::integer && has_float) continue;
+        if (subsumed(member)) continue;
         if (member.kind == type_kind::literal) {
             for (auto& value : member.literal_values) {
                 if (std::find(literals.literal_values.begin(), literals.literal_values.end(),
@@ -56,8 +145,32 @@ std::vector<type_ref> simplify_members(std::vector<type_ref> members) {
 
 }  // namespace
 
-bool module_builder::is_model_schema(const json& schema) const {
-    return schema.is_object() && has_properties(merged_object(schema, 0));
+bool module_builder::is_model_schema(const json& schema) {
+    if (!schema.is_object()) return false;
+    const auto shape = shape_of(schema);
+    return !shape.properties.empty() || shape.closed();
+}
+
+// Whether every member of an `allOf` describes objects (and nothing else), so that the object
+// they make together is what the merged shape says.
+bool is_object_composition(const json& root, const json& members) {
+    for (const auto& member : members) {
+        const auto ref = string_member(member, "$ref");
+        const json* part = ref.empty() ? &member : resolve_local_ref(root, ref);
+        if (part == nullptr || !part->is_object()) return false;
+        const auto types = schema_types(*part);
+        if (!(types.empty() || types == std::vector<std::string>{"object"})) return false;
+        for (const auto& [key, value] : part->items()) {
+            const bool object_keyword = key == "type" || key == "properties" || key == "required" ||
+                                        key == "additionalProperties" || key == "$defs" ||
+                                        key == "definitions";
+            if (!object_keyword && !is_annotation_only(json{{key, value}})) {
+                if (key != "allOf" || !value.is_array() || !is_object_composition(root, value))
+                    return false;
+            }
+        }
+    }
+    return true;
 }
 
 type_ref module_builder::build_type(const json& schema, const std::string& hint, int depth,
@@ -78,16 +191,7 @@ type_ref module_builder::build_type(const json& schema, const std::string& hint,
         }
     }
     if (const auto it = schema.find("allOf"); it != schema.end() && it->is_array()) {
-        if (it->size() == 1 && !has_properties(schema)) {
-            return with_nullable(build_type((*it)[0], hint, depth + 1, where));
-        }
-        if (!is_model_schema(schema)) {
-            note_server_only("allOf");
-            return make_type(type_kind::any);
-        }
-        const auto class_name = names_.claim(class_name_from(hint, "Model"));
-        build_model(schema, class_name, depth, where);
-        return with_nullable(make_type(type_kind::model, class_name));
+        return with_nullable(build_all_of(schema, *it, hint, depth, where));
     }
     if (const auto it = schema.find("const"); it != schema.end()) {
         return with_nullable(build_const(*it));
@@ -128,41 +232,95 @@ type_ref module_builder::build_type(const json& schema, const std::string& hint,
     return type;
 }
 
+// Members that only annotate (a description beside a `$ref`) accept everything and drop out.
+type_ref module_builder::build_all_of(const json& schema, const json& members,
+                                      const std::string& hint, int depth, placement where) {
+    std::vector<const json*> constraining;
+    for (const auto& member : members) {
+        if (!is_annotation_only(member)) constraining.push_back(&member);
+    }
+    json holder = schema;  // the schema's own keywords; its `type` the members repeat, if any
+    holder.erase("allOf");
+    json untyped = holder;
+    untyped.erase("type");
+    const bool holder_constrains = !is_annotation_only(untyped);
+    if (constraining.size() == 1 && !holder_constrains) {
+        return build_type(*constraining[0], hint, depth + 1, where);
+    }
+    if (constraining.empty()) {
+        owned_schemas_.push_back(std::move(holder));
+        return build_type(owned_schemas_.back(), hint, depth + 1, where);
+    }
+    if (is_model_schema(schema) || is_object_composition(*doc_->root, members)) {
+        return build_object(schema, hint, depth, where);
+    }
+    if (!holder_constrains) {
+        json all = members;
+        if (holder.contains("type")) all.push_back(holder);
+        if (auto merged = merge_scalar_members(*doc_->root, all)) {
+            owned_schemas_.push_back(std::move(*merged));
+            return build_type(owned_schemas_.back(), hint, depth + 1, where);
+        }
+    }
+    note_server_only("allOf");
+    type_ref loose = make_type(type_kind::any);
+    loose.loosened_because = "an allOf of schemas other than objects is typed Any";
+    return loose;
+}
+
+// A model where the object has properties or is closed (a closed object without properties is
+// an empty model that refuses every key), else a map.
+type_ref module_builder::build_object(const json& schema, const std::string& hint, int depth,
+                                      placement where) {
+    if (shape_of(schema).contradictory) {
+        type_ref never = make_type(type_kind::any);
+        never.unsatisfiable = true;
+        never.loosened_because =
+            "an allOf that requires a property one of its members forbids is typed Any";
+        return never;
+    }
+    if (is_model_schema(schema)) {
+        const auto class_name = names_.claim(class_name_from(hint, "Model"));
+        build_model(schema, class_name, depth, where);
+        return make_type(type_kind::model, class_name);
+    }
+    const auto shape = shape_of(schema);
+    for (const json* part : shape.parts) note_schema(*part);
+    type_ref dict = make_type(type_kind::dict);
+    dict.members.push_back(
+        shape.additional != nullptr && shape.additional->is_object()
+            ? build_type(*shape.additional, hint + "Value", depth + 1, placement::inline_schema)
+            : make_type(type_kind::any));
+    return dict;
+}
+
 type_ref module_builder::build_for_type(const json& schema, const std::string& type,
                                         const std::string& hint, int depth, placement where) {
-    if (type == "object") {
-        if (is_model_schema(schema)) {
-            const auto class_name = names_.claim(class_name_from(hint, "Model"));
-            build_model(schema, class_name, depth, where);
-            return make_type(type_kind::model, class_name);
-        }
-        type_ref dict = make_type(type_kind::dict);
-        const auto additional = schema.find("additionalProperties");
-        if (additional != schema.end() && *additional == json(false)) {
-            note_server_only("additionalProperties");  // {} alone is valid; Dict takes any keys
-        }
-        dict.members.push_back(
-            additional != schema.end() && additional->is_object()
-                ? build_type(*additional, hint + "Value", depth + 1, placement::inline_schema)
-                : make_type(type_kind::any));
-        return dict;
-    }
+    if (type == "object") return build_object(schema, hint, depth, where);
+    type_ref built;
     if (type == "array") {
-        type_ref list = make_type(type_kind::list);
+        built = make_type(type_kind::list);
         const auto items = schema.find("items");
-        list.members.push_back(items != schema.end() && items->is_object()
-                                   ? build_type(*items, singular(class_name_from(hint, "Item")),
-                                                depth + 1, placement::inline_schema)
-                                   : make_type(type_kind::any));
-        return list;
+        built.members.push_back(items != schema.end() && items->is_object()
+                                    ? build_type(*items, singular(class_name_from(hint, "Item")),
+                                                 depth + 1, placement::inline_schema)
+                                    : make_type(type_kind::any));
+    } else if (type == "string") {
+        // `format` (date-time, uri, ...) never changes the type: a parsed datetime would be
+        // sent back re-serialised (`Z` as `+00:00`, fractions cut), and servers check the text.
+        built = make_type(type_kind::string);
+    } else if (type == "integer") {
+        built = make_type(type_kind::integer);
+    } else if (type == "number") {
+        built = make_type(type_kind::number);
+    } else if (type == "boolean") {
+        return make_type(type_kind::boolean);
+    } else {
+        return make_type(type_kind::any);
     }
-    // `format` (date-time, uri, ...) never changes the type: a parsed datetime would be sent
-    // back re-serialised (`Z` as `+00:00`, fractions cut), and servers check the text.
-    if (type == "string") return make_type(type_kind::string);
-    if (type == "integer") return make_type(type_kind::integer);
-    if (type == "number") return make_type(type_kind::number);
-    if (type == "boolean") return make_type(type_kind::boolean);
-    return make_type(type_kind::any);
+    built.constraints = constraints_for(schema, built.kind);
+    note_applied(schema, built.constraints);
+    return built;
 }
 
 type_ref module_builder::build_ref(const std::string& ref, const std::string& hint, int depth) {
@@ -171,10 +329,11 @@ type_ref module_builder::build_ref(const std::string& ref, const std::string& hi
     if (const auto it = doc_->refs.find(target); it != doc_->refs.end()) return it->second;
     if (doc_->resolving.contains(target)) return make_type(type_kind::any);  // alias loop
     const std::string name = ref_name(ref).empty() ? hint : ref_name(ref);
-    if (is_model_schema(*target)) {
+    if (is_model_schema(*target) && !shape_of(*target).contradictory) {
         // Registered before its fields are built, so a cycle back to it finds the class name.
         const auto class_name = names_.claim(class_name_from(name, "Model"));
-        doc_->refs[target] = make_type(type_kind::model, class_name);
+        auto& type = doc_->refs[target] = make_type(type_kind::model, class_name);
+        type.nullable = target->value("nullable", json(false)) == json(true);  // OpenAPI
         build_model(*target, class_name, depth + 1, placement::definition);
         return doc_->refs[target];
     }
@@ -191,6 +350,7 @@ type_ref module_builder::build_alternatives(const json& alternatives, const std:
     bool nullable = false;
     for (const auto& alternative : alternatives) {
         type_ref member = build_type(alternative, hint, depth + 1, placement::inline_schema);
+        if (member.unsatisfiable) continue;                // no value takes this alternative
         if (member.kind == type_kind::any) return member;  // Any already admits everything
         if (member.kind == type_kind::none) {
             nullable = true;
@@ -228,7 +388,9 @@ type_ref module_builder::build_const(const json& value) {
         return type;
     }
     note_server_only("const");
-    return make_type(value.is_number() ? type_kind::number : type_kind::any);
+    type_ref loose = make_type(type_kind::any);
+    loose.loosened_because = "a const array or object is typed Any";
+    return loose;
 }
 
 type_ref module_builder::build_enum(const json& schema, const std::string& hint, placement where) {
@@ -266,9 +428,8 @@ type_ref module_builder::build_enum(const json& schema, const std::string& hint,
         type.literal_values = std::move(values);
     } else {
         note_server_only("enum");
-        const bool numbers =
-            std::all_of(values.begin(), values.end(), [](const json& v) { return v.is_number(); });
-        type = make_type(numbers ? type_kind::number : type_kind::any);
+        type = make_type(type_kind::any);
+        type.loosened_because = "an enum with arrays or objects among its values is typed Any";
     }
     type.nullable = nullable && type.kind != type_kind::any;
     return type;

@@ -2,7 +2,9 @@
 // The state of one build_module_ir() call: the classes found so far, the class names taken and
 // the `$ref` targets already turned into types. Private to codegen/src; not thread-safe (one
 // instance per call).
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,6 +16,27 @@
 namespace ipybox::codegen::detail {
 
 enum class schema_side { input, output };
+
+// An object schema with its `allOf` members folded in (object_shape.cpp). Pointers refer into
+// the document or into the builder that made the shape.
+struct object_shape {
+    std::map<std::string, const nlohmann::json*> properties;  // by name
+    std::vector<std::string> required;
+    const nlohmann::json* additional = nullptr;  // the additionalProperties in force, if any
+    std::vector<const nlohmann::json*> parts;    // the schema and every member folded in
+    bool closed() const;                         // additionalProperties: false somewhere
+    // A required property that a closing member leaves out: no value fits the object.
+    bool contradictory = false;
+};
+
+// A schema of annotations only (title, description, default, ...): it accepts every value.
+bool is_annotation_only(const nlohmann::json& schema);
+
+// The one schema that `allOf` members of scalars amount to (types in common, the stricter of
+// each bound and length, a pattern or step only one member sets), or nothing when they say
+// more than such a schema can (two patterns, enums, nested schemas, ...).
+std::optional<nlohmann::json> merge_scalar_members(const nlohmann::json& root,
+                                                   const nlohmann::json& members);
 
 // Where a schema sits: inline under a property (its description belongs to the Field) or as a
 // named definition or root (its description becomes the class docstring).
@@ -41,9 +64,13 @@ class module_builder {
         std::set<const nlohmann::json*> resolving;       // alias chains being followed
     };
 
+    // object_shape.cpp
+    object_shape shape_of(const nlohmann::json& schema);
+    void fold_into(object_shape& shape, std::optional<std::set<std::string>>& allowed,
+                   const nlohmann::json& schema, int depth);
+
     // ir_builder.cpp: objects and fields
     const nlohmann::json& follow_root(const nlohmann::json& schema) const;
-    nlohmann::json merged_object(const nlohmann::json& schema, int depth) const;
     void build_model(const nlohmann::json& schema, const std::string& class_name, int depth,
                      placement where);
     field_def build_field(const std::string& name, const nlohmann::json& property, bool required,
@@ -59,7 +86,12 @@ class module_builder {
     type_ref build_enum(const nlohmann::json& schema, const std::string& hint, placement where);
     type_ref build_for_type(const nlohmann::json& schema, const std::string& type,
                             const std::string& hint, int depth, placement where);
-    bool is_model_schema(const nlohmann::json& schema) const;
+    type_ref build_object(const nlohmann::json& schema, const std::string& hint, int depth,
+                          placement where);
+    type_ref build_all_of(const nlohmann::json& schema, const nlohmann::json& members,
+                          const std::string& hint, int depth, placement where);
+    // A model class: an object with properties, or one closed to every property.
+    bool is_model_schema(const nlohmann::json& schema);
 
     // server_only.cpp: what the input side leaves to the server
     void note_schema(const nlohmann::json& schema);
@@ -68,6 +100,7 @@ class module_builder {
 
     module_ir& module_;
     name_registry names_;
+    std::deque<nlohmann::json> owned_schemas_;  // schemas the builder composed (object_shape)
     document* doc_ = nullptr;
     std::size_t input_classes_ = 0;  // module_.classes[0, input_classes_) model the input
     // Constraint keywords met on the input side, and those a Field() call carries.

@@ -32,6 +32,7 @@ std::string render_imports(const render_context& context, bool has_result) {
 
     std::set<std::string> model_names{"ToolModel"};
     if (uses("Field")) model_names.insert("Field");
+    if (uses("Constraints")) model_names.insert("Constraints");
     if (!context.forward_users.empty()) model_names.insert("rebuild_models");
     out += "from ipybox_runtime.models import " + join(model_names) + "\n";
     out += has_result ? "from ipybox_runtime.tool_client import call_tool\n"

@@ -56,23 +56,30 @@ struct keyword_arguments {
     std::string description;              // raw text, may be long
 };
 
+// `ge=1, max_length=3, ...`, in the order Field() and Constraints() document them.
+std::vector<std::string> constraint_arguments(const field_constraints& c) {
+    std::vector<std::string> args;
+    add_constraint(args, "ge", c.ge);
+    add_constraint(args, "gt", c.gt);
+    add_constraint(args, "le", c.le);
+    add_constraint(args, "lt", c.lt);
+    add_constraint(args, "multiple_of", c.multiple_of);
+    add_count(args, "min_length", c.min_length);
+    add_count(args, "max_length", c.max_length);
+    if (c.pattern) args.push_back("pattern=" + python_string_literal(*c.pattern));
+    add_count(args, "min_items", c.min_items);
+    add_count(args, "max_items", c.max_items);
+    return args;
+}
+
 keyword_arguments field_keywords(const field_def& field, bool constant) {
     keyword_arguments kw;
     if (field.attribute_name != field.json_name) {
         kw.short_args.push_back("alias=" + python_string_literal(field.json_name));
     }
     kw.description = field.description;
-    const auto& c = field.constraints;
-    add_constraint(kw.short_args, "ge", c.ge);
-    add_constraint(kw.short_args, "gt", c.gt);
-    add_constraint(kw.short_args, "le", c.le);
-    add_constraint(kw.short_args, "lt", c.lt);
-    add_constraint(kw.short_args, "multiple_of", c.multiple_of);
-    add_count(kw.short_args, "min_length", c.min_length);
-    add_count(kw.short_args, "max_length", c.max_length);
-    if (c.pattern) kw.short_args.push_back("pattern=" + python_string_literal(*c.pattern));
-    add_count(kw.short_args, "min_items", c.min_items);
-    add_count(kw.short_args, "max_items", c.max_items);
+    const auto constraints = constraint_arguments(field.constraints);
+    kw.short_args.insert(kw.short_args.end(), constraints.begin(), constraints.end());
     // What to_arguments needs beyond the annotation: a None the caller sets is sent where the
     // schema admits null (Optional[] alone cannot say so: every optional field has it), and a
     // required constant is sent even when the caller leaves it out.
@@ -98,7 +105,14 @@ std::string render_field(const field_def& field, const module_ir& module, render
     if (!field.required && !has_default) type.nullable = true;
     if (type.kind == type_kind::any || type.kind == type_kind::none) type.nullable = false;
     bool field_forward = false;
-    const std::string annotation = render_type(type, context, &field_forward);
+    std::string annotation = render_type(type, context, &field_forward);
+    // Pydantic 1 refuses constraints on a type it cannot see yet (a forward reference) as
+    // "set but not enforced": there they go into the annotation, where the runtime checks them.
+    field_def constrained = field;
+    if (field_forward && !field.constraints.empty()) {
+        type.constraints = std::exchange(constrained.constraints, {});
+        annotation = render_type(type, context, &field_forward);
+    }
     *forward = *forward || field_forward;
 
     std::string default_expr;
@@ -107,10 +121,6 @@ std::string render_field(const field_def& field, const module_ir& module, render
     } else {
         default_expr = has_default ? render_default(*field.default_value, type, module) : "None";
     }
-    // Pydantic 1 refuses constraints on a type it cannot see yet (a forward reference) as
-    // "set but not enforced"; the server still checks them.
-    field_def constrained = field;
-    if (field_forward) constrained.constraints = {};
     const auto kw = field_keywords(constrained, field.required && is_const);
     const std::string head = "    " + field.attribute_name + ": " + annotation;
     if (kw.short_args.empty() && kw.description.empty()) {
@@ -232,6 +242,12 @@ std::string render_type(const type_ref& type, render_context& context, bool* for
             context.typing_names.insert("Union");
             inner = "Union[" + join(members(), ", ") + "]";
             break;
+    }
+    if (!type.constraints.empty()) {
+        context.typing_names.insert("Annotated");
+        context.other_names.insert("Constraints");
+        inner = "Annotated[" + inner + ", Constraints(" +
+                join(constraint_arguments(type.constraints), ", ") + ")]";
     }
     if (!type.nullable) return inner;
     context.typing_names.insert("Optional");

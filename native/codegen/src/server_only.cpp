@@ -1,6 +1,7 @@
 // Which keywords of the input schema Params leaves to the server. Every subschema the builder
-// reads passes through note_schema; a constraint keyword counts as checked only where a Field()
-// call carries it (note_applied), and keywords the builder never reads are listed outright.
+// reads passes through note_schema; a constraint keyword counts as checked only where the type
+// built from that subschema carries it (note_applied: in a Field() call or an Annotated
+// Constraints()), and keywords the builder never reads are listed outright.
 #include <array>
 #include <string_view>
 
@@ -33,7 +34,7 @@ constexpr std::array<std::string_view, 20> never_checked{"not",
                                                          "$dynamicRef",
                                                          "$recursiveRef"};
 
-// Keywords that become Field() arguments where the annotation allows (ir_builder.cpp).
+// Keywords that become Field() or Constraints() arguments (ir_types.cpp).
 constexpr std::array<std::string_view, 10> constraint_keywords{
     "minimum",   "maximum",   "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
     "minLength", "maxLength", "pattern",          "minItems",         "maxItems"};
@@ -56,12 +57,6 @@ std::vector<std::string> applied_keywords(const field_constraints& c) {
     add(c.min_items.has_value(), "minItems");
     add(c.max_items.has_value(), "maxItems");
     return keywords;
-}
-
-// The classes a type refers to (models and enums), members included.
-void referenced_classes(const type_ref& type, std::set<std::string>& out) {
-    if (!type.class_name.empty()) out.insert(type.class_name);
-    for (const auto& member : type.members) referenced_classes(member, out);
 }
 
 }  // namespace
@@ -100,26 +95,6 @@ void module_builder::note_server_only(const std::string& keyword) {
 void module_builder::collect_server_only() {
     for (const auto& seen : constraints_seen_) {
         if (!constraints_applied_.contains(seen)) note_server_only(seen.second);
-    }
-    // Pydantic 1 cannot apply constraints to a type it does not know yet: the renderer drops
-    // them on fields whose annotation refers to a class defined further down.
-    std::set<std::string> defined;
-    for (std::size_t i = 0; i < input_classes_ && i < module_.classes.size(); ++i) {
-        const auto* model = std::get_if<model_def>(&module_.classes[i]);
-        if (model != nullptr) {
-            for (const auto& field : model->fields) {
-                std::set<std::string> used;
-                referenced_classes(field.type, used);
-                bool forward = false;
-                for (const auto& name : used) forward = forward || !defined.contains(name);
-                if (!forward) continue;
-                for (const auto& keyword : applied_keywords(field.constraints)) {
-                    note_server_only(keyword);
-                }
-            }
-        }
-        std::visit([&defined](const auto& def) { defined.insert(def.class_name); },
-                   module_.classes[i]);
     }
 }
 

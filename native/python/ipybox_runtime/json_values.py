@@ -9,7 +9,7 @@ holds into JSON without rewriting strings or numbers.
 Because pydantic converts, it also lets through values the schema refuses (``"5"`` for an
 integer, ``1`` for a boolean, ``True`` for ``Literal[1]``). ``kind_checker`` compiles an
 annotation into a check of JSON kinds with JSON Schema's rules, which ``ToolModel`` runs before
-pydantic sees the values.
+pydantic sees the values; it also checks the ``Constraints`` an ``Annotated`` member carries.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import typing
 from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Tuple, Union
 
 import pydantic
+
+from .constraints import Constraints, then_check
 
 __all__ = ["describe", "exact_value", "is_json_scalar", "kind_checker", "to_json"]
 
@@ -194,6 +196,12 @@ def _compile(
         return _scalar(test, expected), expected
     origin = typing.get_origin(annotation)
     arguments = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        check, expected = _compile(arguments[0], namespace, depth + 1)
+        marks = [mark for mark in arguments[1:] if isinstance(mark, Constraints)]
+        if marks:
+            expected += " with " + ", ".join(mark.summary() for mark in marks)
+        return then_check(check, [mark.check for mark in marks]), expected
     if origin is Union:
         return _compile_union(arguments, namespace, depth)
     if origin is Literal:
@@ -221,6 +229,19 @@ def _compile_union(
     if any(check is None for check, _ in compiled):
         return None, "a value"
     checks = [check for check, _ in compiled]
+    # A model checks only that it gets an object, and pydantic validates the rest; but where
+    # another member takes objects too, pydantic would fall back to it as it sees it (a map
+    # without the constraints of its values), so the model is validated whole here.
+    models = [_model_class(member, namespace) for member in members]
+    takes_objects = [
+        model is not None or typing.get_origin(_resolved(member, namespace)) in (dict, Dict)
+        for member, model in zip(members, models)
+    ]
+    if sum(takes_objects) > 1:
+        checks = [
+            _whole_model_check(model) if model is not None else check
+            for check, model in zip(checks, models)
+        ]
     expected = " or ".join(words for _, words in compiled)
 
     def check(value: Any) -> Optional[Tuple[Tuple[Union[str, int], ...], str]]:
@@ -237,6 +258,41 @@ def _compile_union(
         return (), f"expected {expected}, got {describe(value)}"
 
     return check, expected
+
+
+def _resolved(annotation: Any, namespace: Mapping[str, Any]) -> Any:
+    if isinstance(annotation, typing.ForwardRef):
+        annotation = annotation.__forward_arg__
+    if isinstance(annotation, str):
+        annotation = namespace.get(annotation, annotation)
+    return annotation
+
+
+def _model_class(annotation: Any, namespace: Mapping[str, Any]) -> Optional[type]:
+    annotation = _resolved(annotation, namespace)
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return annotation
+    return None
+
+
+def _whole_model_check(model: Any) -> KindCheck:
+    def check(value: Any) -> Optional[Tuple[Tuple[Union[str, int], ...], str]]:
+        if isinstance(value, model):
+            return None
+        if not isinstance(value, Mapping):
+            return (), f"expected an object, got {describe(value)}"
+        try:
+            if int(pydantic.VERSION.split(".")[0]) >= 2:
+                model.model_validate(value)
+            else:
+                model.validate(value)
+        except pydantic.ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            return (), f"not a {model.__name__} ({where}: {first['msg']})"
+        return None
+
+    return check
 
 
 def _compile_literal(

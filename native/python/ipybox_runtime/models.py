@@ -1,13 +1,15 @@
 """Base class and ``Field()`` for the models of generated tool modules.
 
-Generated code imports only ``ToolModel``, ``Field`` and ``rebuild_models`` from here, and this
-module hides the differences between pydantic 1.10 and 2.x, so the same generated files work on
-both:
+Generated code imports only ``ToolModel``, ``Field``, ``Constraints`` and ``rebuild_models``
+from here, and this module hides the differences between pydantic 1.10 and 2.x, so the same
+generated files work on both:
 
 * population by field name *and* by alias (``Params(my_field=1)`` as well as
   ``Params(**{"my-field": 1})``);
 * ``Field()`` takes one spelling (``pattern=``, ``min_items=``/``max_items=`` for lists) and
-  translates it for the installed version;
+  translates it for the installed version; ``Constraints()`` in ``Annotated[...]`` takes the
+  same spelling where ``Field()`` cannot reach (union members, items, map values), and the
+  runtime checks it (see ``constraints``);
 * ``to_arguments()`` builds the JSON arguments of a tool call the same way on both versions,
   from the values exactly as they were written (see ``json_values``);
 * ``from_arguments()``/``from_structured()`` read JSON: keys are the schema's property names.
@@ -16,9 +18,7 @@ both:
 from __future__ import annotations
 
 import contextvars
-import fractions
 import json
-import math
 import re
 import sys
 import typing
@@ -26,10 +26,11 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import pydantic
 
+from .constraints import Constraints, bound_numbers, pydantic_1_view, then_check
 from .errors import ToolRunnerError
-from .json_values import KindCheck, exact_value, kind_checker, to_json
+from .json_values import KindCheck, describe, exact_value, kind_checker, to_json
 
-__all__ = ["PYDANTIC_V2", "Field", "ToolModel", "rebuild_models"]
+__all__ = ["PYDANTIC_V2", "Constraints", "Field", "ToolModel", "rebuild_models"]
 
 PYDANTIC_V2 = int(pydantic.VERSION.split(".")[0]) >= 2
 
@@ -108,15 +109,17 @@ def Field(  # noqa: N802 - mirrors pydantic.Field
         ge, gt = (None, gt) if gt >= ge else (ge, None)
     if le is not None and lt is not None:
         le, lt = (None, lt) if lt <= le else (le, None)
+    bounds = {"ge": ge, "gt": gt, "le": le, "lt": lt, "multiple_of": multiple_of}
+    bounds = {key: value for key, value in bounds.items() if value is not None}
+    # The kind check applies the bounds exactly (_numeric_bounds). Pydantic 2 gets them too,
+    # but not multiple_of, which it tests in floats (2**60 + 5 would be no multiple of 5);
+    # pydantic 1 gets none: it also compares a rounded float with the exact bound.
+    exact_only = ("multiple_of",) if PYDANTIC_V2 else tuple(bounds)
     options: Dict[str, Any] = {
         "alias": alias,
         "description": description,
         "title": title,
-        "ge": ge,
-        "gt": gt,
-        "le": le,
-        "lt": lt,
-        "multiple_of": multiple_of,
+        **{key: value for key, value in bounds.items() if key not in exact_only},
         "min_length": min_length if min_length is not None else min_items,
         "max_length": max_length if max_length is not None else max_items,
     }
@@ -128,8 +131,13 @@ def Field(  # noqa: N802 - mirrors pydantic.Field
         if usable is not None:
             options["pattern" if PYDANTIC_V2 else "regex"] = usable
     options = {key: value for key, value in options.items() if value is not None}
-    flags = {_FLAG_PREFIX + "nullable": nullable, _FLAG_PREFIX + "constant": constant}
+    flags: Dict[str, Any] = {
+        _FLAG_PREFIX + "nullable": nullable,
+        _FLAG_PREFIX + "constant": constant,
+    }
     flags = {key: True for key, value in flags.items() if value}
+    if bounds:
+        flags[_FLAG_PREFIX + "bounds"] = bounds
     if flags:
         if PYDANTIC_V2:
             options["json_schema_extra"] = flags
@@ -161,6 +169,9 @@ class _ModelMetaclass(type(pydantic.BaseModel)):  # type: ignore[misc]
     Otherwise an extra key equal to a field's Python name (``my_field`` beside ``my-field``)
     would be taken as that field. Keywords by Python name still work: ``ToolModel.__init__``
     renames them first.
+
+    Pydantic 1: pydantic sees the annotations as ``constraints.pydantic_1_view`` gives them;
+    those written in the class body are kept in ``__ipybox_annotations__`` for the kind checks.
     """
 
     def __new__(mcs, name: str, bases: Any, namespace: Dict[str, Any], **kwargs: Any) -> Any:
@@ -168,6 +179,12 @@ class _ModelMetaclass(type(pydantic.BaseModel)):  # type: ignore[misc]
             config = dict(namespace.get("model_config", {}))
             config["validate_by_name" if _HAS_VALIDATE_BY_NAME else "populate_by_name"] = False
             namespace["model_config"] = config
+        written = namespace.get("__annotations__")
+        if not PYDANTIC_V2 and written:
+            seen = {key: pydantic_1_view(value) for key, value in written.items()}
+            if seen != written:
+                namespace["__ipybox_annotations__"] = dict(written)
+                namespace["__annotations__"] = seen
         return super().__new__(mcs, name, bases, namespace, **kwargs)
 
 
@@ -387,22 +404,26 @@ def _restore_written_values(model: ToolModel, data: Mapping[str, Any]) -> None:
             model.__dict__[name] = written
 
 
-# model class -> [(python name, property name, checker)], built at its first validation, when the
-# module that defines it (and the targets of its forward references) is complete.
-_KIND_CHECKS: Dict[type, List[Tuple[str, str, KindCheck]]] = {}
+# model class -> [(python name, property name, checker or None, whether JSON null is allowed)],
+# built at its first validation, when the module that defines it (and the targets of its forward
+# references) is complete.
+_KindChecks = List[Tuple[str, str, Optional[KindCheck], bool]]
+_KIND_CHECKS: Dict[type, _KindChecks] = {}
 
 
 def _field_annotation(model: type, name: str) -> Tuple[Any, Mapping[str, Any]]:
     """The annotation as written in the class body, and the namespace to resolve it in."""
     for klass in model.__mro__:
-        annotations = klass.__dict__.get("__annotations__", {})
+        annotations = klass.__dict__.get("__ipybox_annotations__") or klass.__dict__.get(
+            "__annotations__", {}
+        )
         if name in annotations:
             module = sys.modules.get(klass.__module__)
             return annotations[name], vars(module) if module is not None else {}
     return Any, {}
 
 
-def _kind_checks(model: type) -> List[Tuple[str, str, KindCheck]]:
+def _kind_checks(model: type) -> _KindChecks:
     checks = _KIND_CHECKS.get(model)
     if checks is None:
         checks = []
@@ -416,66 +437,47 @@ def _kind_checks(model: type) -> List[Tuple[str, str, KindCheck]]:
             check = kind_checker(annotation, namespace)
             bounds = _numeric_bounds(field)
             if check is not None and bounds:
-                check = _with_bounds(check, bounds)
-            if check is not None:
-                checks.append((name, _json_name(name, field), check))
+                check = then_check(check, [bound_numbers(bounds)])
+            if check is not None or not _sends_none(field):
+                checks.append((name, _json_name(name, field), check, _sends_none(field)))
         _KIND_CHECKS[model] = checks
     return checks
 
 
 def _numeric_bounds(field: Any) -> Dict[str, Any]:
-    """ge/gt/le/lt/multiple_of of a field, for an exact check of the written number (pydantic
-    compares a float field's bound as floats: 2**60 + 1 passes ``le=2**60``)."""
-    names = ("ge", "gt", "le", "lt", "multiple_of")
+    """ge/gt/le/lt/multiple_of of a field (as Field() recorded them), for an exact check of the
+    written number: pydantic compares a float field's bound as floats, so 2**60 + 1 would pass
+    ``le=2**60``."""
     if PYDANTIC_V2:
-        found = {}
-        for item in field.metadata:
-            for name in names:
-                value = getattr(item, name, None)
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    found[name] = value
-        return found
-    info = field.field_info
-    return {name: getattr(info, name) for name in names if getattr(info, name, None) is not None}
-
-
-def _with_bounds(check: KindCheck, bounds: Dict[str, Any]) -> KindCheck:
-    tests = {
-        "ge": (lambda v, b: v >= b, "greater than or equal to"),
-        "gt": (lambda v, b: v > b, "greater than"),
-        "le": (lambda v, b: v <= b, "less than or equal to"),
-        "lt": (lambda v, b: v < b, "less than"),
-        "multiple_of": (lambda v, b: b == 0 or (v / b).denominator == 1, "a multiple of"),
-    }
-
-    def checked(value: Any) -> Any:
-        failure = check(value)
-        if failure is not None or isinstance(value, bool) or not isinstance(value, (int, float)):
-            return failure
-        if isinstance(value, float) and not math.isfinite(value):
-            return failure
-        exact = fractions.Fraction(value)
-        for name, bound in bounds.items():
-            test, words = tests[name]
-            if not test(exact, fractions.Fraction(bound)):
-                return (), f"expected a number {words} {bound}, got {value!r}"
-        return None
-
-    return checked
+        extra = field.json_schema_extra
+    else:
+        extra = field.field_info.extra
+    bounds = extra.get(_FLAG_PREFIX + "bounds") if isinstance(extra, dict) else None
+    return dict(bounds) if isinstance(bounds, dict) else {}
 
 
 def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
     """Raises pydantic's ValidationError, located at the property name, for every value whose
-    JSON kind the field's annotation does not admit; pydantic would convert some of them."""
+    JSON kind (or constraint) the field's annotation does not admit; pydantic would convert
+    some of them. In JSON being read, a null where the schema admits none is refused too: only
+    a keyword argument's ``None`` means "not given"."""
     failures = []
     open_model = _is_open(model)
-    for name, alias, check in _kind_checks(model):
+    reading_json = _READING_JSON.get()
+    for name, alias, check, null_allowed in _kind_checks(model):
         key = alias
         if key not in data:
             if name not in data or open_model:
                 continue
             key = name
-        failure = check(data[key])
+        value = data[key]
+        if value is None and not null_allowed and reading_json:
+            failure: Any = (
+                (),
+                f"expected a value, got {describe(None)}: the schema admits no null",
+            )
+        else:
+            failure = check(value) if check is not None else None
         if failure is not None:
             failures.append(((alias,) + failure[0], failure[1], data[key]))
     if not failures:

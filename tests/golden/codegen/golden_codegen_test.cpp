@@ -129,3 +129,7 @@ TEST_CASE("golden: one property per checked keyword, and keywords left to the se
 TEST_CASE("golden: properties, nested models and enum members that collide once mangled") {
     check_case("collisions");
 }
+
+TEST_CASE("golden: one tool per class of invalid values the fuzz tier found Params accepting") {
+    check_case("refusal_edges");
+}

@@ -65,10 +65,11 @@ async function shown(server, module, call = `m.run(m.Params())`) {
   return JSON.parse(text);
 }
 
-// A saved item: its file is in the workspace's images/ and holds the bytes the server sent.
+// A saved item: its file is in the workspace's images/outputs/ (apart from plots) and holds the
+// bytes the server sent.
 function assertSaved(item, base64) {
   assert.equal(item.is_file, true, JSON.stringify(item));
-  assert.equal(path.dirname(item.path), path.join(workspace, "images"), item.path);
+  assert.equal(path.dirname(item.path), path.join(workspace, "images", "outputs"), item.path);
   assert.deepEqual(fs.readFileSync(item.path), Buffer.from(base64, "base64"));
 }
 

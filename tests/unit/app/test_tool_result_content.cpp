@@ -34,7 +34,7 @@ TEST_CASE("every content type becomes an item, and binary content is saved with 
         {{"type", "resource"}, {"resource", {{"uri", "file:///b.bin"}, {"blob", png}}}},
         {{"type", "resource_link"}, {"uri", "file:///c"}, {"name", "c"}, {"mimeType", "text/csv"}},
     });
-    const auto converted = tool_result_json(result, workspace, workspace / "outputs");
+    const auto converted = tool_result_json(result, workspace, workspace / "images");
     const auto& items = converted["content"];
     REQUIRE(items.size() == 6);
     CHECK(items[1]["mime_type"] == "image/png");
@@ -46,7 +46,11 @@ TEST_CASE("every content type becomes an item, and binary content is saved with 
     CHECK(items[5]["name"] == "c");
     CHECK(converted["images"].size() == 1);
     CHECK(converted["text"] == "hello\ninside\n[resource: file:///c]");
-    CHECK(files_in(workspace / "outputs") == 3);
+    // Kept apart from the kernel's plots, which go to images/ itself.
+    CHECK(files_in(workspace / "images") == 1);
+    CHECK(files_in(workspace / "images" / "outputs") == 3);
+    CHECK(std::filesystem::path(items[1]["path"].get<std::string>()).parent_path() ==
+          workspace / "images" / "outputs");
 }
 
 TEST_CASE("a result of many tiny blobs writes at most max_saved_files files, and says so") {
@@ -56,8 +60,8 @@ TEST_CASE("a result of many tiny blobs writes at most max_saved_files files, and
     for (std::size_t i = 0; i < max_saved_files + 50; ++i) {
         result.content.push_back({{"type", "image"}, {"data", data}, {"mimeType", "image/png"}});
     }
-    const auto converted = tool_result_json(result, workspace, workspace / "outputs");
-    CHECK(files_in(workspace / "outputs") == max_saved_files);
+    const auto converted = tool_result_json(result, workspace, workspace / "images");
+    CHECK(files_in(workspace / "images" / "outputs") == max_saved_files);
     CHECK(converted["content"].size() == max_saved_files + 50);  // every item is still there
     CHECK(converted["content"].back()["path"].is_null());
     CHECK(converted["text"].get<std::string>().find("50 more binary items not saved") !=

@@ -5,7 +5,10 @@
 
 #include <string>
 
+#include "ir_lookup.hpp"
+
 using namespace ipybox::codegen;
+using namespace ipybox::codegen::testing;
 using namespace ipybox::codegen::detail;
 using nlohmann::json;
 
@@ -21,32 +24,6 @@ module_ir build(const json& input, const json& output = nullptr) {
 
 json object_with(const json& properties, const json& required = json::array()) {
     return {{"type", "object"}, {"properties", properties}, {"required", required}};
-}
-
-const model_def& model(const module_ir& module, const std::string& name) {
-    for (const auto& item : module.classes) {
-        if (const auto* def = std::get_if<model_def>(&item); def && def->class_name == name)
-            return *def;
-    }
-    FAIL("no model " << name);
-    throw std::logic_error("unreachable");
-}
-
-const enum_def& enumeration(const module_ir& module, const std::string& name) {
-    for (const auto& item : module.classes) {
-        if (const auto* def = std::get_if<enum_def>(&item); def && def->class_name == name)
-            return *def;
-    }
-    FAIL("no enum " << name);
-    throw std::logic_error("unreachable");
-}
-
-const field_def& field(const model_def& def, const std::string& json_name) {
-    for (const auto& f : def.fields) {
-        if (f.json_name == json_name) return f;
-    }
-    FAIL("no field " << json_name);
-    throw std::logic_error("unreachable");
 }
 
 // The type of property `name` of a one-property input schema.
@@ -111,7 +88,9 @@ TEST_CASE("string enums become enum classes with sanitised members, other enums 
     CHECK(def.members[2].name == "class_");
     const auto ints = type_of({{"enum", {1, 2, 3}}});
     CHECK(ints.kind == type_kind::literal);
-    CHECK(type_of({{"enum", {1.5, 2}}}).kind == type_kind::number);
+    const auto numbers = type_of({{"enum", {1.5, 2}}});
+    CHECK(numbers.kind == type_kind::literal);
+    CHECK(numbers.literal_values == std::vector<json>{1.5, 2});
     CHECK(type_of({{"enum", {json::object()}}}).kind == type_kind::any);
 }
 
@@ -314,44 +293,46 @@ TEST_CASE("date-time, date and time keep their pattern as strings") {
     CHECK(p.constraints.pattern == std::optional<std::string>("Z$"));
 }
 
-TEST_CASE("enums that mix 1 with true or 0 with false become Any with a note") {
-    CHECK(type_of({{"enum", json::array({1, true})}}).kind == type_kind::any);
-    CHECK(type_of({{"enum", json::array({0, false, "x"})}}).kind == type_kind::any);
-    CHECK(type_of({{"anyOf", json::array({json{{"const", 1}}, json{{"const", true}}})}}).kind ==
-          type_kind::any);
-    CHECK(type_of({{"type", "array"}, {"items", {{"enum", json::array({1, true})}}}})
-              .members.at(0)
-              .kind == type_kind::any);
-    CHECK(type_of({{"enum", json::array({2, true})}}).kind == type_kind::literal);
-    CHECK(type_of({{"enum", json::array({1, false})}}).kind == type_kind::literal);
+TEST_CASE("enums that mix 1 with true or 0 with false stay Literal, which the runtime checks") {
+    CHECK(type_of({{"enum", json::array({1, true})}}).kind == type_kind::literal);
+    CHECK(type_of({{"enum", json::array({0, false, "x"})}}).kind == type_kind::literal);
+    CHECK(type_of({{"anyOf", json::array({json{{"const", 1}}, json{{"const", true}}})}})
+              .literal_values == std::vector<json>{1, true});
     const auto module = build(object_with({{"p", {{"enum", json::array({1, true})}}}}));
-    REQUIRE(module.notes.size() == 1);
-    CHECK(module.notes[0].starts_with("Params.p: "));
-    CHECK(build(object_with({{"p", {{"enum", json::array({2, true})}}}})).notes.empty());
+    CHECK(module.notes.empty());
+    CHECK(module.server_only.empty());
 }
 
-TEST_CASE("item counts stay off lists of lists, which pydantic 1 would apply to the inner lists") {
+TEST_CASE(
+    "item counts of lists of lists stay in the annotation, off the Field() pydantic 1 "
+    "would apply to the inner lists") {
     const json inner = {{"type", "array"}, {"items", {{"type", "integer"}}}};
     const auto nested = build(object_with(
         {{"p", {{"type", "array"}, {"items", inner}, {"minItems", 2}, {"maxItems", 1}}}}));
-    CHECK_FALSE(field(model(nested, "Params"), "p").constraints.min_items);
-    CHECK_FALSE(field(model(nested, "Params"), "p").constraints.max_items);
+    const auto& p = field(model(nested, "Params"), "p");
+    CHECK_FALSE(p.constraints.min_items);
+    CHECK_FALSE(p.constraints.max_items);
+    CHECK(p.type.constraints.min_items == 2U);
+    CHECK(p.type.constraints.max_items == 1U);
     const json either = {{"anyOf", json::array({inner, json{{"type", "string"}}})}};
     const auto in_union =
         build(object_with({{"p", {{"type", "array"}, {"items", either}, {"maxItems", 1}}}}));
     CHECK_FALSE(field(model(in_union, "Params"), "p").constraints.max_items);
+    CHECK(field(model(in_union, "Params"), "p").type.constraints.max_items == 1U);
     const auto flat = build(object_with({{"p", inner}}));
     const auto counted = build(object_with({{"p", {{"type", "array"}, {"maxItems", 1}}}}));
     CHECK(field(model(counted, "Params"), "p").constraints.max_items == 1U);
+    CHECK(field(model(counted, "Params"), "p").type.constraints.empty());
     CHECK_FALSE(field(model(flat, "Params"), "p").constraints.max_items);
+    CHECK(nested.server_only.empty());
 }
 
-TEST_CASE("lists and maps of nulls get Any items, which pydantic 1 can make optional") {
+TEST_CASE("lists and maps of nulls keep None items, which the runtime hides from pydantic 1") {
     const json nulls = {{"type", "array"}, {"items", {{"type", "null"}}}};
     const auto module = build(object_with({{"p", nulls}}));
-    CHECK(field(model(module, "Params"), "p").type.members.at(0).kind == type_kind::any);
-    REQUIRE(module.notes.size() == 1);
-    CHECK(module.notes[0].starts_with("Params.p: "));
+    CHECK(field(model(module, "Params"), "p").type.members.at(0).kind == type_kind::none);
+    CHECK(module.notes.empty());
+    CHECK(module.server_only.empty());
     const json map = {{"type", "object"}, {"additionalProperties", {{"type", "null"}}}};
-    CHECK(type_of(map).members.at(0).kind == type_kind::any);
+    CHECK(type_of(map).members.at(0).kind == type_kind::none);
 }

@@ -10,8 +10,10 @@
 #include "ipybox/codegen/detail/ir_builder.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/python_names.hpp"
+#include "ir_lookup.hpp"
 
 using namespace ipybox::codegen;
+using namespace ipybox::codegen::testing;
 using namespace ipybox::codegen::detail;
 using nlohmann::json;
 
@@ -24,21 +26,8 @@ module_ir build(const json& properties) {
     return build_module_ir(tool);
 }
 
-const model_def& model_named(const module_ir& module, const std::string& name) {
-    for (const auto& item : module.classes) {
-        if (const auto* def = std::get_if<model_def>(&item); def && def->class_name == name)
-            return *def;
-    }
-    FAIL("no model " << name);
-    throw std::logic_error("unreachable");
-}
-
-std::string attribute_of(const model_def& model, const std::string& json_name) {
-    for (const auto& field : model.fields) {
-        if (field.json_name == json_name) return field.attribute_name;
-    }
-    FAIL("no field " << json_name);
-    return {};
+std::string attribute_of(const model_def& def, const std::string& json_name) {
+    return field(def, json_name).attribute_name;
 }
 
 // Every name distinct, none a keyword or reserved in its namespace.
@@ -61,7 +50,7 @@ const json colliding = {{"datetime", {{"type", "string"}}}, {"datetime_", {{"typ
 
 TEST_CASE("field names that mangle into each other stay distinct, exact names kept") {
     const auto module = build(colliding);
-    const auto& params = model_named(module, "Params");
+    const auto& params = model(module, "Params");
     std::vector<std::string> names;
     for (const auto& field : params.fields) names.push_back(field.attribute_name);
     check_namespace(names, reserved_attribute_names());
@@ -83,13 +72,13 @@ TEST_CASE("nested models named alike get distinct classes whose fields are mangl
         std::visit([&](const auto& def) { classes.push_back(def.class_name); }, item);
     }
     check_namespace(classes, {"ToolModel", "Field", "Enum", "TextResult", "call_tool"});
-    const auto& params = model_named(module, "Params");
+    const auto& params = model(module, "Params");
     std::vector<std::string> names;
     for (const auto& field : params.fields) names.push_back(field.attribute_name);
     check_namespace(names, reserved_attribute_names());
     CHECK(attribute_of(params, "Int") == "Int_");  // the class Int lives in the module
-    CHECK(attribute_of(model_named(module, "Int"), "Int") == "Int_");
-    CHECK(attribute_of(model_named(module, "Int2"), "class") == "class__3");
+    CHECK(attribute_of(model(module, "Int"), "Int") == "Int_");
+    CHECK(attribute_of(model(module, "Int2"), "class") == "class__3");
 }
 
 TEST_CASE("enum members that mangle into each other or into Enum's own names stay distinct") {
@@ -133,6 +122,5 @@ TEST_CASE("keywords Params cannot check are listed as left to the server, the re
            {"properties", {{"k", {{"type", "string"}}}}},
            {"if", json::object()},
            {"minProperties", 1}}}});
-    CHECK(unchecked.server_only ==
-          std::set<std::string>{"if", "maximum", "minLength", "minProperties", "uniqueItems"});
+    CHECK(unchecked.server_only == std::set<std::string>{"if", "minProperties", "uniqueItems"});
 }

@@ -22,8 +22,24 @@ enum class type_kind {
     dict,         // Dict[str, members[0]]
     model,        // class_name, a ToolModel
     enumeration,  // class_name, a (str, Enum)
-    literal,      // Literal[literal_values...]; scalars only
+    literal,      // Literal[literal_values...]; scalars only (floats included)
     union_of,     // Union[members...], never nested, never containing none
+};
+
+// Validation keywords of one value, spelled as the runtime's Field() and Constraints() accept
+// them. A field's own constraints go into its Field() call; those of a union member, list item
+// or map value stay on the type_ref and are rendered as Annotated[..., Constraints(...)].
+struct field_constraints {
+    std::optional<nlohmann::json> ge, gt, le, lt, multiple_of;  // numbers
+    std::optional<std::uint64_t> min_length, max_length;        // strings
+    std::optional<std::string> pattern;                         // strings (JSON Schema: search)
+    std::optional<std::uint64_t> min_items, max_items;          // lists
+
+    bool empty() const {
+        return !ge && !gt && !le && !lt && !multiple_of && !min_length && !max_length && !pattern &&
+               !min_items && !max_items;
+    }
+    bool operator==(const field_constraints&) const = default;
 };
 
 struct type_ref {
@@ -32,14 +48,12 @@ struct type_ref {
     std::string class_name;
     std::vector<type_ref> members;
     std::vector<nlohmann::json> literal_values;
-};
-
-// Validation the generated Field() call carries. Spelled as the runtime's Field() accepts them.
-struct field_constraints {
-    std::optional<nlohmann::json> ge, gt, le, lt, multiple_of;  // numbers
-    std::optional<std::uint64_t> min_length, max_length;        // strings
-    std::optional<std::string> pattern;                         // strings (JSON Schema: search)
-    std::optional<std::uint64_t> min_items, max_items;          // lists
+    field_constraints constraints;  // of string, integer, number and list types
+    // Set on an Any that stands in for a schema Python cannot type: why, for the module's notes.
+    std::string loosened_because;
+    // A schema no value satisfies (allOf members that contradict each other): a union leaves
+    // it out; elsewhere it is an Any with a note.
+    bool unsatisfiable = false;
 };
 
 struct field_def {

@@ -1,12 +1,5 @@
 """4: an explicit null goes out where the schema admits it.
 
-Typed more loosely than the schema (the value is sent as given):
-
-- Params.nulls: a list or map of nulls is typed with Any items
-
-Checked by the server only (Params leaves these keywords of the input schema to the server, at
-least where they appear here): `type`.
-
 `run()` returns a `TextResult`: the text, with `images`, `audio`, `resources`, `resource_links`,
 `content` (every content item; images, audio and blobs saved as files) and `structured`. A tool
 error raises `ToolError`, which carries them too.
@@ -26,7 +19,7 @@ class Params(ToolModel):
     d: Optional[int] = Field(3, nullable=True)
     m: Optional[int] = Field(None, nullable=True)
     n: Optional[str] = Field(None, nullable=True)
-    nulls: Optional[List[Any]] = None
+    nulls: Optional[List[None]] = None
     plain: Optional[str] = None
 
 
