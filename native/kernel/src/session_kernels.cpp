@@ -85,9 +85,9 @@ void session_core::on_current_started(std::shared_ptr<kernel_instance> kernel,
     if (state_ == session_state::stopped) return retire(std::move(kernel));
     if (failure) return fail_head(failure);
     use_as_current(std::move(kernel));
-    start_spare();
     state_ = session_state::idle;
     pump();
+    start_spare();  // after the head went on: a starting spare competes with it for the CPU
 }
 
 void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
@@ -107,9 +107,9 @@ void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
         return start_job(false);
     }
     use_as_current(std::move(kernel));
-    start_spare();
     state_ = session_state::idle;
     pump();
+    start_spare();
 }
 
 void session_core::start_spare() {
