@@ -19,7 +19,7 @@
 #include "offload.hpp"
 #include "package_installer.hpp"
 #include "server_registry.hpp"
-#include "server_tool_specs.hpp"
+#include "server_tool_table.hpp"
 #include "server_tools.hpp"
 
 namespace ipybox {
@@ -220,41 +220,18 @@ int run_mcp_server(const mcp_server_options& options) {
         // The handlers are plain functions returning an awaitable (not coroutines), for the
         // same GCC 12 reason as offload().
         using handler_result = asio::awaitable<call_tool_result>;
-        session->add_tool(
-            app::register_mcp_server_spec(),
-            [&](nlohmann::json arguments, const request_context& context) -> handler_result {
-                return app::offload<call_tool_result>(
-                    server_work, [&tools, arguments = std::move(arguments), context] {
-                        return tools.register_server(arguments, context);
-                    });
-            });
-        session->add_tool(app::install_package_spec(),
-                          [&](nlohmann::json arguments, const request_context&) -> handler_result {
-                              return app::offload<call_tool_result>(
-                                  kernel_calls, [&tools, arguments = std::move(arguments)] {
-                                      return tools.install_package(arguments);
-                                  });
-                          });
-        session->add_tool(
-            app::execute_ipython_cell_spec(),
-            [&](nlohmann::json arguments, const request_context& context) -> handler_result {
-                return app::offload<call_tool_result>(
-                    kernel_calls, [&tools, arguments = std::move(arguments), context] {
-                        return tools.execute_cell(arguments, context);
-                    });
-            });
-        session->add_tool(app::search_tools_spec(),
-                          [&](nlohmann::json arguments, const request_context&) -> handler_result {
-                              return app::offload<call_tool_result>(
-                                  kernel_calls, [&tools, arguments = std::move(arguments)] {
-                                      return tools.search_tools(arguments);
-                                  });
-                          });
-        session->add_tool(app::reset_spec(),
-                          [&](const nlohmann::json&, const request_context&) -> handler_result {
-                              return app::offload<call_tool_result>(
-                                  kernel_calls, [&tools] { return tools.reset(); });
-                          });
+        for (const auto& tool : app::server_tool_table()) {
+            auto& line = tool.line == app::tool_line::servers ? server_work : kernel_calls;
+            session->add_tool(
+                app::descriptor_of(tool),
+                [&tools, &tool, &line](nlohmann::json arguments,
+                                       const request_context& context) -> handler_result {
+                    return app::offload<call_tool_result>(
+                        line, [&tools, &tool, arguments = std::move(arguments), context] {
+                            return tools.call(tool, arguments, context);
+                        });
+                });
+        }
 
         asio::signal_set signals(runtime.io(), SIGTERM, SIGINT);
         signals.async_wait([&](const boost::system::error_code& error, int signal) {

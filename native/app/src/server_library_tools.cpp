@@ -1,6 +1,4 @@
 // The gentools library in `ipybox mcp`: the search_tools tool and the pins of saved actions.
-#include <cmath>
-
 #include "gentools_library.hpp"
 #include "ipybox/codegen/python_literal.hpp"
 #include "server_tool_support.hpp"
@@ -9,13 +7,8 @@
 namespace ipybox::app {
 namespace {
 
-using detail::argument_error;
-using detail::guarded;
-using detail::required_string;
 using mcp::session::call_tool_result;
 using nlohmann::json;
-
-constexpr long long max_search_limit = 50;
 
 std::vector<std::filesystem::path> gentools_roots(const mcp_server_options& options) {
     std::vector<std::filesystem::path> roots{options.workspace / "gentools"};
@@ -25,28 +18,18 @@ std::vector<std::filesystem::path> gentools_roots(const mcp_server_options& opti
 
 }  // namespace
 
-call_tool_result server_tools::search_tools(const json& arguments) {
-    return guarded("search_tools", [&] {
-        const auto query = required_string(arguments, "query");
-        long long limit = 10;
-        if (arguments.contains("limit") && !arguments["limit"].is_null()) {
-            const auto& value = arguments["limit"];
-            if (!value.is_number() || std::floor(value.get<double>()) != value.get<double>() ||
-                value.get<double>() < 1 || value.get<double>() > max_search_limit) {
-                throw argument_error("\"limit\" must be an integer from 1 to " +
-                                     std::to_string(max_search_limit));
-            }
-            limit = value.get<long long>();
-        }
-        // The kernel holds the index (files are read, never imported); the query reaches it as
-        // an escaped literal.
-        const auto code =
-            "print(__import__('ipybox_runtime.search', fromlist=['format_search']).format_search(" +
-            codegen::python_string_literal(query) + ", " + std::to_string(limit) + "))";
-        auto text = executor_.execute(code).text;
-        while (!text.empty() && text.back() == '\n') text.pop_back();
-        return call_tool_result::text(text);
-    });
+call_tool_result server_tools::search_tools(const json& arguments,
+                                            const mcp::session::request_context&) {
+    const auto& query = arguments.at("query").get_ref<const std::string&>();
+    const auto limit = arguments.at("limit").get<long long>();  // 1 to 50 (server_tool_table.cpp)
+    // The kernel holds the index (files are read, never imported); the query reaches it as an
+    // escaped literal.
+    const auto code =
+        "print(__import__('ipybox_runtime.search', fromlist=['format_search']).format_search(" +
+        codegen::python_string_literal(query) + ", " + std::to_string(limit) + "))";
+    auto text = executor_.execute(code).text;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return call_tool_result::text(text);
 }
 
 json pin_saved_actions(const mcp_server_options& options, server_registry& registry,

@@ -1,6 +1,6 @@
 #pragma once
 // Argument checks and error mapping shared by the handlers of `ipybox mcp`'s tools
-// (server_tools.cpp, server_library_tools.cpp).
+// (server_tools.cpp, server_tool_checks.cpp).
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -20,18 +20,6 @@ class argument_error : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };
-
-inline std::string required_string(const json& arguments, const char* name) {
-    if (!arguments.is_object() || !arguments.contains(name)) {
-        throw argument_error(std::string("missing required argument \"") + name + "\"");
-    }
-    const auto& value = arguments[name];
-    if (!value.is_string()) {
-        throw argument_error(std::string("argument \"") + name + "\" must be a string, not " +
-                             value.type_name());
-    }
-    return value.get<std::string>();
-}
 
 // The text blocks of `result` with the redaction rule applied (core/redactor.hpp): what
 // ipybox's tools answer never quotes a value filled from a ${VAR}. Images are left as they are.

@@ -23,7 +23,6 @@ namespace {
 
 using detail::argument_error;
 using detail::guarded;
-using detail::required_string;
 using mcp::session::call_tool_result;
 using nlohmann::json;
 
@@ -52,56 +51,48 @@ call_tool_result server_tools::register_server(const json& arguments,
     const auto by_client = context.cancellation().on_cancel(forward);
     const auto by_shutdown = stopping_.token().on_cancel(forward);
     const auto cancellation = cancelled.token();
-    return guarded("register_mcp_server", [&] {
-        if (cancellation.cancelled()) {  // while it waited for a thread
-            return call_tool_result::text("[ipybox] cancelled before it started", true);
+    if (cancellation.cancelled()) {  // while it waited for a thread
+        return call_tool_result::text("[ipybox] cancelled before it started", true);
+    }
+    const auto& name = arguments.at("server_name").get_ref<const std::string&>();
+    const auto& params = arguments.at("server_params");
+    codegen::validate_server_name(name);  // before its folder is read
+    const auto previous = module_hashes(options_.workspace / "mcptools", name);
+    std::vector<std::string> modules;
+    std::vector<std::string> loose_typing;
+    try {
+        modules = executor_.register_mcp_server(name, params, true, &loose_typing, &cancellation);
+    } catch (const std::invalid_argument&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw std::runtime_error("cannot reach MCP server '" + name + "': " + e.what());
+    }
+    registry_.remember(name, params);
+    std::string text;
+    for (const auto& module : modules) text += module + "\n";
+    if (!loose_typing.empty()) {
+        text += "\nTyped more loosely than the schema (the value is sent as given):\n";
+        for (const auto& note : loose_typing) text += "- " + note + "\n";
+    }
+    text += policy_report();
+    if (executor_.kernel_pid() != 0) {
+        const auto unloaded = executor_.execute(unload_code(name)).text;
+        if (unloaded != "0" && !unloaded.empty()) {
+            text += "\nModules of mcptools." + name +
+                    " imported before were unloaded; import them again to use the new API.\n";
         }
-        const auto name = required_string(arguments, "server_name");
-        if (!arguments.contains("server_params") || !arguments["server_params"].is_object()) {
-            throw argument_error(
-                "\"server_params\" must be an object such as {\"command\": "
-                "\"npx\", \"args\": [...]} or {\"url\": \"https://...\"}");
-        }
-        const auto& params = arguments["server_params"];
-        codegen::validate_server_name(name);  // before its folder is read
-        const auto previous = module_hashes(options_.workspace / "mcptools", name);
-        std::vector<std::string> modules;
-        std::vector<std::string> loose_typing;
-        try {
-            modules =
-                executor_.register_mcp_server(name, params, true, &loose_typing, &cancellation);
-        } catch (const std::invalid_argument&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw std::runtime_error("cannot reach MCP server '" + name + "': " + e.what());
-        }
-        registry_.remember(name, params);
-        std::string text;
-        for (const auto& module : modules) text += module + "\n";
-        if (!loose_typing.empty()) {
-            text += "\nTyped more loosely than the schema (the value is sent as given):\n";
-            for (const auto& note : loose_typing) text += "- " + note + "\n";
-        }
-        text += policy_report();
-        if (executor_.kernel_pid() != 0) {
-            const auto unloaded = executor_.execute(unload_code(name)).text;
-            if (unloaded != "0" && !unloaded.empty()) {
-                text += "\nModules of mcptools." + name +
-                        " imported before were unloaded; import them again to use the new API.\n";
-            }
-        }
-        const auto flags = update_action_pins(previous);
-        if (!flags.empty()) {
-            text +=
-                "\nSaved code actions call MCP tools whose schema changed since they were "
-                "saved:\n" +
-                describe_flags(flags) +
-                "Read the tools' new interfaces, update these actions and check them "
-                "(from ipybox_runtime.checks import check; print(check())).\n";
-            send_flags_to_kernel(flags);
-        }
-        return call_tool_result::text(text);
-    });
+    }
+    const auto flags = update_action_pins(previous);
+    if (!flags.empty()) {
+        text +=
+            "\nSaved code actions call MCP tools whose schema changed since they were "
+            "saved:\n" +
+            describe_flags(flags) +
+            "Read the tools' new interfaces, update these actions and check them "
+            "(from ipybox_runtime.checks import check; print(check())).\n";
+        send_flags_to_kernel(flags);
+    }
+    return call_tool_result::text(text);
 }
 
 std::string server_tools::policy_report() {
@@ -195,75 +186,66 @@ std::filesystem::path server_tools::save_full_output(const std::string& text) co
                     text);
 }
 
+call_tool_result server_tools::call(const server_tool& tool, const json& arguments,
+                                    const mcp::session::request_context& context) {
+    return guarded(tool.name.c_str(), [&] {
+        return (this->*tool.handler)(checked_arguments(tool, arguments), context);
+    });
+}
+
 call_tool_result server_tools::execute_cell(const json& arguments,
                                             const mcp::session::request_context& context) {
-    return guarded("execute_ipython_cell", [&] {
-        const auto code = required_string(arguments, "code");
-        double timeout_seconds = 120;
-        if (arguments.contains("timeout") && !arguments["timeout"].is_null()) {
-            if (!arguments["timeout"].is_number())
-                throw argument_error("\"timeout\" must be a number");
-            timeout_seconds = arguments["timeout"].get<double>();
-            if (!(timeout_seconds > 0) || !std::isfinite(timeout_seconds)) {
-                throw argument_error("\"timeout\" must be a positive number of seconds");
-            }
-        }
-        long long max_chars = 5000;
-        if (arguments.contains("max_output_chars") && !arguments["max_output_chars"].is_null()) {
-            const auto& value = arguments["max_output_chars"];
-            if (!value.is_number() || std::floor(value.get<double>()) != value.get<double>()) {
-                throw argument_error("\"max_output_chars\" must be an integer");
-            }
-            max_chars = static_cast<long long>(std::min(value.get<double>(), 1e15));
-            if (max_chars <= 0) throw argument_error("\"max_output_chars\" must be at least 1");
-        }
-        if (context.cancellation().cancelled()) {
-            return call_tool_result::text("[ipybox] cancelled before it started", true);
-        }
-        cell_output_options output_options{
-            static_cast<std::size_t>(max_chars),
-            [this](const std::string& text) { return save_full_output(text); }, options_.workspace};
+    const auto& code = arguments.at("code").get_ref<const std::string&>();
+    const auto timeout_seconds = arguments.at("timeout").get<double>();
+    // An integer (server_tool_table.cpp); past 10^15 the output is never clipped anyway.
+    const auto max_chars =
+        static_cast<long long>(std::min(arguments.at("max_output_chars").get<double>(), 1e15));
+    if (context.cancellation().cancelled()) {
+        return call_tool_result::text("[ipybox] cancelled before it started", true);
+    }
+    cell_output_options output_options{
+        static_cast<std::size_t>(max_chars),
+        [this](const std::string& text) { return save_full_output(text); }, options_.workspace};
 
-        // At least 1 ms (an interrupt must not overtake the code) and at most a year.
-        const auto timeout = std::chrono::milliseconds(static_cast<long long>(
-            std::clamp(timeout_seconds * 1000.0, 1.0, 365.0 * 24 * 3600 * 1000)));
-        std::optional<code_execution_stream> started;
-        try {
-            started.emplace(executor_.stream(code, timeout));
-        } catch (const code_execution_error& e) {
-            return cell_error(e, output_options);
-        }
-        auto& stream = *started;
-        // The cell is now the running one: a cancellation from the client interrupts it.
-        auto cancelled =
-            context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
-        if (context.cancellation().cancelled()) executor_.cancel();  // cancelled while queued
+    // At least 1 ms (an interrupt must not overtake the code) and at most a year.
+    const auto timeout = std::chrono::milliseconds(static_cast<long long>(
+        std::clamp(timeout_seconds * 1000.0, 1.0, 365.0 * 24 * 3600 * 1000)));
+    std::optional<code_execution_stream> started;
+    try {
+        started.emplace(executor_.stream(code, timeout));
+    } catch (const code_execution_error& e) {
+        return cell_error(e, output_options);
+    }
+    auto& stream = *started;
+    // The cell is now the running one: a cancellation from the client interrupts it.
+    auto cancelled =
+        context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
+    if (context.cancellation().cancelled()) executor_.cancel();  // cancelled while queued
 
-        std::shared_ptr<progress_ticker> progress;
-        if (context.wants_progress()) {
-            progress = progress_ticker::start(io_, context, std::chrono::seconds(1));
-        }
-        const auto stop_progress = [&] {
-            if (progress) progress->stop();
-        };
-        try {
-            while (auto event = stream.next()) {
-                if (auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
-                    if (progress) progress->note_output(chunk->text);
-                } else if (auto* request = std::get_if<approval_request>(&*event)) {
-                    decide(*request);
-                } else {
-                    stop_progress();
-                    return cell_result(std::get<code_execution_result>(*event), output_options);
-                }
+    std::shared_ptr<progress_ticker> progress;
+    if (context.wants_progress()) {
+        progress = progress_ticker::start(io_, context, std::chrono::seconds(1));
+    }
+    const auto stop_progress = [&] {
+        if (progress) progress->stop();
+    };
+    try {
+        while (auto event = stream.next()) {
+            if (auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
+                if (progress) progress->note_output(chunk->text);
+            } else if (auto* request = std::get_if<approval_request>(&*event)) {
+                decide(*request);
+            } else {
+                stop_progress();
+                return cell_result(std::get<code_execution_result>(*event), output_options);
             }
-        } catch (const code_execution_error& e) {
-            stop_progress();
-            return cell_error(e, output_options);
         }
+    } catch (const code_execution_error& e) {
         stop_progress();
-        return call_tool_result::text("");
-    });
+        return cell_error(e, output_options);
+    }
+    stop_progress();
+    return call_tool_result::text("");
 }
 
 install_outcome server_tools::install_spec(const std::string& spec, bool for_user) {
@@ -284,37 +266,29 @@ install_outcome server_tools::install_spec(const std::string& spec, bool for_use
     return install_with_pip(request);
 }
 
-call_tool_result server_tools::install_package(const json& arguments) {
-    return guarded("install_package", [&] {
-        const auto spec = required_string(arguments, "package_name");
-        const auto scope =
-            arguments.contains("scope") ? required_string(arguments, "scope") : "project";
-        if (scope != "project" && scope != "user") {
-            throw argument_error("\"scope\" must be \"project\" or \"user\", not \"" + scope +
-                                 "\"");
-        }
-        if (scope == "user" && user_site_packages(options_.library_roots).empty()) {
-            throw argument_error(
-                "scope \"user\" needs a user library, and ipybox was started without one (no "
-                "HOME, XDG_DATA_HOME or --library)");
-        }
-        executor_.start();  // the interpreter pip runs with is the kernel's
-        const auto outcome = install_spec(spec, scope == "user");
-        if (!outcome.succeeded) return call_tool_result::text(outcome.output, true);
-        // Make a new top-level package visible to the running kernel at once.
-        executor_.execute("__import__('importlib').invalidate_caches()");
-        return call_tool_result::text(outcome.output);
-    });
+call_tool_result server_tools::install_package(const json& arguments,
+                                               const mcp::session::request_context&) {
+    const auto& spec = arguments.at("package_name").get_ref<const std::string&>();
+    const auto& scope = arguments.at("scope").get_ref<const std::string&>();
+    if (scope == "user" && user_site_packages(options_.library_roots).empty()) {
+        throw argument_error(
+            "scope \"user\" needs a user library, and ipybox was started without one (no "
+            "HOME, XDG_DATA_HOME or --library)");
+    }
+    executor_.start();  // the interpreter pip runs with is the kernel's
+    const auto outcome = install_spec(spec, scope == "user");
+    if (!outcome.succeeded) return call_tool_result::text(outcome.output, true);
+    // Make a new top-level package visible to the running kernel at once.
+    executor_.execute("__import__('importlib').invalidate_caches()");
+    return call_tool_result::text(outcome.output);
 }
 
-call_tool_result server_tools::reset() {
-    return guarded("reset", [&] {
-        executor_.reset();
-        send_flags_to_kernel(update_action_pins());
-        return call_tool_result::text(
-            "The kernel was reset: variables, imports and definitions are cleared. Workspace "
-            "files, installed packages, mcptools/ and registered servers are kept.");
-    });
+call_tool_result server_tools::reset(const json&, const mcp::session::request_context&) {
+    executor_.reset();
+    send_flags_to_kernel(update_action_pins());
+    return call_tool_result::text(
+        "The kernel was reset: variables, imports and definitions are cleared. Workspace "
+        "files, installed packages, mcptools/ and registered servers are kept.");
 }
 
 }  // namespace ipybox::app

@@ -15,6 +15,7 @@
 #include "ipybox/mcp_server.hpp"
 #include "package_installer.hpp"
 #include "server_registry.hpp"
+#include "server_tool_table.hpp"
 
 namespace ipybox::app {
 
@@ -35,20 +36,32 @@ class server_tools {
         session_ = session;
     }
 
+    // Runs one tool of server_tool_table(): checks the arguments against its parameters, calls
+    // its handler, and turns any failure into a result with isError; every result is redacted.
+    mcp::session::call_tool_result call(const server_tool& tool, const nlohmann::json& arguments,
+                                        const mcp::session::request_context& context);
+
+    // The handlers of the table's tools; `arguments` are checked_arguments() (defaults filled).
+    // Each may throw: call() makes the failure a tool error.
+    //
     // Cancelling the request (notifications/cancelled from the client) abandons the server's
     // start-up and listing; the previous registration, if any, stays.
     mcp::session::call_tool_result register_server(const nlohmann::json& arguments,
                                                    const mcp::session::request_context& context);
+    mcp::session::call_tool_result execute_cell(const nlohmann::json& arguments,
+                                                const mcp::session::request_context& context);
+    mcp::session::call_tool_result install_package(const nlohmann::json& arguments,
+                                                   const mcp::session::request_context& context);
+    mcp::session::call_tool_result reset(const nlohmann::json& arguments,
+                                         const mcp::session::request_context& context);
+    // Ranked search over mcptools/, mcpparse/ and the gentools roots (run in the kernel, which
+    // keeps the index between calls). server_library_tools.cpp.
+    mcp::session::call_tool_result search_tools(const nlohmann::json& arguments,
+                                                const mcp::session::request_context& context);
+
     // Cancels the server work in progress (registrations) and any that starts later: for
     // shutdown, before the threads that run it are joined.
     void stop_server_work(const std::string& reason) { stopping_.cancel(reason); }
-    mcp::session::call_tool_result execute_cell(const nlohmann::json& arguments,
-                                                const mcp::session::request_context& context);
-    mcp::session::call_tool_result install_package(const nlohmann::json& arguments);
-    mcp::session::call_tool_result reset();
-    // Ranked search over mcptools/, mcpparse/ and the gentools roots (run in the kernel, which
-    // keeps the index between calls). server_library_tools.cpp.
-    mcp::session::call_tool_result search_tools(const nlohmann::json& arguments);
 
     // What a saved code action needs, approved by the user (code_executor_options::
     // add_dependencies): each server registered as register_mcp_server does (its modules
