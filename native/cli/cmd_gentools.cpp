@@ -30,28 +30,25 @@ int run_gentools_check(const gentools_options& options,
     executor_config.keep_spare_kernel = false;
     code_executor executor(std::move(executor_config));
     std::string output;
-    try {
-        auto stream =
-            executor.stream("from ipybox_runtime.checks import check_json\nprint(check_json())");
-        while (auto event = stream.next()) {
-            if (auto* request = std::get_if<approval_request>(&*event)) {
-                // A check never saves into the user library nor adds dependencies, whatever
-                // --approve says.
-                if (request->needs_a_person()) {
-                    request->reject("ipybox gentools check saves nothing");
-                } else if (options.approve == "all") {
-                    request->accept();
-                } else {
-                    request->reject("ipybox gentools check --approve none");
-                }
-            } else if (auto* result = std::get_if<code_execution_result>(&*event)) {
-                output = result->text;
+    auto stream =
+        executor.stream("from ipybox_runtime.checks import check_json\nprint(check_json())");
+    while (auto step = stream.next_step()) {
+        if (auto* request = std::get_if<approval_request>(&*step)) {
+            // A check never saves into the user library nor adds dependencies, whatever
+            // --approve says.
+            if (request->needs_a_person()) {
+                request->reject("ipybox gentools check saves nothing");
+            } else if (options.approve == "all") {
+                request->accept();
+            } else {
+                request->reject("ipybox gentools check --approve none");
             }
+        } else if (auto* result = std::get_if<code_execution_result>(&*step)) {
+            output = result->text;
+        } else if (auto* failure = std::get_if<code_execution_failure>(&*step)) {
+            std::cerr << "ipybox gentools check: " << screened(failure->message) << "\n";
+            return exit_code_for(*failure);
         }
-    } catch (const code_execution_error& e) {
-        std::cerr << "ipybox gentools check: " << screened(e.what()) << "\n";
-        return e.error_kind() == code_execution_error::kind::start_failed ? exit_start_failed
-                                                                          : exit_execution_error;
     }
     const auto line = output.substr(
         output.find_last_of('\n') == std::string::npos ? 0 : output.find_last_of('\n') + 1);

@@ -195,34 +195,28 @@ int run_run(const run_options& options, const process::environment_map& environm
             }
             code = std::move(*content);
         }
-        try {
-            auto stream = executor.stream(code, timeout);
-            while (auto event = stream.next()) {
-                if (const auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
-                    print_chunk(*chunk);
-                    continue;
+        auto stream = executor.stream(code, timeout);
+        while (auto step = stream.next_step()) {
+            if (const auto* chunk = std::get_if<code_execution_chunk>(&*step)) {
+                print_chunk(*chunk);
+            } else if (auto* request = std::get_if<approval_request>(&*step)) {
+                decide(*request, approve, terminal);
+            } else if (const auto* result = std::get_if<code_execution_result>(&*step)) {
+                for (const auto& notice : result->notices) {
+                    std::cerr << "ipybox: " << notice << "\n";
                 }
-                if (auto* request = std::get_if<approval_request>(&*event)) {
-                    decide(*request, approve, terminal);
-                    continue;
-                }
-                const auto& result = std::get<code_execution_result>(*event);
-                for (const auto& notice : result.notices) std::cerr << "ipybox: " << notice << "\n";
-                if (result.omitted_output_bytes > 0) {
-                    std::cerr << "ipybox: " << result.omitted_output_bytes
+                if (result->omitted_output_bytes > 0) {
+                    std::cerr << "ipybox: " << result->omitted_output_bytes
                               << " bytes of output were left out of the result\n";
                 }
-                if (result.cancelled) {
-                    std::cerr << "ipybox: cancelled\n";
-                    return exit_execution_error;
-                }
+                if (result->cancelled) std::cerr << "ipybox: cancelled\n";
+                if (const auto status = exit_code_for(*result); status != exit_ok) return status;
+            } else {
+                const auto& failure = std::get<code_execution_failure>(*step);
+                std::cout << std::flush;
+                std::cerr << screened(failure.message) << "\n";
+                return exit_code_for(failure);
             }
-        } catch (const code_execution_error& e) {
-            std::cout << std::flush;
-            std::cerr << screened(e.what()) << "\n";
-            return e.error_kind() == code_execution_error::kind::start_failed
-                       ? exit_start_failed
-                       : exit_execution_error;
         }
     }
     return exit_ok;

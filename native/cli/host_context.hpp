@@ -6,20 +6,13 @@
 #include <optional>
 #include <string>
 
+#include "exit_codes.hpp"  // exit_code: of every subcommand
 #include "ipybox/code_executor.hpp"
 #include "ipybox/process/environment.hpp"
 #include "limit_flags.hpp"
 #include "registry_location.hpp"  // registry_file: where the server registry lives
 
 namespace ipybox::cli {
-
-// Exit codes of every subcommand.
-enum exit_code : int {
-    exit_ok = 0,
-    exit_execution_error = 1,  // the code raised, timed out, or the kernel died
-    exit_usage = 2,
-    exit_start_failed = 3,  // no interpreter, or the kernel did not start
-};
 
 // Text from elsewhere (an error's what(), a server's tool name) as the terminal may show it:
 // values filled from ${VAR} placeholders redacted (core/redactor.hpp), control and invisible

@@ -119,25 +119,25 @@ mcp::session::call_tool_result cell_result(const code_execution_result& result,
     return out;
 }
 
-mcp::session::call_tool_result cell_error(const code_execution_error& error,
+mcp::session::call_tool_result cell_error(const code_execution_failure& failure,
                                           const cell_output_options& options) {
     std::string text;
-    if (!error.output().empty()) text = error.output() + "\n\n";
-    using kind = code_execution_error::kind;
-    switch (error.error_kind()) {
+    if (!failure.output.empty()) text = failure.output + "\n\n";
+    using kind = code_execution_failure::kind;
+    switch (failure.error_kind) {
         case kind::exception:
-            text += error.what();
             break;
         case kind::timeout:
-            text += std::string("TimeoutError: ") + error.what();
+            text += "TimeoutError: ";
             break;
         case kind::kernel_died:
-            text += std::string("KernelDied: ") + error.what();
+            text += "KernelDied: ";
             break;
         case kind::start_failed:
-            text += std::string("KernelStartError: ") + error.what();
+            text += "KernelStartError: ";
             break;
     }
+    text += failure.message;
     mcp::session::call_tool_result out;
     out.is_error = true;
     out.content.push_back(text_block(clip_output(text, options)));

@@ -35,7 +35,9 @@ std::string clip_output(const std::string& text, const cell_output_options& opti
 
 mcp::session::call_tool_result cell_result(const code_execution_result& result,
                                            const cell_output_options& options);
-mcp::session::call_tool_result cell_error(const code_execution_error& error,
+// isError, the output before the failure and the failure's message after its kind
+// ("TimeoutError: ", "KernelDied: ", "KernelStartError: "; an exception's message names its type).
+mcp::session::call_tool_result cell_error(const code_execution_failure& failure,
                                           const cell_output_options& options);
 
 }  // namespace ipybox::app

@@ -6,7 +6,7 @@
 #include "code_execution_stream_state.hpp"
 #include "code_executor_impl.hpp"
 #include "dependency_runner.hpp"
-#include "execution_errors.hpp"
+#include "execution_outcomes.hpp"
 #include "executor_gate.hpp"
 #include "ipybox/core/log.hpp"
 #include "mcp_client_pool.hpp"
@@ -35,8 +35,12 @@ void code_executor::impl::refuse_on_loop(const char* call) const {
 
 void code_executor::start() {
     impl_->refuse_on_loop("code_executor::start()");
-    auto& session = impl_->session();
-    app::translate_errors([&] { session.start(); });
+    try {
+        impl_->session().start();
+    } catch (...) {
+        // The blocking API's edge: a failed start is reported as the public error.
+        throw code_execution_error(app::start_failure(std::current_exception()));
+    }
 }
 
 void code_executor::stop() {
@@ -85,20 +89,24 @@ void code_executor::impl::stop() {
 code_execution_stream code_executor::stream(const std::string& code,
                                             std::optional<std::chrono::milliseconds> timeout) {
     impl_->refuse_on_loop("code_executor::stream()");
-    auto& session = impl_->session();
+    kernel::kernel_session* session = nullptr;
+    try {
+        session = &impl_->session();
+    } catch (...) {
+        // No interpreter, no sandbox runtime: the execution's failure, its stream's one event.
+        return code_execution_stream(std::make_unique<code_execution_stream::state>(
+            app::start_failure(std::current_exception())));
+    }
     auto& approvals = *impl_->approvals;
     // The approvals route to this execution from the moment its code goes to the kernel (which
     // may ask at once), on the session's strand; the previous execution detached them before it
     // gave its place back.
-    auto kernel_stream = app::translate_errors(
-        [&] { return session.execute(code, timeout, [bridge = &approvals] { bridge->open(); }); });
-    // Its turn: the executions and resets called before it run first.
+    auto kernel_stream = session->execute(code, timeout, [bridge = &approvals] { bridge->open(); });
+    // Its turn: the executions and resets called before it run first. One that never ran (no
+    // kernel could start, the kernel was lost, the executor stopped, cancelled while queued)
+    // is a stream that yields how it ended.
     const bool started = kernel_stream->wait_started();
-    if (!started) {
-        // Why it never ran (no kernel could start, the kernel was lost, the executor stopped);
-        // cancelled while queued, it is a stream that yields its cancelled result.
-        app::translate_errors([&] { kernel_stream->finish(); });
-    } else {
+    if (started) {
         auto* raw = kernel_stream.get();
         approvals.attach({[raw] { raw->pause_timeout(); }, [raw] { raw->resume_timeout(); },
                           [raw] { raw->wake(); }});
@@ -113,8 +121,8 @@ code_execution_result code_executor::execute(const std::string& code,
                                              std::optional<std::chrono::milliseconds> timeout) {
     impl_->refuse_on_loop("code_executor::execute()");
     auto events = stream(code, timeout);
-    while (auto event = events.next()) {
-        if (auto* request = std::get_if<approval_request>(&*event)) {
+    while (auto step = events.next_step()) {
+        if (auto* request = std::get_if<approval_request>(&*step)) {
             // Nobody is asked here, so a save into the user library or dependencies to add are
             // refused (stream() asks).
             if (request->needs_a_person()) {
@@ -124,8 +132,10 @@ code_execution_result code_executor::execute(const std::string& code,
             } else {
                 request->accept();
             }
-        } else if (auto* result = std::get_if<code_execution_result>(&*event)) {
+        } else if (auto* result = std::get_if<code_execution_result>(&*step)) {
             return std::move(*result);
+        } else if (auto* failure = std::get_if<code_execution_failure>(&*step)) {
+            throw code_execution_error(std::move(*failure));  // the blocking API's edge
         }
     }
     return {};
@@ -133,11 +143,15 @@ code_execution_result code_executor::execute(const std::string& code,
 
 void code_executor::reset() {
     impl_->refuse_on_loop("code_executor::reset()");
-    auto& session = impl_->session();
-    // In line with executions: the reset waits for those called before it instead of cutting
-    // them off, and the MCP sessions close on its turn, before the kernel is swapped.
-    auto* pool = impl_->pool.get();
-    app::translate_errors([&] { session.reset([pool] { pool->close_sessions(); }); });
+    try {
+        auto& session = impl_->session();
+        // In line with executions: the reset waits for those called before it instead of
+        // cutting them off, and the MCP sessions close on its turn, before the kernel is swapped.
+        auto* pool = impl_->pool.get();
+        session.reset([pool] { pool->close_sessions(); });
+    } catch (...) {
+        throw code_execution_error(app::start_failure(std::current_exception()));
+    }
 }
 
 void code_executor::cancel() {

@@ -37,7 +37,8 @@ struct code_executor::impl {
     static void validate_registrable_name(const std::string& name);
 
     // The kernel session, created (not started) on first call: finds the interpreter and
-    // starts the tool services first. Throws code_execution_error(start_failed).
+    // starts the tool services first. Throws what start_failure() (execution_outcomes.hpp)
+    // turns into a failed start: interpreter_not_found, sandbox_unavailable, kernel_start_error.
     kernel::kernel_session& session();
     void start_tool_services();                                 // mutex held
     void sandbox_kernel_launch(kernel::kernel_launch& launch);  // mutex held

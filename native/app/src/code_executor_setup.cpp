@@ -4,7 +4,6 @@
 #include "approval_bridge.hpp"
 #include "code_executor_impl.hpp"
 #include "dependency_runner.hpp"
-#include "execution_errors.hpp"
 #include "executor_gate.hpp"
 #include "ipybox/approval/request.hpp"
 #include "ipybox/codegen/naming.hpp"
@@ -108,7 +107,7 @@ kernel::kernel_session& code_executor::impl::session() {
     // What the kernel (and the interpreter probe) inherit from the host: the allowlist only.
     const auto inherited =
         process::filter_environment(options.host_environment, process::default_allowlist());
-    app::translate_errors([&] {
+    {
         kernel::interpreter_search search;
         search.explicit_path = options.python;
         search.env_override = options.python_override;
@@ -120,7 +119,7 @@ kernel::kernel_session& code_executor::impl::session() {
                 std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace)));
         }
         python = kernel::find_interpreter(search).chosen.path;
-    });
+    }
     std::filesystem::create_directories(options.workspace);
     start_tool_services();
 
@@ -156,16 +155,14 @@ kernel::kernel_session& code_executor::impl::session() {
     } else {
         launch.environment.erase("IPYBOX_LIBRARY_SAVE");
     }
-    if (options.sandbox) app::translate_errors([&] { sandbox_kernel_launch(launch); });
+    if (options.sandbox) sandbox_kernel_launch(launch);
     // Every kernel's process tree is contained (its own cgroup where ipybox can make one) and
     // ends with the kernel; the keeper ends it should ipybox itself be killed.
-    app::translate_errors([&] {
-        try {
-            if (!containment) containment = std::make_shared<process::containment_host>();
-        } catch (const process::process_error& e) {
-            throw kernel::kernel_start_error(e.what());
-        }
-    });
+    try {
+        if (!containment) containment = std::make_shared<process::containment_host>();
+    } catch (const process::process_error& e) {
+        throw kernel::kernel_start_error(e.what());  // a kernel cannot start without it
+    }
     launch.containment = containment;
     launch.limits = options.limits;
     session_options.images_directory = options.images_directory;

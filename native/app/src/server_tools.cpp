@@ -210,13 +210,7 @@ call_tool_result server_tools::execute_cell(const json& arguments,
     // At least 1 ms (an interrupt must not overtake the code) and at most a year.
     const auto timeout = std::chrono::milliseconds(static_cast<long long>(
         std::clamp(timeout_seconds * 1000.0, 1.0, 365.0 * 24 * 3600 * 1000)));
-    std::optional<code_execution_stream> started;
-    try {
-        started.emplace(executor_.stream(code, timeout));
-    } catch (const code_execution_error& e) {
-        return cell_error(e, output_options);
-    }
-    auto& stream = *started;
+    auto stream = executor_.stream(code, timeout);
     // The cell is now the running one: a cancellation from the client interrupts it.
     auto cancelled =
         context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
@@ -229,20 +223,19 @@ call_tool_result server_tools::execute_cell(const json& arguments,
     const auto stop_progress = [&] {
         if (progress) progress->stop();
     };
-    try {
-        while (auto event = stream.next()) {
-            if (auto* chunk = std::get_if<code_execution_chunk>(&*event)) {
-                if (progress) progress->note_output(chunk->text);
-            } else if (auto* request = std::get_if<approval_request>(&*event)) {
-                decide(*request);
-            } else {
-                stop_progress();
-                return cell_result(std::get<code_execution_result>(*event), output_options);
-            }
+    // How the cell ended is the stream's last step, a value: converted here into the answer.
+    while (auto step = stream.next_step()) {
+        if (auto* chunk = std::get_if<code_execution_chunk>(&*step)) {
+            if (progress) progress->note_output(chunk->text);
+        } else if (auto* request = std::get_if<approval_request>(&*step)) {
+            decide(*request);
+        } else if (auto* result = std::get_if<code_execution_result>(&*step)) {
+            stop_progress();
+            return cell_result(*result, output_options);
+        } else {
+            stop_progress();
+            return cell_error(std::get<code_execution_failure>(*step), output_options);
         }
-    } catch (const code_execution_error& e) {
-        stop_progress();
-        return cell_error(e, output_options);
     }
     stop_progress();
     return call_tool_result::text("");

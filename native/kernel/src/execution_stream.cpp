@@ -25,6 +25,19 @@ std::string join_traceback(const std::vector<std::string>& lines) {
     return out;
 }
 
+// The code raised: the message is what Python would print, without ANSI codes.
+execution_outcome exception_outcome(std::string ename, std::string evalue, std::string traceback,
+                                    std::string output) {
+    execution_outcome outcome;
+    outcome.ending = execution_outcome::kind::exception;
+    outcome.message = ename + ": " + evalue + (traceback.empty() ? "" : "\n" + traceback);
+    outcome.ename = std::move(ename);
+    outcome.evalue = std::move(evalue);
+    outcome.traceback = std::move(traceback);
+    outcome.result.text = std::move(output);
+    return outcome;
+}
+
 }  // namespace
 
 execution_stream::execution_stream(std::shared_ptr<detail::session_core> core,
@@ -124,30 +137,37 @@ std::string execution_stream::limit_hint(const error_output& error) const {
     return {};
 }
 
-execution_result execution_stream::finish() {
+execution_outcome execution_stream::finish() {
     if (!finished_) throw std::logic_error("execution_stream::finish() before the stream finished");
-    // Only the strand writes the outcome, and only before the end marker this stream has read.
-    const auto& outcome = entry_->outcome;
-    using not_run = detail::execution_outcome::not_run;
-    using stop_reason = detail::execution_outcome::stop_reason;
-    switch (outcome.never_ran) {
+    using kind = execution_outcome::kind;
+    // Only the strand writes the record, and only before the end marker this stream has read.
+    const auto& record = entry_->outcome;
+    using not_run = detail::execution_record::not_run;
+    using stop_reason = detail::execution_record::stop_reason;
+    execution_outcome outcome;
+    switch (record.never_ran) {
         case not_run::no:
             break;
-        case not_run::withdrawn: {
-            execution_result result;
-            result.cancelled = true;
-            result.notices = outcome.notices;
-            return result;
-        }
+        case not_run::withdrawn:
+            outcome.ending = kind::cancelled;
+            outcome.result.notices = record.notices;
+            return outcome;
+        case not_run::refused:
+            return exception_outcome("ValueError", record.reason, "", "");
         case not_run::start_failed:
         case not_run::session_stopped:
-            throw kernel_start_error(outcome.reason);
+            outcome.ending = kind::start_failed;
+            outcome.message = record.reason;
+            outcome.state_kept = false;
+            return outcome;
         case not_run::kernel_lost:
-            throw kernel_died_error("This code did not run: " + outcome.reason +
-                                        ", and it had been queued before that happened. Its "
-                                        "state (variables, imports, definitions) is lost; run "
-                                        "the code again to run it in a fresh kernel.",
-                                    "");
+            outcome.ending = kind::kernel_died;
+            outcome.message = "This code did not run: " + record.reason +
+                              ", and it had been queued before that happened. Its state "
+                              "(variables, imports, definitions) is lost; run the code again to "
+                              "run it in a fresh kernel.";
+            outcome.state_kept = false;
+            return outcome;
     }
     std::string output = collector_.text();
     const auto& timeout = entry_->timeout;
@@ -157,52 +177,54 @@ execution_result execution_stream::finish() {
         const auto what = reason.rfind("exceeded ", 0) == 0
                               ? "The kernel " + reason + " while running this code."
                               : "The kernel died while running this code (" + reason + ").";
-        throw kernel_died_error(what +
-                                    " Its state (variables, imports, definitions) is lost; the "
-                                    "next execution starts in a fresh kernel.",
-                                std::move(output));
+        outcome.ending = kind::kernel_died;
+        outcome.message = what +
+                          " Its state (variables, imports, definitions) is lost; the next "
+                          "execution starts in a fresh kernel.";
+        outcome.state_kept = false;
+        outcome.result.text = std::move(output);
+        return outcome;
     }
-    if (outcome.stopped_by == stop_reason::timeout &&
-        (outcome.restarted || reply_.status != "ok")) {
-        if (outcome.restarted) {
-            throw execution_timeout(
-                "Code execution exceeded the timeout of " + timeout_text +
-                    " and did not stop when interrupted (it may catch KeyboardInterrupt or block "
-                    "in native code). The kernel was restarted, so its state (variables, imports, "
-                    "definitions) was lost.",
-                false, std::move(output));
-        }
-        throw execution_timeout("Code execution exceeded the timeout of " + timeout_text +
-                                    ". The kernel was interrupted; its state (variables, imports, "
-                                    "definitions) was kept.",
-                                true, std::move(output));
+    if (record.stopped_by == stop_reason::timeout && (record.restarted || reply_.status != "ok")) {
+        outcome.ending = kind::timeout;
+        outcome.state_kept = !record.restarted;
+        outcome.message =
+            record.restarted
+                ? "Code execution exceeded the timeout of " + timeout_text +
+                      " and did not stop when interrupted (it may catch KeyboardInterrupt or "
+                      "block in native code). The kernel was restarted, so its state (variables, "
+                      "imports, definitions) was lost."
+                : "Code execution exceeded the timeout of " + timeout_text +
+                      ". The kernel was interrupted; its state (variables, imports, "
+                      "definitions) was kept.";
+        outcome.result.text = std::move(output);
+        return outcome;
     }
-    execution_result result;
-    result.notices = outcome.notices;
-    if (outcome.stopped_by == stop_reason::cancel && (outcome.restarted || reply_.status != "ok")) {
-        result.cancelled = true;
-        if (outcome.restarted) {
-            result.notices.push_back(
+    outcome.result.notices = record.notices;
+    if (record.stopped_by == stop_reason::cancel && (record.restarted || reply_.status != "ok")) {
+        outcome.ending = kind::cancelled;
+        if (record.restarted) {
+            outcome.result.notices.push_back(
                 "The cancelled code did not stop when interrupted; the kernel "
                 "was restarted and its state was lost.");
         }
     } else if (reply_.status == "aborted") {
-        throw execution_error("ExecutionAborted", "the kernel aborted this execution", "",
-                              std::move(output));
+        return exception_outcome("ExecutionAborted", "the kernel aborted this execution", "",
+                                 std::move(output));
     } else if (error_ || reply_.status == "error") {
         const auto error =
             error_.value_or(error_output{"Error", "the kernel reported an error", {}});
-        throw execution_error(error.ename, error.evalue + limit_hint(error),
-                              join_traceback(error.traceback), std::move(output));
+        return exception_outcome(error.ename, error.evalue + limit_hint(error),
+                                 join_traceback(error.traceback), std::move(output));
     }
-    result.text = std::move(output);
-    result.images = collector_.images();
-    result.execution_count = reply_.execution_count;
-    result.omitted_output_bytes = collector_.omitted_bytes();
+    outcome.result.text = std::move(output);
+    outcome.result.images = collector_.images();
+    outcome.result.execution_count = reply_.execution_count;
+    outcome.result.omitted_output_bytes = collector_.omitted_bytes();
     if (reply_.started_micros && idle_micros_) {
-        result.kernel_micros = *idle_micros_ - *reply_.started_micros;
+        outcome.result.kernel_micros = *idle_micros_ - *reply_.started_micros;
     }
-    return result;
+    return outcome;
 }
 
 }  // namespace ipybox::kernel

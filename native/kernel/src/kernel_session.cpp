@@ -72,26 +72,29 @@ void kernel_session::start() {
 std::unique_ptr<execution_stream> kernel_session::execute(
     const std::string& code, std::optional<std::chrono::milliseconds> timeout,
     std::function<void()> on_start) {
-    // ipykernel fails on such code without replying, so the execution would time out and the
-    // kernel be restarted, its state lost. Refused here, before anything reaches the kernel.
-    if (const auto nul = code.find('\0'); nul != std::string::npos) {
-        throw execution_error("ValueError",
-                              "the code contains a NUL byte (at byte " + std::to_string(nul) +
-                                  "), which Python source cannot contain. Nothing was run; the "
-                                  "kernel and its state are unchanged.",
-                              "", "");
-    }
     auto entry = std::make_shared<detail::queued_execution>();
     entry->code = code;
     entry->timeout = timeout;
     entry->on_start = std::move(on_start);
     std::unique_ptr<execution_stream> stream(new execution_stream(core_, entry));
+    // ipykernel fails on such code without replying, so the execution would time out and the
+    // kernel be restarted, its state lost. Refused here, before anything reaches the kernel: the
+    // stream ends at once (a stream never queued is released without a visit to the queue).
+    if (const auto nul = code.find('\0'); nul != std::string::npos) {
+        entry->ended = true;
+        entry->outcome.never_ran = detail::execution_record::not_run::refused;
+        entry->outcome.reason = "the code contains a NUL byte (at byte " + std::to_string(nul) +
+                                "), which Python source cannot contain. Nothing was run; the "
+                                "kernel and its state are unchanged.";
+        entry->channel->events.push(execution_ended{});
+        return stream;
+    }
     core_->submit(std::move(entry));
     return stream;
 }
 
-execution_result kernel_session::run(const std::string& code,
-                                     std::optional<std::chrono::milliseconds> timeout) {
+execution_outcome kernel_session::run(const std::string& code,
+                                      std::optional<std::chrono::milliseconds> timeout) {
     core_->refuse_on_loop("kernel_session::run()");
     auto stream = execute(code, timeout);
     while (!stream->finished()) stream->next();

@@ -10,14 +10,6 @@
 
 namespace ipybox::kernel {
 
-execution_error::execution_error(std::string ename, std::string evalue, std::string traceback,
-                                 std::string output)
-    : std::runtime_error(ename + ": " + evalue + (traceback.empty() ? "" : "\n" + traceback)),
-      ename_(std::move(ename)),
-      evalue_(std::move(evalue)),
-      traceback_(std::move(traceback)),
-      output_(std::move(output)) {}
-
 output_collector::output_collector(std::filesystem::path workspace,
                                    std::filesystem::path images_directory,
                                    std::size_t max_output_bytes)

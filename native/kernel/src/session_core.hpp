@@ -28,11 +28,12 @@ namespace ipybox::kernel::detail {
 
 using clock = std::chrono::steady_clock;
 
-// How an execution ended, decided on the strand before its end marker is queued; its stream
-// reads it after the marker.
-struct execution_outcome {
+// What the strand recorded about how an execution ended, before its end marker is queued; its
+// stream reads it after the marker and makes the execution_outcome from it.
+struct execution_record {
     enum class stop_reason { none, timeout, cancel };
-    enum class not_run { no, withdrawn, start_failed, kernel_lost, session_stopped };
+    // refused: kernel_session::execute() ended it before it was queued.
+    enum class not_run { no, withdrawn, start_failed, kernel_lost, session_stopped, refused };
     stop_reason stopped_by = stop_reason::none;
     bool restarted = false;  // it ignored the interrupt; its kernel was retired
     not_run never_ran = not_run::no;
@@ -47,7 +48,7 @@ struct queued_execution {
     std::optional<std::chrono::milliseconds> timeout;
     std::function<void()> on_start;
     std::shared_ptr<pending_execution> channel = std::make_shared<pending_execution>();
-    execution_outcome outcome;
+    execution_record outcome;
 
     // Strand only.
     bool started = false;
@@ -129,11 +130,11 @@ class session_core : public std::enable_shared_from_this<session_core> {
     void on_progress(const std::shared_ptr<queued_execution>& entry, kernel_event event,
                      execution_progress what);
     void cancel_on_strand(queued_execution& entry);
-    void begin_interrupt(queued_execution& entry, execution_outcome::stop_reason reason);
+    void begin_interrupt(queued_execution& entry, execution_record::stop_reason reason);
     void on_timer();
     void arm_timer();
     void end_running(queued_execution& entry);
-    void end_unstarted(queued_execution& entry, execution_outcome::not_run why, std::string reason);
+    void end_unstarted(queued_execution& entry, execution_record::not_run why, std::string reason);
     void finish_head();
     void drop_queued_after_loss(const std::string& reason);
     bool is_head(const queued_execution& entry) const;

@@ -162,7 +162,7 @@ void session_core::fail_head(const std::exception_ptr& failure) {
     state_ = session_state::idle;
     if (auto* entry = std::get_if<std::shared_ptr<queued_execution>>(&head)) {
         if (!(*entry)->ended) {
-            end_unstarted(**entry, execution_outcome::not_run::start_failed, message_of(failure));
+            end_unstarted(**entry, execution_record::not_run::start_failed, message_of(failure));
         }
     } else if (auto* reset = std::get_if<queued_reset>(&head)) {
         if (reset->done) reset->done(failure);
@@ -212,7 +212,7 @@ void session_core::stop_now() {
             auto& execution = **entry;
             if (execution.ended) continue;
             if (!execution.started) {
-                end_unstarted(execution, execution_outcome::not_run::session_stopped,
+                end_unstarted(execution, execution_record::not_run::session_stopped,
                               "the kernel session was stopped");
                 continue;
             }

@@ -39,7 +39,7 @@ void session_core::submit(operation op) {
             queue_.push_back(std::move(op));
             pump();
         } else if (auto* entry = execution_at(op)) {
-            end_unstarted(*entry, execution_outcome::not_run::session_stopped,
+            end_unstarted(*entry, execution_record::not_run::session_stopped,
                           "the kernel session was stopped");
         } else {
             const auto failure =
@@ -170,7 +170,7 @@ void session_core::cancel_running() {
     on_strand([this] {
         if (state_ != session_state::executing) return;
         if (auto* entry = execution_at(queue_.front())) {
-            begin_interrupt(*entry, execution_outcome::stop_reason::cancel);
+            begin_interrupt(*entry, execution_record::stop_reason::cancel);
         }
     });
 }
@@ -183,13 +183,13 @@ void session_core::cancel_on_strand(queued_execution& entry) {
     if (entry.ended || state_ == session_state::stopped) return;
     if (!is_head(entry)) {  // waiting in the queue: it leaves it
         std::erase_if(queue_, [&](operation& op) { return execution_at(op) == &entry; });
-        return end_unstarted(entry, execution_outcome::not_run::withdrawn, "");
+        return end_unstarted(entry, execution_record::not_run::withdrawn, "");
     }
     if (!entry.started) {  // waiting for its kernel: ended now, leaves when the start ends
-        return end_unstarted(entry, execution_outcome::not_run::withdrawn, "");
+        return end_unstarted(entry, execution_record::not_run::withdrawn, "");
     }
     if (state_ == session_state::executing) {
-        begin_interrupt(entry, execution_outcome::stop_reason::cancel);
+        begin_interrupt(entry, execution_record::stop_reason::cancel);
     }
 }
 
@@ -223,7 +223,7 @@ void session_core::resume_timeout(const std::shared_ptr<queued_execution>& entry
     }
 }
 
-void session_core::begin_interrupt(queued_execution& entry, execution_outcome::stop_reason reason) {
+void session_core::begin_interrupt(queued_execution& entry, execution_record::stop_reason reason) {
     if (entry.replied) return;  // the code is over; only its idle status is still due
     state_ = session_state::interrupting;
     entry.outcome.stopped_by = reason;
@@ -306,7 +306,7 @@ void session_core::on_timer() {
         }
         due = now >= *entry->deadline;
     }
-    if (due) return begin_interrupt(*entry, execution_outcome::stop_reason::timeout);
+    if (due) return begin_interrupt(*entry, execution_record::stop_reason::timeout);
     arm_timer();  // the deadline moved on while the clock was paused
 }
 
@@ -321,7 +321,7 @@ void session_core::end_running(queued_execution& entry) {
     if (entry.released) finish_head();
 }
 
-void session_core::end_unstarted(queued_execution& entry, execution_outcome::not_run why,
+void session_core::end_unstarted(queued_execution& entry, execution_record::not_run why,
                                  std::string reason) {
     entry.ended = true;
     entry.outcome.never_ran = why;
@@ -345,7 +345,7 @@ void session_core::drop_queued_after_loss(const std::string& reason) {
             ++it;
             continue;
         }
-        end_unstarted(*entry, execution_outcome::not_run::kernel_lost, reason);
+        end_unstarted(*entry, execution_record::not_run::kernel_lost, reason);
         it = queue_.erase(it);
     }
 }

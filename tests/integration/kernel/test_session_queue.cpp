@@ -41,7 +41,7 @@ kernel::session_options ipykernel_session(running_loop& loop, const std::string&
     return options;
 }
 
-kernel::execution_result consume(kernel::execution_stream& stream) {
+kernel::execution_outcome consume(kernel::execution_stream& stream) {
     while (!stream.finished()) stream.next();
     stream.release();
     return stream.finish();
@@ -77,7 +77,7 @@ TEST_SUITE("kernel.queue_ipykernel") {
                         stream = session.execute(code, std::nullopt);
                         submitted.push_back(std::stoi(id));
                     }
-                    auto text = consume(*stream).text;
+                    auto text = consume(*stream).result.text;
                     std::lock_guard lock(mutex);
                     outputs.emplace(std::stoi(id), std::move(text));
                 }
@@ -93,7 +93,7 @@ TEST_SUITE("kernel.queue_ipykernel") {
         for (std::size_t n = 0; n < submitted.size(); ++n) {
             expected += (n ? ", " : "") + std::to_string(submitted[n]);
         }
-        CHECK(session.run("print(ran)").text == expected + "]");
+        CHECK(session.run("print(ran)").result.text == expected + "]");
     }
 
     TEST_CASE("a blocking call on the thread that runs the executor's io_context is refused") {

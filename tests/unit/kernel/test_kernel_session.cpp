@@ -16,7 +16,7 @@ namespace {
 
 // The folder of the kernel that runs the session's next cell.
 std::filesystem::path running_kernel_directory(kernel_session& session) {
-    return std::filesystem::path(session.run("whoami").text).parent_path();
+    return std::filesystem::path(session.run("whoami").result.text).parent_path();
 }
 
 // Why start() failed, or "" if it did not.
@@ -37,7 +37,7 @@ TEST_SUITE("kernel.session") {
         kernel_session session(options());
         session.start();
         CHECK(session.kernel_pid() > 0);
-        const auto result = session.run("print first\nprint second");
+        const auto result = session.run("print first\nprint second").result;
         CHECK(result.text == "first\nsecond");
         CHECK(result.execution_count == 1);
     }
@@ -70,28 +70,25 @@ TEST_SUITE("kernel.session") {
         CHECK(chunk->text == "started\n");
         session.cancel();
         while (!stream->finished()) stream->next();
-        const auto result = stream->finish();
-        CHECK(result.cancelled);
-        CHECK(result.text == "started");
+        const auto outcome = stream->finish();
+        CHECK(outcome.ending == execution_outcome::kind::cancelled);
+        CHECK(outcome.result.text == "started");
         stream.reset();
         CHECK(session.kernel_pid() == pid);
-        CHECK(session.run("get").text == "7");
+        CHECK(session.run("get").result.text == "7");
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture, "a timeout interrupts the kernel and keeps its state") {
         kernel_session session(options());
         session.run("set 7");
         const int pid = session.kernel_pid();
-        try {
-            session.run("print before\nsleep 10000", 50ms);
-            FAIL("the cell did not time out");
-        } catch (const execution_timeout& e) {
-            CHECK(e.state_kept());
-            CHECK(e.output() == "before");
-            CHECK(std::string(e.what()).find("timeout of 0.05 s") != std::string::npos);
-        }
+        const auto outcome = session.run("print before\nsleep 10000", 50ms);
+        REQUIRE(outcome.ending == execution_outcome::kind::timeout);
+        CHECK(outcome.state_kept);
+        CHECK(outcome.result.text == "before");
+        CHECK(outcome.message.find("timeout of 0.05 s") != std::string::npos);
         CHECK(session.kernel_pid() == pid);
-        CHECK(session.run("get").text == "7");
+        CHECK(session.run("get").result.text == "7");
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
@@ -101,16 +98,13 @@ TEST_SUITE("kernel.session") {
         session.run("set 7");
         const int pid = session.kernel_pid();
         const auto began = std::chrono::steady_clock::now();
-        try {
-            session.run("stubborn 10000", 50ms);
-            FAIL("the cell did not time out");
-        } catch (const execution_timeout& e) {
-            CHECK_FALSE(e.state_kept());
-            CHECK(std::string(e.what()).find("did not stop when interrupted") != std::string::npos);
-        }
+        const auto outcome = session.run("stubborn 10000", 50ms);
+        REQUIRE(outcome.ending == execution_outcome::kind::timeout);
+        CHECK_FALSE(outcome.state_kept);
+        CHECK(outcome.message.find("did not stop when interrupted") != std::string::npos);
         CHECK(std::chrono::steady_clock::now() - began < 5s);
         CHECK(session.kernel_pid() != pid);
-        CHECK(session.run("get").text == "unset");
+        CHECK(session.run("get").result.text == "unset");
     }
 
     TEST_CASE_FIXTURE(
@@ -123,10 +117,10 @@ TEST_SUITE("kernel.session") {
         REQUIRE(stream->next());
         session.cancel();
         while (!stream->finished()) stream->next();
-        const auto result = stream->finish();
-        CHECK(result.cancelled);
-        REQUIRE(result.notices.size() == 1);
-        CHECK(result.notices[0].find("the kernel was restarted") != std::string::npos);
+        const auto outcome = stream->finish();
+        CHECK(outcome.ending == execution_outcome::kind::cancelled);
+        REQUIRE(outcome.result.notices.size() == 1);
+        CHECK(outcome.result.notices[0].find("the kernel was restarted") != std::string::npos);
         stream.reset();
         CHECK(session.kernel_pid() != pid);
     }
@@ -142,32 +136,44 @@ TEST_SUITE("kernel.session") {
         REQUIRE(stream->next());
         REQUIRE(::kill(pid, SIGKILL) == 0);
         while (!stream->finished()) stream->next();
-        try {
-            stream->finish();
-            FAIL("the cell survived its kernel");
-        } catch (const kernel_died_error& e) {
-            CHECK(e.output() == "partial");
-            CHECK(std::string(e.what()).find("SIGKILL") != std::string::npos);
-        }
+        const auto outcome = stream->finish();
+        REQUIRE(outcome.ending == execution_outcome::kind::kernel_died);
+        CHECK_FALSE(outcome.state_kept);
+        CHECK(outcome.result.text == "partial");
+        CHECK(outcome.message.find("SIGKILL") != std::string::npos);
         stream.reset();
-        const auto result = session.run("get");
+        const auto result = session.run("get").result;
         CHECK(result.text == "unset");
         REQUIRE(result.notices.size() == 1);
         CHECK(result.notices[0].find("The previous kernel died") != std::string::npos);
         CHECK(session.kernel_pid() != pid);
     }
 
+    TEST_CASE_FIXTURE(fake_session_fixture,
+                      "code with a NUL byte ends at once as a ValueError, and no kernel starts") {
+        kernel_session session(options());
+        auto stream = session.execute(std::string("print a\0b", 10), std::nullopt);
+        CHECK_FALSE(stream->wait_started());
+        REQUIRE(stream->finished());
+        const auto outcome = stream->finish();
+        CHECK(outcome.ending == execution_outcome::kind::exception);
+        CHECK(outcome.ename == "ValueError");
+        CHECK(outcome.message.find("NUL byte (at byte 7)") != std::string::npos);
+        stream.reset();
+        CHECK(session.kernel_pid() == 0);
+        // Control: the same code without the NUL runs.
+        CHECK(session.run("print ab").result.text == "ab");
+    }
+
     TEST_CASE_FIXTURE(fake_session_fixture, "an exception in a cell fails only that cell") {
         kernel_session session(options());
-        try {
-            session.run("print before\nraise ValueError bad value\nprint never");
-            FAIL("no error");
-        } catch (const execution_error& e) {
-            CHECK(e.ename() == "ValueError");
-            CHECK(e.evalue() == "bad value");
-            CHECK(e.output() == "before");
-        }
-        CHECK(session.run("print after").text == "after");
+        const auto outcome = session.run("print before\nraise ValueError bad value\nprint never");
+        REQUIRE(outcome.ending == execution_outcome::kind::exception);
+        CHECK(outcome.ename == "ValueError");
+        CHECK(outcome.evalue == "bad value");
+        CHECK(outcome.message.starts_with("ValueError: bad value"));
+        CHECK(outcome.result.text == "before");
+        CHECK(session.run("print after").result.text == "after");
     }
 
     TEST_CASE_FIXTURE(
@@ -179,7 +185,7 @@ TEST_SUITE("kernel.session") {
         const auto spare = starts.at(1);
         session.reset();
         CHECK(running_kernel_directory(session) == spare);
-        CHECK(session.run("get").text == "unset");
+        CHECK(session.run("get").result.text == "unset");
         session.stop();
         CHECK(starts.count() == 3);
     }
@@ -192,7 +198,7 @@ TEST_SUITE("kernel.session") {
         session.reset();
         CHECK(starts.count() == 2);
         CHECK(running_kernel_directory(session) == starts.at(1));
-        CHECK(session.run("get").text == "unset");
+        CHECK(session.run("get").result.text == "unset");
         session.stop();
         CHECK(starts.count() == 2);
     }

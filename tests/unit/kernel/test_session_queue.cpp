@@ -19,25 +19,31 @@ using ipybox::testing::fake_session_fixture;
 
 namespace {
 
-// Consumes `stream` to its end, gives its place in the queue back and returns the result.
-execution_result consume(execution_stream& stream) {
+// Consumes `stream` to its end, gives its place in the queue back and returns how it ended.
+execution_outcome consume(execution_stream& stream) {
     while (!stream.finished()) stream.next();
     stream.release();
     return stream.finish();
 }
 
-// What finish() threw, by type and message ("" if it threw nothing).
+bool cancelled(const execution_outcome& outcome) {
+    return outcome.ending == execution_outcome::kind::cancelled;
+}
+
+// How the execution failed, by kind and message ("" if it did not fail).
 std::string failure_of(execution_stream& stream) {
-    try {
-        consume(stream);
-    } catch (const kernel_died_error& e) {
-        return std::string("kernel_died_error: ") + e.what();
-    } catch (const kernel_start_error& e) {
-        return std::string("kernel_start_error: ") + e.what();
-    } catch (const std::exception& e) {
-        return std::string("other: ") + e.what();
+    const auto outcome = consume(stream);
+    switch (outcome.ending) {
+        case execution_outcome::kind::kernel_died:
+            return "kernel_died: " + outcome.message;
+        case execution_outcome::kind::start_failed:
+            return "start_failed: " + outcome.message;
+        case execution_outcome::kind::completed:
+        case execution_outcome::kind::cancelled:
+            return "";
+        default:
+            return "other: " + outcome.message;
     }
-    return "";
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -56,7 +62,7 @@ TEST_SUITE("kernel.queue") {
         constexpr int per_thread = 5;
         std::mutex mutex;
         std::vector<int> submitted;  // ids in the order execute() queued them
-        std::map<int, execution_result> results;
+        std::map<int, execution_outcome> results;
         std::vector<std::thread> submitters;
         for (int t = 0; t < threads; ++t) {
             // Each thread has one execution in the queue at a time, up to eight in all: any
@@ -83,9 +89,9 @@ TEST_SUITE("kernel.queue") {
         // The kernel counts executions as it runs them: the n-th submitted ran n-th.
         for (std::size_t n = 0; n < submitted.size(); ++n) {
             const auto& result = results.at(submitted[n]);
-            CHECK(result.execution_count == static_cast<int>(n) + 1);
+            CHECK(result.result.execution_count == static_cast<int>(n) + 1);
             const auto id = std::to_string(submitted[n]);
-            CHECK(result.text == id + "-a\n" + id + "-b");
+            CHECK(result.result.text == id + "-a\n" + id + "-b");
         }
     }
 
@@ -101,12 +107,12 @@ TEST_SUITE("kernel.queue") {
         REQUIRE(running->next());  // it runs: "a" is out
         session.cancel();
         const auto stopped = consume(*running);
-        CHECK(stopped.cancelled);
-        CHECK(stopped.text == "a");
+        CHECK(cancelled(stopped));
+        CHECK(stopped.result.text == "a");
         const auto after = consume(*second);
-        CHECK_FALSE(after.cancelled);
-        CHECK(after.text == "0");
-        CHECK(consume(*third).text == "second");
+        CHECK_FALSE(cancelled(after));
+        CHECK(after.result.text == "0");
+        CHECK(consume(*third).result.text == "second");
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
@@ -120,11 +126,11 @@ TEST_SUITE("kernel.queue") {
         REQUIRE(running->next());
         withdrawn->cancel();
         const auto result = consume(*withdrawn);  // ends at once, while the first still runs
-        CHECK(result.cancelled);
-        CHECK(result.text.empty());
+        CHECK(cancelled(result));
+        CHECK(result.result.text.empty());
         session.cancel();
-        CHECK(consume(*running).cancelled);
-        CHECK(consume(*last).text == "0");
+        CHECK(cancelled(consume(*running)));
+        CHECK(consume(*last).result.text == "0");
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
@@ -140,8 +146,8 @@ TEST_SUITE("kernel.queue") {
         session.async_reset({}, [&](std::exception_ptr failure) { reset_done.set_value(failure); });
         auto after = session.execute("get", std::nullopt);
         consume(*set);
-        CHECK(consume(*before).text == "7");
-        CHECK(consume(*after).text == "unset");
+        CHECK(consume(*before).result.text == "7");
+        CHECK(consume(*after).result.text == "unset");
         CHECK(reset_done.get_future().get() == nullptr);
         CHECK(session.kernel_pid() != first_kernel);
     }
@@ -163,7 +169,7 @@ TEST_SUITE("kernel.queue") {
         while (!running->finished()) running->next();
         consumed = true;
         running->release();  // only now may the reset's turn come
-        CHECK(running->finish().cancelled);
+        CHECK(cancelled(running->finish()));
         resetter.join();
         const auto [after_release, kernel_then] = hook_ran.get_future().get();
         CHECK(after_release);
@@ -188,13 +194,13 @@ TEST_SUITE("kernel.queue") {
         CHECK(contains(failure_of(*running), "SIGKILL"));
         for (auto* stream : {queued.get(), also_queued.get()}) {
             const auto failure = failure_of(*stream);
-            CHECK(contains(failure, "kernel_died_error: This code did not run"));
+            CHECK(contains(failure, "kernel_died: This code did not run"));
             CHECK(contains(failure, "the kernel died while an earlier execution ran"));
         }
         CHECK(reset_done.get_future().get() == nullptr);
         const auto fresh = consume(*after_reset);
-        CHECK(fresh.text == "unset");
-        CHECK(fresh.notices.empty());
+        CHECK(fresh.result.text == "unset");
+        CHECK(fresh.result.notices.empty());
         // Submitted after the death was known: it runs, in a fresh kernel that says so.
         session.run("print x");
         CHECK(session.kernel_pid() != pid);
@@ -207,8 +213,8 @@ TEST_SUITE("kernel.queue") {
         auto first = session.execute("sleep 300\nprint first", std::nullopt);
         // Queued behind 300 ms of work with a 100 ms timeout of its own.
         auto second = session.execute("print second", 100ms);
-        CHECK(consume(*first).text == "first");
-        CHECK(consume(*second).text == "second");
+        CHECK(consume(*first).result.text == "first");
+        CHECK(consume(*second).result.text == "second");
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
@@ -218,8 +224,9 @@ TEST_SUITE("kernel.queue") {
         session.start();
         auto paused = session.execute("sleep 300\nprint done", 100ms);
         paused->pause_timeout();  // as while a tool call waits for approval
-        CHECK(consume(*paused).text == "done");
-        CHECK_THROWS_AS(session.run("sleep 300\nprint done", 100ms), execution_timeout);
+        CHECK(consume(*paused).result.text == "done");
+        CHECK(session.run("sleep 300\nprint done", 100ms).ending ==
+              execution_outcome::kind::timeout);
     }
 
     TEST_CASE_FIXTURE(fake_session_fixture,
@@ -232,8 +239,8 @@ TEST_SUITE("kernel.queue") {
         auto untouched = session->execute("print c", std::nullopt);
         REQUIRE(running->next());
         session.reset();
-        CHECK(contains(failure_of(*running), "kernel_died_error: The kernel died"));
-        CHECK(contains(failure_of(*queued), "kernel_start_error: the kernel session was stopped"));
+        CHECK(contains(failure_of(*running), "kernel_died: The kernel died"));
+        CHECK(contains(failure_of(*queued), "start_failed: the kernel session was stopped"));
         untouched->cancel();  // calls on a stream of a session that is gone are harmless
         untouched->pause_timeout();
         untouched.reset();
@@ -272,6 +279,6 @@ TEST_SUITE("kernel.queue") {
         const auto message = refusal.get_future().get();
         CHECK(contains(message, "kernel_session::run() was called on a thread that runs"));
         // The same call from another thread works.
-        CHECK(session.run("print off the loop").text == "off the loop");
+        CHECK(session.run("print off the loop").result.text == "off the loop");
     }
 }

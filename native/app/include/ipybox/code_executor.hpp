@@ -142,37 +142,59 @@ struct code_execution_result {
     std::optional<long long> kernel_micros;
 };
 
-// Why an execution failed. what() is the text to show: for an exception
-// "<ename>: <evalue>\n<traceback>"; for a timeout or a dead kernel, what happened to the state.
+// Why an execution failed, as a value: the code raised, it ran past its timeout, the kernel
+// died, or no kernel could start for it. (A cancelled execution did not fail: its result says
+// cancelled.) A stream's next_step() ends with it; next(), execute(), start() and reset() throw it
+// as a code_execution_error.
+struct code_execution_failure {
+    enum class kind { exception, timeout, kernel_died, start_failed };
+    kind error_kind = kind::exception;
+    // The text to show: for an exception "<ename>: <evalue>\n<traceback>"; for a timeout or a
+    // dead kernel, what happened to the kernel's state; for a failed start, why and the fix.
+    std::string message;
+    std::string output;      // what the code printed before the failure
+    std::string ename;       // exception: the Python type; otherwise TimeoutError, KernelDied,
+                             // KernelStartError, InterpreterNotFound or SandboxUnavailable
+    std::string evalue;      // exception: its message
+    bool state_kept = true;  // false when the kernel's state (variables, imports) was lost
+};
+
+// A failure thrown by the blocking calls (what() is the failure's message). This is the C++ API's
+// public error type: embedders catch it, as the README shows; inside ipybox failures travel as
+// code_execution_failure values and become this exception only at the API's edge.
 class code_execution_error : public std::runtime_error {
   public:
-    enum class kind { exception, timeout, kernel_died, start_failed };
+    using kind = code_execution_failure::kind;
+    explicit code_execution_error(code_execution_failure failure)
+        : std::runtime_error(failure.message), failure_(std::move(failure)) {}
     code_execution_error(kind k, const std::string& message, std::string output,
                          std::string ename = {}, std::string evalue = {}, bool state_kept = true)
-        : std::runtime_error(message),
-          kind_(k),
-          output_(std::move(output)),
-          ename_(std::move(ename)),
-          evalue_(std::move(evalue)),
-          state_kept_(state_kept) {}
-    kind error_kind() const { return kind_; }
-    const std::string& output() const { return output_; }  // printed before the failure
-    const std::string& ename() const { return ename_; }
-    const std::string& evalue() const { return evalue_; }
-    bool state_kept() const { return state_kept_; }
+        : code_execution_error(code_execution_failure{
+              k, message, std::move(output), std::move(ename), std::move(evalue), state_kept}) {}
+    const code_execution_failure& failure() const { return failure_; }
+    kind error_kind() const { return failure_.error_kind; }
+    const std::string& output() const { return failure_.output; }  // printed before the failure
+    const std::string& ename() const { return failure_.ename; }
+    const std::string& evalue() const { return failure_.evalue; }
+    bool state_kept() const { return failure_.state_kept; }
 
   private:
-    kind kind_;
-    std::string output_, ename_, evalue_;
-    bool state_kept_;
+    code_execution_failure failure_;
 };
 
 using code_execution_event =
     std::variant<code_execution_chunk, approval_request, code_execution_result>;
+// The same events with the end as a value: the last step is the result (completed or
+// cancelled) or the failure.
+using code_execution_step = std::variant<code_execution_chunk, approval_request,
+                                         code_execution_result, code_execution_failure>;
 
 // The events of one execution: chunks and approval requests as they arrive, then the result.
 // next() returns nullopt after the result; it throws code_execution_error when the execution
-// fails. Destroying an unfinished stream rejects pending approvals and cancels the execution
+// fails, also when it never ran (no kernel could start, the kernel was lost while it waited).
+// next_step() is the same with the failure as its last step instead of an exception, for callers
+// that turn how an execution ended into an answer of their own (an MCP result, an exit code).
+// Destroying an unfinished stream rejects pending approvals and cancels the execution
 // without waiting for it; the next execution starts once it has stopped.
 // When an execution ends by timeout, cancellation or a dead kernel, MCP tool calls still in
 // flight are cancelled too (the servers get notifications/cancelled).
@@ -182,6 +204,7 @@ class code_execution_stream {
     code_execution_stream(code_execution_stream&&) noexcept;
     code_execution_stream& operator=(code_execution_stream&&) = delete;
     std::optional<code_execution_event> next();
+    std::optional<code_execution_step> next_step();
 
   private:
     friend class code_executor;
@@ -209,22 +232,24 @@ class code_executor {
 
     // Finds the interpreter and starts the kernel. Throws code_execution_error(start_failed)
     // naming the interpreter tried (or the missing sandbox runtime) and the fix. execute() and
-    // stream() call it when needed.
+    // stream() start it when needed (stream() reporting a failed start as its failure).
     void start();
     void stop();
 
-    // Runs `code` to the end. Throws code_execution_error.
+    // Runs `code` to the end. Throws code_execution_error when it fails (next_step()'s failure).
     code_execution_result execute(const std::string& code,
                                   std::optional<std::chrono::milliseconds> timeout = std::nullopt);
     // Queues `code`, waits for its turn (the executions and resets called before it go first)
-    // and returns its events once its code is in the kernel. Throws code_execution_error when it
-    // never ran (start_failed; kernel_died when the kernel was lost while it waited).
+    // and returns its events once its code is in the kernel. Code that never ran (no kernel
+    // could start, the kernel was lost while it waited) gets a stream whose only event is the
+    // failure (start_failed, kernel_died).
     code_execution_stream stream(const std::string& code,
                                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
     // A fresh kernel and closed MCP sessions (they restart on next use); the workspace,
     // installed packages and registered servers stay. Queued like an execution: waits for those
-    // called before it; call cancel() first to stop a running one.
+    // called before it; call cancel() first to stop a running one. Throws
+    // code_execution_error(start_failed) when no fresh kernel could start.
     void reset();
     void cancel();  // interrupts the running execution, which ends as cancelled
 
@@ -264,6 +289,7 @@ using CodeExecutorOptions = code_executor_options;
 using CodeExecutionResult = code_execution_result;
 using CodeExecutionChunk = code_execution_chunk;
 using CodeExecutionError = code_execution_error;
+using CodeExecutionFailure = code_execution_failure;
 using CodeExecutionStream = code_execution_stream;
 
 }  // namespace ipybox

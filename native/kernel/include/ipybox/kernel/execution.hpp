@@ -1,9 +1,8 @@
 #pragma once
-// What an execution produces: streamed chunks while it runs, then a result or a typed error.
+// What an execution produces: streamed chunks while it runs, then its outcome.
 #include <cstddef>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,7 +20,6 @@ struct execution_result {
     std::string text;
     std::vector<std::filesystem::path> images;  // PNGs saved under the images directory
     int execution_count = 0;
-    bool cancelled = false;  // cancel() ended it; text holds what was produced until then
     // Things the caller should know, e.g. that a fresh kernel replaced one that had died.
     std::vector<std::string> notices;
     std::size_t omitted_output_bytes = 0;
@@ -29,45 +27,29 @@ struct execution_result {
     std::optional<long long> kernel_micros;
 };
 
-// The code raised an exception. what() is "<ename>: <evalue>\n<traceback>" without ANSI codes.
-class execution_error : public std::runtime_error {
-  public:
-    execution_error(std::string ename, std::string evalue, std::string traceback,
-                    std::string output);
-    const std::string& ename() const { return ename_; }
-    const std::string& evalue() const { return evalue_; }
-    const std::string& traceback() const { return traceback_; }
-    // What the code printed before it failed.
-    const std::string& output() const { return output_; }
+// How an execution ended: every ending is a value of this one type, decided by the kernel
+// session (execution_stream::finish()) and converted once by each front end (the C++ API, the MCP
+// result, the CLI's exit code). Nothing here is thrown.
+struct execution_outcome {
+    enum class kind {
+        completed,     // the code ran to its end
+        cancelled,     // cancel() stopped it, or withdrew it before it ran
+        exception,     // the code raised (or was refused before it ran: ename says why)
+        timeout,       // it ran past its timeout and was interrupted; see state_kept
+        kernel_died,   // the kernel died while it ran, or was lost before its turn
+        start_failed,  // no kernel could start for it (or the session was stopped)
+    };
+    kind ending = kind::completed;
+    // completed, cancelled: everything the code produced. Otherwise `text` is what it printed
+    // before it failed (may be empty) and the rest is empty.
+    execution_result result;
+    // A failure as a person should read it: for an exception "<ename>: <evalue>\n<traceback>"
+    // without ANSI codes; for a timeout or a dead kernel what happened to the kernel's state.
+    std::string message;
+    std::string ename, evalue, traceback;  // exception
+    bool state_kept = true;                // false when the kernel's state was lost
 
-  private:
-    std::string ename_, evalue_, traceback_, output_;
-};
-
-// The execution ran past its timeout. The kernel was interrupted; if it did not stop, it was
-// restarted and `state_kept()` is false.
-class execution_timeout : public std::runtime_error {
-  public:
-    execution_timeout(const std::string& message, bool state_kept, std::string output)
-        : std::runtime_error(message), state_kept_(state_kept), output_(std::move(output)) {}
-    bool state_kept() const { return state_kept_; }
-    const std::string& output() const { return output_; }
-
-  private:
-    bool state_kept_;
-    std::string output_;
-};
-
-// The kernel process died while running the code. Its state is lost; the next execution gets a
-// fresh kernel.
-class kernel_died_error : public std::runtime_error {
-  public:
-    kernel_died_error(const std::string& message, std::string output)
-        : std::runtime_error(message), output_(std::move(output)) {}
-    const std::string& output() const { return output_; }
-
-  private:
-    std::string output_;
+    bool failed() const { return ending != kind::completed && ending != kind::cancelled; }
 };
 
 }  // namespace ipybox::kernel

@@ -1,8 +1,8 @@
 #pragma once
 // One execution of a kernel_session, as its consumer sees it: the output chunks as they arrive,
-// then the result or a typed error. The execution itself (its place in the session's queue, its
-// timeout, its interrupt) lives on the session's strand; the stream reads what the strand and
-// the kernel put in its channel.
+// then its outcome (execution.hpp), a value whatever the ending. The execution itself (its place in
+// the session's queue, its timeout, its interrupt) lives on the session's strand; the stream reads
+// what the strand and the kernel put in its channel.
 //
 // Thread-safety: one consumer thread calls wait_started(), next() and finish(); cancel(),
 // release(), pause_timeout(), resume_timeout() and wake() may be called from any thread. The
@@ -44,11 +44,11 @@ class execution_stream {
                                          std::chrono::steady_clock::time_point::max());
     bool finished() const { return finished_; }
 
-    // After finished(): the result (cancelled when cancel() or the session's cancel() stopped
-    // it, also before it ran), or throws execution_error, execution_timeout, kernel_died_error
-    // (also for code that never ran because the kernel was lost or the session stopped) or
-    // kernel_start_error.
-    execution_result finish();
+    // After finished(): how the execution ended (cancelled when cancel() or the session's
+    // cancel() stopped it, also before it ran; kernel_died also for code that never ran because
+    // the kernel was lost; start_failed when no kernel could start or the session stopped).
+    // Throws std::logic_error before finished().
+    execution_outcome finish();
 
     // Cancels this execution: withdrawn from the queue if it waits there, interrupted if it runs.
     void cancel();

@@ -19,7 +19,8 @@
 //   idle          ─ head is an execution, a live kernel: request sent ─────────────► executing
 //   idle          ─ head is a reset (on_turn runs first, on the pool) ────────────► resetting
 //   starting      ─ a kernel is ready (the spare if there is one) ─► idle, the head goes on
-//   starting      ─ the start failed ─► idle, the head fails (kernel_start_error)
+//   starting      ─ the start failed ─► idle, the head fails (start_failed; kernel_start_error
+//                   for a start or a reset)
 //   executing     ─ reply and idle status (or the reply and no status within 5 s) ─► ending
 //   executing     ─ timeout, cancel() ─ interrupt_request on control ─────────────► interrupting
 //   interrupting  ─ reply and idle status ─────────────────────────────────────────► ending
@@ -42,8 +43,8 @@
 //  * A kernel that dies (os._exit, a segfault, the OOM killer) fails the running execution at
 //    once; the next operation runs in a fresh kernel, and an execution's result carries a notice.
 //  * When the kernel is lost during an execution (it died, or ignored the interrupt), the
-//    executions queued behind it up to the next reset end at once without running, with a
-//    kernel_died_error saying so: they were written for the state that is gone.
+//    executions queued behind it up to the next reset end at once without running, as
+//    kernel_died saying so: they were written for the state that is gone.
 //  * reset() swaps in the spare kernel (fast), retires the old one in the background and starts
 //    a new spare.
 //
@@ -94,14 +95,15 @@ class kernel_session {
 
     // Queues `code` and returns its stream at once; the code is sent when its turn comes.
     // `on_start`, when given, runs on the strand just before that (it must not block); it does
-    // not run for an execution that never starts. Code with a NUL byte is refused at once
-    // (execution_error): ipykernel would not answer it.
+    // not run for an execution that never starts. Code with a NUL byte is refused at once (its
+    // stream is finished, the outcome an exception, ValueError): ipykernel would not answer it.
+    // How any execution ends is its stream's outcome (execution.hpp), never an exception.
     std::unique_ptr<execution_stream> execute(const std::string& code,
                                               std::optional<std::chrono::milliseconds> timeout,
                                               std::function<void()> on_start = {});
     // execute() and consume to the end.
-    execution_result run(const std::string& code,
-                         std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    execution_outcome run(const std::string& code,
+                          std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
     // Interrupts the running execution, which then finishes as cancelled. No-op when none runs.
     void cancel();
