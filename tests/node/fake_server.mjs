@@ -6,7 +6,7 @@
 //   killed-on-call  kills itself with SIGKILL when a tool is called
 //   hang-on-call    never answers tools/call
 //   garbage         writes non-JSON and non-JSON-RPC lines on stdout around its answers
-//   loose-schema    lists a tool whose enum mixes 1 and true (typed loosely by the generator)
+//   loose-schema    lists a tool whose enum has an array and an object (typed loosely: Any)
 // With FAKE_SERVER_RECORD set, every notifications/cancelled it receives is appended to that file
 // (one JSON line of its params).
 import fs from "node:fs";
@@ -41,7 +41,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       break;
     case "tools/list":
       if (mode === "loose-schema") {
-        reply({ tools: [{ name: "pick", inputSchema: { type: "object", properties: { v: { enum: [1, true] } } } }] });
+        reply({ tools: [{ name: "pick", inputSchema: { type: "object", properties: { v: { enum: [[1], { a: 1 }] } } } }] });
         break;
       }
       reply({ tools: [{ name: "noop", inputSchema: { type: "object" } }] });

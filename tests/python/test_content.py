@@ -1,5 +1,5 @@
 """Every MCP content type reaches kernel code (issue 25.4), against a fake tool server that
-answers as the host does (native/app/src/tool_result_content.hpp)."""
+answers as the host does (native/app/executor/src/tool_result_content.hpp)."""
 
 from __future__ import annotations
 

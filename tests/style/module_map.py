@@ -17,6 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 BEGIN, END = "module-map:begin", "module-map:end"
 
 
+def module_name(target: str) -> str:
+    """ipybox::mcp_session -> mcp/session: a nested module's alias joins its folders with '_'."""
+    name = target.split("::")[1]
+    nested = name.startswith(("mcp_", "app_"))
+    return name.replace("_", "/", 1) if nested else name
+
+
 def module_dependencies() -> dict[str, list[str]]:
     graph: dict[str, list[str]] = {}
     for cmake in sorted((ROOT / "native").glob("**/CMakeLists.txt")):
@@ -24,19 +31,11 @@ def module_dependencies() -> dict[str, list[str]]:
         for call in re.finditer(r"ipybox_add_module\((.*?)\)", text, re.S):
             words = call.group(1).split()
             name = words[0]
-            graph[name] = sorted(
-                {
-                    word.split("::")[1].replace("_", "/", 1)
-                    if word.startswith("ipybox::mcp_")
-                    else word.split("::")[1]
-                    for word in words
-                    if word.startswith("ipybox::")
-                }
-            )
+            graph[name] = sorted({module_name(w) for w in words if w.startswith("ipybox::")})
         link = re.search(r"target_link_libraries\(ipybox PRIVATE(.*?)\)", text, re.S)
         if link:
             graph["cli"] = sorted(
-                word.split("::")[1] for word in link.group(1).split() if word.startswith("ipybox::")
+                module_name(w) for w in link.group(1).split() if w.startswith("ipybox::")
             )
     return graph
 

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ipybox/executor/mcp_runtime.hpp"
 #include "ipybox/process/child_process.hpp"
 #include "mcp_client_pool.hpp"
-#include "mcp_runtime.hpp"
 
 namespace ipybox::testing {
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "gentools_library.hpp"
+#include "ipybox/gentools/gentools_library.hpp"
 #include "test_paths.hpp"
 
 namespace fs = std::filesystem;

@@ -1,7 +1,8 @@
-// What install_with_pip refuses before pip runs (native/app/src/package_installer.hpp).
+// What install_with_pip refuses before pip runs
+// (native/app/executor/include/ipybox/executor/package_installer.hpp).
 #include <doctest/doctest.h>
 
-#include "package_installer.hpp"
+#include "ipybox/executor/package_installer.hpp"
 
 using ipybox::app::install_request;
 using ipybox::app::install_with_pip;

@@ -1,4 +1,4 @@
-// An MCP tool result as kernel code gets it (native/app/src/tool_result_content.hpp).
+// An MCP tool result as kernel code gets it (native/app/executor/src/tool_result_content.hpp).
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "ipybox/gentools/user_library_writer.hpp"
 #include "ipybox/toolserver/tool_invoker.hpp"
 #include "test_paths.hpp"
-#include "user_library_writer.hpp"
 
 namespace fs = std::filesystem;
 using ipybox::app::user_library_writer;

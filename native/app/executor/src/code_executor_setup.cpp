@@ -9,6 +9,9 @@
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/executor/mcp_runtime.hpp"
+#include "ipybox/executor/package_installer.hpp"
+#include "ipybox/gentools/user_library_writer.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/mcp_sources.hpp"
 #include "ipybox/process/environment.hpp"
@@ -16,11 +19,8 @@
 #include "ipybox/sandbox/srt_settings.hpp"
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
-#include "mcp_runtime.hpp"
-#include "package_installer.hpp"
 #include "pool_tool_invoker.hpp"
 #include "tool_name_index.hpp"
-#include "user_library_writer.hpp"
 
 namespace ipybox {
 

@@ -1,4 +1,4 @@
-#include "gentools_library.hpp"
+#include "ipybox/gentools/gentools_library.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

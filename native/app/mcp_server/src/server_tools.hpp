@@ -11,10 +11,10 @@
 
 #include "ipybox/approval/policy.hpp"
 #include "ipybox/code_executor.hpp"
+#include "ipybox/executor/package_installer.hpp"
+#include "ipybox/gentools/server_registry.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp_server.hpp"
-#include "package_installer.hpp"
-#include "server_registry.hpp"
 #include "server_tool_table.hpp"
 
 namespace ipybox::app {

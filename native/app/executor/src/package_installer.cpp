@@ -1,4 +1,4 @@
-#include "package_installer.hpp"
+#include "ipybox/executor/package_installer.hpp"
 
 #include <mutex>
 #include <optional>

@@ -6,15 +6,15 @@
 #include <fstream>
 
 #include "cell_output.hpp"
-#include "gentools_library.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
 #include "ipybox/core/text.hpp"
+#include "ipybox/executor/package_installer.hpp"
+#include "ipybox/gentools/gentools_library.hpp"
 #include "ipybox/mcp/jsonrpc/completion.hpp"
 #include "ipybox/toolserver/routes.hpp"
 #include "ipybox/workspace/directory.hpp"
-#include "package_installer.hpp"
 #include "progress_ticker.hpp"
 #include "server_tool_support.hpp"
 

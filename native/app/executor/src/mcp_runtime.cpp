@@ -1,4 +1,4 @@
-#include "mcp_runtime.hpp"
+#include "ipybox/executor/mcp_runtime.hpp"
 
 #include "ipybox/core/log.hpp"
 

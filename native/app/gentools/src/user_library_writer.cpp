@@ -1,4 +1,4 @@
-#include "user_library_writer.hpp"
+#include "ipybox/gentools/user_library_writer.hpp"
 
 #include <system_error>
 

@@ -1,6 +1,6 @@
 // The gentools library in `ipybox mcp`: the search_tools tool and the pins of saved actions.
-#include "gentools_library.hpp"
 #include "ipybox/codegen/python_literal.hpp"
+#include "ipybox/gentools/gentools_library.hpp"
 #include "server_tool_support.hpp"
 #include "server_tools.hpp"
 

@@ -1,8 +1,8 @@
 // `ipybox mcp` adding what a saved code action needs, once the user approved it (the kernel's
 // ipybox_runtime.requirements.add_dependencies, through the tool server's POST /dependencies).
-#include "gentools_library.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/untrusted_text.hpp"
+#include "ipybox/gentools/gentools_library.hpp"
 #include "server_tools.hpp"
 
 namespace ipybox::app {

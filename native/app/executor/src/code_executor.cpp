@@ -9,12 +9,12 @@
 #include "execution_outcomes.hpp"
 #include "executor_gate.hpp"
 #include "ipybox/core/log.hpp"
+#include "ipybox/executor/mcp_runtime.hpp"
+#include "ipybox/gentools/user_library_writer.hpp"
 #include "mcp_client_pool.hpp"
-#include "mcp_runtime.hpp"
 #include "pool_tool_invoker.hpp"
 #include "source_generation.hpp"
 #include "tool_name_index.hpp"
-#include "user_library_writer.hpp"
 
 namespace ipybox {
 

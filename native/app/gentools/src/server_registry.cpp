@@ -1,4 +1,4 @@
-#include "server_registry.hpp"
+#include "ipybox/gentools/server_registry.hpp"
 
 #include <sys/stat.h>
 

@@ -1,7 +1,7 @@
 #include "ipybox/gentools_pins.hpp"
 
-#include "gentools_library.hpp"
-#include "server_registry.hpp"
+#include "ipybox/gentools/gentools_library.hpp"
+#include "ipybox/gentools/server_registry.hpp"
 
 namespace ipybox {
 

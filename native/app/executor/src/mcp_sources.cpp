@@ -1,14 +1,14 @@
 #include "ipybox/mcp_sources.hpp"
 
-#include "gentools_library.hpp"
 #include "ipybox/codegen/generator.hpp"
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/redactor.hpp"
+#include "ipybox/executor/mcp_runtime.hpp"
+#include "ipybox/gentools/gentools_library.hpp"
 #include "ipybox/process/environment.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "ipybox/workspace/package_writer.hpp"
-#include "mcp_runtime.hpp"
 #include "source_generation.hpp"
 
 namespace ipybox {
