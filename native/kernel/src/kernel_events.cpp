@@ -58,15 +58,31 @@ bool event_queue::merge_into_overflow(stream_output& piece) {
 }
 
 void event_queue::push(kernel_event event) {
+    std::function<void()> notify;
     {
         std::lock_guard lock(mutex_);
         if (auto* piece = std::get_if<stream_output>(&event)) {
+            // Merged into a piece already queued: whoever waits was told of that one.
             if (merge_into_overflow(*piece)) return;
             queued_stream_bytes_ += piece->text.size();
         }
         events_.push_back(std::move(event));
+        notify.swap(notify_);
     }
     ready_.notify_one();
+    if (notify) notify();
+}
+
+void event_queue::notify_when_ready(std::function<void()> notify) {
+    {
+        std::lock_guard lock(mutex_);
+        if (events_.empty()) {
+            notify_ = std::move(notify);
+            return;
+        }
+        notify_ = nullptr;
+    }
+    notify();
 }
 
 std::optional<kernel_event> event_queue::pop(std::chrono::steady_clock::time_point deadline) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -76,8 +77,13 @@ class event_queue {
     explicit event_queue(std::size_t stream_budget = 1 << 20, std::size_t keep_bytes = 0);
 
     void push(kernel_event event);
-    // The next event, or nullopt if none arrived before `deadline`.
+    // The next event, or nullopt if none arrived before `deadline` (a deadline in the past: at
+    // once, without waiting).
     std::optional<kernel_event> pop(std::chrono::steady_clock::time_point deadline);
+    // For a consumer driven by callbacks: calls `notify` once, when an event is waiting; at once,
+    // on the calling thread, if one already is, else on the thread whose push() queues the next
+    // one, outside the queue's lock. A later call replaces a notify not yet called.
+    void notify_when_ready(std::function<void()> notify);
     // Sets the bounds (before the first push).
     void bound(std::size_t stream_budget, std::size_t keep_bytes);
     // Bytes of stream text held right now, queued and merged (for tests and monitoring).
@@ -89,6 +95,7 @@ class event_queue {
 
     mutable std::mutex mutex_;
     std::condition_variable ready_;
+    std::function<void()> notify_;  // notify_when_ready()'s, until an event comes
     std::deque<kernel_event> events_;
     std::size_t stream_budget_;
     std::size_t keep_bytes_;
