@@ -94,6 +94,19 @@ std::optional<output_chunk> execution_stream::next(clock::time_point wait_until)
     return std::nullopt;
 }
 
+std::optional<output_chunk> execution_stream::take() {
+    while (!finished_) {
+        auto event = entry_->channel->events.pop(clock::time_point::min());
+        if (!event) return std::nullopt;
+        if (auto chunk = handle(*event)) return chunk;  // wake-ups and markers give none
+    }
+    return std::nullopt;
+}
+
+void execution_stream::notify_when_ready(std::function<void()> notify) {
+    entry_->channel->events.notify_when_ready(std::move(notify));
+}
+
 std::optional<output_chunk> execution_stream::handle(kernel_event& event) {
     if (auto* stream = std::get_if<stream_output>(&event)) return collector_.add(*stream);
     if (auto* display = std::get_if<display_output>(&event)) return collector_.add(*display);

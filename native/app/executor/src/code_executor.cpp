@@ -1,8 +1,11 @@
 // The C++ API's operations: executions and their streams, reset and cancel, MCP servers. The
 // parts they use are built on first use (code_executor_setup.cpp).
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <future>
 
 #include "approval_bridge.hpp"
+#include "async_execution.hpp"
 #include "code_execution_stream_state.hpp"
 #include "code_executor_impl.hpp"
 #include "dependency_runner.hpp"
@@ -49,8 +52,15 @@ void code_executor::stop() {
 }
 
 void code_executor::impl::stop() {
-    // Dependencies being added use the executor (a registration): they finish first.
+    // Dependencies being added use the executor (a registration): they finish first. So do
+    // sessions being built for async_execute(), whose executions the session's stop then ends.
     if (dependency_work) dependency_work->join();
+    std::unique_ptr<core::work_pool> setups;
+    {
+        std::lock_guard lock(mutex);
+        setups = std::move(setup_work);
+    }
+    if (setups) setups->join();
     std::unique_ptr<kernel::kernel_session> session;
     {
         std::lock_guard lock(mutex);
@@ -117,12 +127,86 @@ code_execution_stream code_executor::stream(const std::string& code,
         [pool] { pool->cancel_calls("the execution that made the call ended"); }));
 }
 
+void code_executor::async_execute(const std::string& code,
+                                  std::optional<std::chrono::milliseconds> timeout,
+                                  std::function<void(code_execution_step)> on_step) {
+    core::work_pool* setup = nullptr;
+    boost::asio::io_context* loop = nullptr;
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->ensure_loop();
+        loop = impl_->loop;
+        if (impl_->kernel_session && impl_->pending_setups == 0) {
+            setup = nullptr;
+        } else {
+            if (!impl_->setup_work) {
+                impl_->setup_work = std::make_unique<core::work_pool>("executor-setup", 1);
+            }
+            setup = impl_->setup_work.get();
+            ++impl_->pending_setups;
+        }
+    }
+    if (!setup) {
+        impl_->begin_async(code, timeout, std::move(on_step));
+        return;
+    }
+    // The first execution builds the session; the interpreter probe it runs blocks, so on a
+    // worker of the executor's, never on the loop. Later calls queue behind it, in call order.
+    setup->post([impl = impl_.get(), loop, code, timeout, on_step = std::move(on_step)]() mutable {
+        std::optional<code_execution_failure> failed;
+        try {
+            impl->session();
+        } catch (...) {
+            try {
+                failed = app::start_failure(std::current_exception());
+            } catch (const std::exception& e) {  // not a failed start: still this call's end
+                failed = code_execution_failure{code_execution_failure::kind::start_failed,
+                                                e.what(),
+                                                "",
+                                                "KernelStartError",
+                                                "",
+                                                false};
+            }
+        }
+        if (failed) {
+            boost::asio::post(
+                *loop, [on_step = std::move(on_step), failure = *failed] { on_step(failure); });
+        } else {
+            impl->begin_async(code, timeout, std::move(on_step));
+        }
+        std::lock_guard lock(impl->mutex);
+        --impl->pending_setups;
+    });
+}
+
+void code_executor::impl::begin_async(const std::string& code,
+                                      std::optional<std::chrono::milliseconds> timeout,
+                                      std::function<void(code_execution_step)> on_step) {
+    auto& kernels = session();  // built: returns at once
+    std::shared_ptr<app::approval_bridge> bridge;
+    app::mcp_client_pool* calls = nullptr;
+    {
+        std::lock_guard lock(mutex);
+        bridge = approvals;
+        calls = pool.get();
+    }
+    // As stream(): the approvals route to this execution from the moment its code goes to the
+    // kernel; the driver attaches them when it sees the start.
+    auto kernel_stream = kernels.execute(code, timeout, [raw = bridge.get()] { raw->open(); });
+    auto driver = std::make_shared<app::async_execution>(
+        *loop, std::move(kernel_stream), std::move(bridge),
+        [calls] { calls->cancel_calls("the execution that made the call ended"); },
+        std::move(on_step));
+    driver->begin();
+}
+
 code_execution_result code_executor::execute(const std::string& code,
                                              std::optional<std::chrono::milliseconds> timeout) {
     impl_->refuse_on_loop("code_executor::execute()");
-    auto events = stream(code, timeout);
-    while (auto step = events.next_step()) {
-        if (auto* request = std::get_if<approval_request>(&*step)) {
+    // A thin layer over async_execute(): answer the approvals, wait for the last step.
+    std::promise<code_execution_step> last;
+    async_execute(code, timeout, [&last](code_execution_step step) {
+        if (auto* request = std::get_if<approval_request>(&step)) {
             // Nobody is asked here, so a save into the user library or dependencies to add are
             // refused (stream() asks).
             if (request->needs_a_person()) {
@@ -132,13 +216,15 @@ code_execution_result code_executor::execute(const std::string& code,
             } else {
                 request->accept();
             }
-        } else if (auto* result = std::get_if<code_execution_result>(&*step)) {
-            return std::move(*result);
-        } else if (auto* failure = std::get_if<code_execution_failure>(&*step)) {
-            throw code_execution_error(std::move(*failure));  // the blocking API's edge
+        } else if (!std::holds_alternative<code_execution_chunk>(step)) {
+            last.set_value(std::move(step));
         }
+    });
+    auto step = last.get_future().get();
+    if (auto* failure = std::get_if<code_execution_failure>(&step)) {
+        throw code_execution_error(std::move(*failure));  // the blocking API's edge
     }
-    return {};
+    return std::get<code_execution_result>(std::move(step));
 }
 
 void code_executor::reset() {

@@ -40,7 +40,12 @@ struct code_executor::impl {
     // starts the tool services first. Throws what start_failure() (execution_outcomes.hpp)
     // turns into a failed start: interpreter_not_found, sandbox_unavailable, kernel_start_error.
     kernel::kernel_session& session();
-    void start_tool_services();                                 // mutex held
+    void start_tool_services();  // mutex held
+    void ensure_loop();  // mutex held: options.io_context, or a runtime of the executor's own
+    // Queues `code` on the session (which exists) and starts driving it by callbacks
+    // (async_execution.hpp). Does not wait.
+    void begin_async(const std::string& code, std::optional<std::chrono::milliseconds> timeout,
+                     std::function<void(code_execution_step)> on_step);
     void sandbox_kernel_launch(kernel::kernel_launch& launch);  // mutex held
     // Ends the kernels, then the tool services; a later session() builds them afresh.
     void stop();
@@ -68,6 +73,10 @@ struct code_executor::impl {
     std::string tool_token;
     std::shared_ptr<process::containment_host> containment;
     std::unique_ptr<kernel::kernel_session> kernel_session;
+    // async_execute() before the session exists builds it here (the interpreter probe blocks),
+    // never on the loop; while such a build is pending, later calls queue behind it, in order.
+    std::unique_ptr<core::work_pool> setup_work;
+    int pending_setups = 0;
     mutable std::mutex mutex;
 };
 

@@ -53,15 +53,20 @@ code_executor::impl::~impl() {
     }
 }
 
-void code_executor::impl::start_tool_services() {
-    if (tool_server) return;
-    private_dir = std::make_unique<core::private_directory>("ipybox-");
+void code_executor::impl::ensure_loop() {
+    if (loop) return;
     if (options.io_context) {
         loop = options.io_context;
     } else {
         runtime = std::make_unique<app::mcp_runtime>();
         loop = &runtime->io();
     }
+}
+
+void code_executor::impl::start_tool_services() {
+    if (tool_server) return;
+    private_dir = std::make_unique<core::private_directory>("ipybox-");
+    ensure_loop();
     app::pool_options pool_options;
     // ${VAR}: the host's environment wins over the workspace .env, which is re-read at every
     // server start so that edits apply without restarting ipybox.

@@ -9,8 +9,9 @@
 //   while (auto event = stream.next()) { ... }               // chunks, then the result
 //
 // Thread-safety: every method may be called from any thread, but the blocking ones (all but
-// cancel(), kernel_pid(), python() and containment_summary(), and a stream's next()) throw
-// std::logic_error on a thread that runs `io_context`: they wait for work that loop must do.
+// async_execute(), cancel(), kernel_pid(), python() and containment_summary(); and a stream's
+// next()) throw std::logic_error on a thread that runs `io_context`: they wait for work that loop
+// must do. async_execute() is the form for code running on that loop.
 // Executions and resets go through the kernel's one queue (kernel/kernel_session.hpp): they run
 // one at a time, in call order, each execution with its own output. cancel() interrupts the
 // running execution from another thread, ahead of whatever is queued. The executor owns its
@@ -237,8 +238,20 @@ class code_executor {
     void stop();
 
     // Runs `code` to the end. Throws code_execution_error when it fails (next_step()'s failure).
+    // A thin layer over async_execute() that accepts tool calls and shell commands and refuses
+    // what needs a person.
     code_execution_result execute(const std::string& code,
                                   std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    // Queues `code` like stream() and returns at once. `on_step` gets the steps of next_step(),
+    // in order and one at a time, on the executor's io_context (options.io_context when given):
+    // chunks and approval requests as they come (answer them with accept()/reject(), there or
+    // later, from any thread), then the result or the failure, after which it is not called
+    // again. Nothing here waits, so it may be called from a handler on that io_context, also
+    // from `on_step` itself. The first call builds the kernel session on a worker of the
+    // executor's (its interpreter probe blocks); a failure to start is the last step too. An
+    // exception thrown by `on_step` is logged and dropped (the loop goes on).
+    void async_execute(const std::string& code, std::optional<std::chrono::milliseconds> timeout,
+                       std::function<void(code_execution_step)> on_step);
     // Queues `code`, waits for its turn (the executions and resets called before it go first)
     // and returns its events once its code is in the kernel. Code that never ran (no kernel
     // could start, the kernel was lost while it waited) gets a stream whose only event is the

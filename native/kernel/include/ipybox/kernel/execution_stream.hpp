@@ -4,12 +4,13 @@
 // the session's queue, its timeout, its interrupt) lives on the session's strand; the stream reads
 // what the strand and the kernel put in its channel.
 //
-// Thread-safety: one consumer thread calls wait_started(), next() and finish(); cancel(),
+// Thread-safety: one consumer thread calls wait_started(), next(), take() and finish(); cancel(),
 // release(), pause_timeout(), resume_timeout() and wake() may be called from any thread. The
 // blocking calls (wait_started, next) throw std::logic_error on a thread that runs the session's
 // loop. A stream may outlive its session: the session's stop() ends it.
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,15 @@ class execution_stream {
     std::optional<output_chunk> next(std::chrono::steady_clock::time_point wait_until =
                                          std::chrono::steady_clock::time_point::max());
     bool finished() const { return finished_; }
+
+    // The same without waiting, for a consumer driven by callbacks (allowed on the session's
+    // loop): take() handles what has arrived and returns the next chunk, or nullopt when nothing
+    // is waiting or the execution finished; started() and finished() say where it is.
+    // notify_when_ready() calls `notify` once when an event waits (at once if one does), from
+    // the thread that queues it: it should post, not run, the consumer's next take().
+    std::optional<output_chunk> take();
+    bool started() const { return started_; }
+    void notify_when_ready(std::function<void()> notify);
 
     // After finished(): how the execution ended (cancelled when cancel() or the session's
     // cancel() stopped it, also before it ran; kernel_died also for code that never ran because
