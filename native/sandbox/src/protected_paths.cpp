@@ -127,4 +127,33 @@ protected_paths default_protections(const std::filesystem::path& home,
     return out;
 }
 
+std::vector<std::filesystem::path> nested_git_entries(const std::filesystem::path& workspace,
+                                                      int max_depth, std::size_t max_entries) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> found;
+    std::error_code error;
+    fs::recursive_directory_iterator it(workspace, fs::directory_options::skip_permission_denied,
+                                        error);
+    std::size_t seen = 0;
+    for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+        if (++seen > max_entries) break;
+        const auto name = it->path().filename();
+        const auto type = it->symlink_status(error).type();
+        if (error) break;
+        const bool folder = type == fs::file_type::directory;
+        if (name == ".git") {
+            if (it.depth() > 0 && (folder || type == fs::file_type::regular)) {
+                found.push_back(it->path());
+            }
+            if (folder) it.disable_recursion_pending();
+            continue;
+        }
+        if (folder && (it.depth() >= max_depth || name == "node_modules" ||
+                       (it.depth() == 0 && name == ".ipybox"))) {
+            it.disable_recursion_pending();
+        }
+    }
+    return found;
+}
+
 }  // namespace ipybox::sandbox

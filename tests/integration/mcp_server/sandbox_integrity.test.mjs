@@ -35,6 +35,10 @@ const TRUSTED = [
   "sandbox-config.json", ".ipybox/evil", ".git/hooks/pre-commit", ".git/config", ".git/commondir",
   ".git/info/attributes", "AGENTS.md", ".claude/rules/evil.md", ".claude/statusline.sh", "conf/sandbox.json",
   "conf/policy.json",
+  // Repositories nested in the workspace: commondir can point one at a config the kernel wrote
+  // (core.fsmonitor runs on the host's next `git status`); a gitfile can point it anywhere.
+  "vendor/lib/.git/commondir", "vendor/lib/.git/config", "vendor/lib/.git/hooks/post-checkout",
+  "vendor/nohooks/.git/commondir", "vendor/worktree/.git",
 ];
 
 function prepareWorkspace(workspace) {
@@ -42,6 +46,11 @@ function prepareWorkspace(workspace) {
   fs.writeFileSync(path.join(workspace, "conf", "sandbox.json"), "{}\n");
   fs.writeFileSync(path.join(workspace, "conf", "policy.json"), "{\"default\": \"allow\"}\n");
   execFileSync("git", ["init", "-q", workspace]);
+  execFileSync("git", ["init", "-q", path.join(workspace, "vendor", "lib")]);
+  execFileSync("git", ["init", "-q", path.join(workspace, "vendor", "nohooks")]);
+  fs.rmSync(path.join(workspace, "vendor", "nohooks", ".git", "hooks"), { recursive: true });
+  fs.mkdirSync(path.join(workspace, "vendor", "worktree"));
+  fs.writeFileSync(path.join(workspace, "vendor", "worktree", ".git"), "gitdir: ../lib/.git\n");
   // An existing .claude, as most Claude Code projects have: protected whole.
   fs.mkdirSync(path.join(workspace, ".claude"));
 }

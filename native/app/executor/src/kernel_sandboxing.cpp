@@ -107,6 +107,11 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         paths.unwritable =
             sandbox::default_protections({}, context.workspace, {}, config_files, claude_exists)
                 .unwritable;
+        // Repositories nested in the workspace, as they are when this kernel starts: protected
+        // whole like the workspace's own .git (srt keeps only their hooks and config).
+        for (auto& entry : sandbox::nested_git_entries(context.workspace)) {
+            paths.unwritable.push_back(std::move(entry));
+        }
         // srt denies writes only to what exists: the folder is made, if missing, before each
         // kernel starts (settings that widen allowWrite must not let a kernel create it).
         if (!context.user_site_packages.empty()) {

@@ -26,6 +26,7 @@
 //   change it), plus every configuration file given to ipybox (`config_files`: the sandbox
 //   config, the approval policy), wherever it lies. srt places its own entries inside .claude
 //   (commands, agents): the caller makes those folders before protecting an existing .claude.
+#include <cstddef>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -49,6 +50,17 @@ const std::set<std::string>& workspace_configuration_directories();
 // own list: .claude/commands and .claude/agents; .git/hooks and .git/config). srt makes a mount
 // point for a missing one, which fails inside a read-only folder: they must exist.
 const std::vector<std::pair<std::string, std::vector<std::string>>>& runtime_entries_inside();
+
+// The `.git` entries (a repository's folder, or a gitfile naming one) of repositories nested in
+// `workspace` below its own, as they are now: each is protected whole, because git on the host
+// reads more there than srt's nested .git/hooks and .git/config (commondir, say, which can point
+// the repository at a config the kernel wrote, whose core.fsmonitor git then runs). Links are not
+// followed; the workspace's own .git, .ipybox and node_modules folders are not searched; the
+// search stops `max_depth` folders down and after `max_entries` entries (what lies beyond is
+// not protected: README, "nested folders").
+std::vector<std::filesystem::path> nested_git_entries(const std::filesystem::path& workspace,
+                                                      int max_depth = 8,
+                                                      std::size_t max_entries = 50000);
 
 // `home` may be empty (no HOME): the credential list is then left out.
 protected_paths default_protections(const std::filesystem::path& home,
