@@ -22,8 +22,10 @@ std::string message_of(const std::exception_ptr& failure) {
 
 }  // namespace
 
-std::shared_ptr<kernel_instance> session_core::start_kernel() const {
-    std::shared_ptr<kernel_instance> kernel = kernel_instance::start(options_.launch);
+// A spare may wait for the template's imports (nobody waits for it); any other start takes the
+// template if it is up, else starts cold at once.
+std::shared_ptr<kernel_instance> session_core::start_kernel(bool spare) const {
+    std::shared_ptr<kernel_instance> kernel = templates_->start_kernel(spare);
     kernel->wait_ready(clock::now() + options_.start_timeout);
     return kernel;
 }
@@ -64,7 +66,7 @@ void session_core::start_job(bool spare) {
         std::shared_ptr<kernel_instance> kernel;
         std::exception_ptr failure;
         try {
-            kernel = self->start_kernel();
+            kernel = self->start_kernel(spare);
         } catch (...) {
             failure = std::current_exception();
         }
