@@ -271,6 +271,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
     };
     auto created = std::unique_ptr<kernel_instance>(new kernel_instance(std::move(state)));
     created->pid_ = s.child->pid();
+    created->template_ = from;
     jupyter::connection_options connection_options;
     connection_options.heartbeat_interval = launch.heartbeat_interval;
     connection_options.heartbeat_misses = launch.heartbeat_misses;
@@ -372,6 +373,10 @@ void kernel_instance::end_descendants() {
     std::lock_guard lock(impl_->tree_mutex);
     const int ended = impl_->tree->kill_all();
     if (ended > 0) impl_->log->debug("ended {} processes left by the kernel", ended);
+}
+
+bool kernel_instance::outdated() const {
+    return template_ && template_->outdated();
 }
 
 bool kernel_instance::alive() const {

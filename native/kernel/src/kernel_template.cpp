@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -93,6 +94,18 @@ std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& lau
     if (!parsed.is_object() || !parsed.value("ready", false)) {
         throw kernel_start_error("the kernel template answered something else: " + answer);
     }
+    const auto found = parsed.find("watched");
+    if (found != parsed.end() && found->is_object()) {
+        for (auto it = found->begin(); it != found->end(); ++it) {
+            const auto& stamp = it.value();
+            if (stamp.is_array() && stamp.size() == 2) {
+                self->watched_.emplace_back(it.key(), std::pair{stamp[0].get<std::uint64_t>(),
+                                                                stamp[1].get<std::uint64_t>()});
+            } else {
+                self->watched_.emplace_back(it.key(), std::nullopt);
+            }
+        }
+    }
     log->debug("kernel template {} ready", self->process_->pid());
     return self;
 }
@@ -107,6 +120,20 @@ kernel_template::~kernel_template() {
 bool kernel_template::usable() const {
     std::lock_guard lock(state_mutex_);
     return !refused_ && process_ && !process_->poll_exit();
+}
+
+bool kernel_template::outdated() const {
+    for (const auto& [path, stamp] : watched_) {
+        struct stat info {};
+        std::optional<std::pair<std::uint64_t, std::uint64_t>> now;
+        if (::stat(path.c_str(), &info) == 0) {
+            now = std::pair{static_cast<std::uint64_t>(info.st_ino),
+                            static_cast<std::uint64_t>(info.st_mtim.tv_sec) * 1000000000ULL +
+                                static_cast<std::uint64_t>(info.st_mtim.tv_nsec)};
+        }
+        if (now != stamp) return true;
+    }
+    return false;
 }
 
 int kernel_template::pid() const {
@@ -183,6 +210,11 @@ std::unique_ptr<process::child_process> kernel_template::fork(
     clock::time_point deadline) {
     std::lock_guard fork_lock(fork_mutex_);
     if (!usable()) throw template_unavailable("the kernel template is gone", false);
+    if (outdated()) {
+        std::lock_guard lock(state_mutex_);
+        refused_ = true;
+        throw template_unavailable("packages changed since the kernel template's imports", false);
+    }
     auto [handshake, child_end] = seqpacket_pair();
     const int on = 1;
     ::setsockopt(handshake.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,8 +67,12 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
                                                  const std::vector<std::string>& arguments,
                                                  clock::time_point deadline);
 
-    // False once the template died or refused a fork.
+    // False once the template died, refused a fork or went out of date.
     bool usable() const;
+    // True once a folder of the template's sys.path (or the user site) changed since its
+    // imports (a package installed or removed, a folder of the path made): a kernel forked from
+    // it could see old versions of the modules it imported. Reads a few stat()s.
+    bool outdated() const;
     int pid() const;
 
   private:
@@ -83,6 +88,10 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     std::mutex send_mutex_;  // a reap may be sent while a fork waits for its reply
     mutable std::mutex state_mutex_;
     bool refused_ = false;
+    // Each folder the template's imports depended on, with its inode and modification time
+    // (nullopt: missing) when they were done.
+    std::vector<std::pair<std::string, std::optional<std::pair<std::uint64_t, std::uint64_t>>>>
+        watched_;
     std::uint64_t next_id_ = 0;
 };
 

@@ -12,14 +12,16 @@ Messages from the native side are JSON objects, with descriptors passed alongsid
 * ``{"op": "fork", "id": N, "argv": [...], "cwd": ..., "env": {...}, "limits": {...}}`` with the
   descriptors ``[handshake, stdin, output, *cgroup_procs]``. The template answers
   ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child becomes a fresh kernel (see
-  ``_become_kernel``); or ``{"id": N, "error": ..., "stale": true|false}``.
+  ``_become_kernel``); or ``{"id": N, "error": ...}``.
 * ``{"op": "reap", "pid": P}``: the native side has read the exit status of the child P from
   ``/proc``; the template may now collect the zombie. Children are never reaped before: their
   status stays readable, and their PID cannot be reused while the native side watches it.
 
-End of file on the channel (the native side let go, or died) ends the template. Once a package
-is installed or removed (a folder of ``sys.path`` or the user site changed since the imports),
-the template refuses to fork (``stale``): a kernel forked from it would see the old modules.
+End of file on the channel (the native side let go, or died) ends the template. Its first
+message says it is ready, with the folders of ``sys.path`` and the user site and their state
+(inode and modification time, or null when missing): once one of them changes (a package
+installed or removed, a folder of the path made), the native side stops forking from this
+template, whose imports are then out of date.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def _why_not_forkable() -> str:
     return ""
 
 
-def _watched_paths() -> dict[str, tuple[int, int] | None]:
+def _watched_paths() -> dict[str, list[int] | None]:
     import site
 
     paths = [p for p in sys.path if p]
@@ -81,19 +83,12 @@ def _watched_paths() -> dict[str, tuple[int, int] | None]:
     return {path: _stamp(path) for path in paths}
 
 
-def _stamp(path: str) -> tuple[int, int] | None:
+def _stamp(path: str) -> list[int] | None:
     try:
         info = os.stat(path)
     except OSError:
         return None
-    return (info.st_ino, info.st_mtime_ns)
-
-
-def _changed(watched: dict[str, tuple[int, int] | None]) -> str:
-    for path, stamp in watched.items():
-        if _stamp(path) != stamp:
-            return path
-    return ""
+    return [info.st_ino, info.st_mtime_ns]
 
 
 def _preload() -> str:
@@ -136,9 +131,7 @@ def serve(channel: socket.socket) -> None:
     if reason:
         _send(channel, {"unable": reason})
         return
-    watched = _watched_paths()
-    _send(channel, {"ready": True, "pid": os.getpid()})
-    stale = ""
+    _send(channel, {"ready": True, "pid": os.getpid(), "watched": _watched_paths()})
     while True:
         request, descriptors = _receive(channel)
         if request is None:
@@ -152,13 +145,6 @@ def serve(channel: socket.socket) -> None:
             continue
         if op != "fork":
             continue
-        stale = stale or _changed(watched)
-        if stale:
-            for fd in descriptors:
-                os.close(fd)
-            message = f"{stale} changed since the template's imports"
-            _send(channel, {"id": request.get("id"), "error": message, "stale": True})
-            continue
         sys.stdout.flush()
         sys.stderr.flush()
         try:
@@ -166,7 +152,7 @@ def serve(channel: socket.socket) -> None:
         except OSError as error:
             for fd in descriptors:
                 os.close(fd)
-            _send(channel, {"id": request.get("id"), "error": f"fork: {error}", "stale": False})
+            _send(channel, {"id": request.get("id"), "error": f"fork: {error}"})
             continue
         if pid == 0:
             _become_kernel(channel, request, descriptors)

@@ -129,6 +129,9 @@ class kernel_instance {
     void interrupt();
 
     bool alive() const;
+    // True for a kernel forked from a template whose imports are out of date (a package was
+    // installed since): a kernel started now would see other modules. Cheap (a few stat()s).
+    bool outdated() const;
     // Why the process exited ("killed by signal 9 (SIGKILL)"; "exceeded its memory limit of
     // 2 GiB and was stopped" when a limit ended it), or "" while it runs.
     std::string exit_reason() const;
@@ -147,6 +150,7 @@ class kernel_instance {
     struct impl;
     explicit kernel_instance(std::unique_ptr<impl> state);
     std::unique_ptr<impl> impl_;
+    std::shared_ptr<kernel_template> template_;  // the one it was forked from, if any
     int pid_ = -1;
 };
 

@@ -1,0 +1,212 @@
+// Kernels forked from the kernel template against kernels started cold: the same process as far
+// as the code in them can tell, and nothing shared between siblings or with the template.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "executor_fixture.hpp"
+
+using namespace ipybox;
+using ipybox::testing::executor_options_for;
+using json = nlohmann::json;
+
+namespace {
+
+// What a kernel says about itself, as JSON on one line.
+constexpr const char* facts_code = R"PY(
+import json as _json, os as _os, sys as _sys, random as _random, threading as _threading
+import __main__ as _main_module
+import numpy as _numpy, matplotlib as _matplotlib
+_environ_block = open('/proc/self/environ', 'rb').read().split(b'\0')
+print(_json.dumps({
+    'pid': _os.getpid(),
+    'ppid': _os.getppid(),
+    'leads_session': _os.getsid(0) == _os.getpid() and _os.getpgid(0) == _os.getpid(),
+    'argv': _sys.argv[:2],
+    'argv_length': len(_sys.argv),
+    'main': [_main_module.__name__, _main_module.__dict__ is globals()],
+    'threads': sorted(t.name for t in _threading.enumerate() if t.name != 'ipybox-parent-watch'),
+    'modules': sorted(_sys.modules),
+    'random': _random.random(),
+    'numpy_random': float(_numpy.random.random()),
+    'precision': _numpy.get_printoptions()['precision'],
+    'backend': _matplotlib.get_backend(),
+    'linewidth': _matplotlib.rcParams['lines.linewidth'],
+    'cwd': _os.getcwd(),
+    'tree_tag_in_block': ('IPYBOX_TREE=' + _os.environ.get('IPYBOX_TREE', '')).encode() in _environ_block,
+    'marker': 'marker' in globals(),
+    'json_marker': hasattr(_json, 'ipybox_marker'),
+}))
+)PY";
+
+// Leaves traces a sibling must not see.
+constexpr const char* mutate_code = R"PY(
+import json, numpy, matplotlib, wave
+marker = 1
+json.ipybox_marker = 1
+numpy.set_printoptions(precision=2)
+matplotlib.rcParams['lines.linewidth'] = 7
+)PY";
+
+json facts(code_executor& executor) {
+    return json::parse(executor.execute(facts_code).text);
+}
+
+code_executor_options forking_options(const std::string& name) {
+    auto options = executor_options_for(name);
+    options.keep_spare_kernel = true;  // the template forks the spares
+    return options;
+}
+
+// The socket and pipe inodes a process holds ("socket:[123]", "pipe:[456]").
+std::set<std::string> shared_objects(int pid) {
+    std::set<std::string> out;
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator(
+             "/proc/" + std::to_string(pid) + "/fd", ignored)) {
+        const auto target = std::filesystem::read_symlink(entry.path(), ignored).string();
+        if (target.rfind("socket:", 0) == 0 || target.rfind("pipe:", 0) == 0) out.insert(target);
+    }
+    return out;
+}
+
+std::vector<int> children_of(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                     "/children");
+    std::vector<int> out;
+    for (int child = 0; in >> child;) out.push_back(child);
+    return out;
+}
+
+int thread_count(int pid) {
+    int count = 0;
+    std::error_code ignored;
+    for ([[maybe_unused]] const auto& entry :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ignored)) {
+        ++count;
+    }
+    return count;
+}
+
+}  // namespace
+
+TEST_SUITE("kernel.template") {
+    TEST_CASE("a forked kernel is a fresh kernel, as a cold one is, and its siblings share nothing") {
+        auto cold_options = forking_options("template-cold");
+        cold_options.fork_kernels = false;
+        code_executor cold(cold_options);
+        const auto cold_facts = facts(cold);
+        REQUIRE(cold_facts["ppid"] == ::getpid());  // the control: started by us
+
+        const auto forked_options = forking_options("template-forked");
+        code_executor forked(forked_options);
+        forked.execute("pass");
+        forked.reset();  // waits for the spare, which the template forks
+        const auto first = facts(forked);
+        const int template_pid = first["ppid"];
+        REQUIRE(template_pid != ::getpid());  // forked, not started by us
+        CHECK(first["pid"] == forked.kernel_pid());  // the native side knows the child's pid
+        CHECK(thread_count(template_pid) == 1);      // the template runs no thread
+
+        // The same process as far as its code can tell.
+        for (const char* key : {"leads_session", "argv_length", "main", "threads", "precision",
+                                "backend", "linewidth", "tree_tag_in_block", "marker",
+                                "json_marker"}) {
+            const std::string name = key;
+            CAPTURE(name);
+            CHECK(first[key] == cold_facts[key]);
+        }
+        CHECK(first["argv"] == json::array({"-c", "-f"}));
+        CHECK(first["cwd"] == std::filesystem::weakly_canonical(forked_options.workspace).string());
+        // Every module a cold kernel has is there; more are (the template's imports), but the
+        // kernel's own code imported none of them into another kernel (wave above).
+        const auto modules = first["modules"].get<std::vector<std::string>>();
+        for (const auto& name : cold_facts["modules"].get<std::vector<std::string>>()) {
+            CAPTURE(name);
+            CHECK(std::binary_search(modules.begin(), modules.end(), name));
+        }
+
+        // A sibling (the next spare, forked while this kernel runs) sees nothing this kernel
+        // did, shares no socket or pipe with it or with the template, and draws other random
+        // numbers.
+        forked.execute(mutate_code);
+        forked.reset();
+        const auto second = facts(forked);
+        for (const char* key : {"marker", "json_marker", "precision", "linewidth"}) {
+            const std::string name = key;
+            CAPTURE(name);
+            CHECK(second[key] == cold_facts[key]);
+        }
+        const auto second_modules = second["modules"].get<std::vector<std::string>>();
+        CHECK_FALSE(
+            std::binary_search(second_modules.begin(), second_modules.end(), "wave"));
+        CHECK(second["ppid"] == template_pid);
+        CHECK(second["pid"] != first["pid"]);
+        CHECK(second["random"] != first["random"]);
+        CHECK(second["numpy_random"] != first["numpy_random"]);
+        const auto template_objects = shared_objects(template_pid);
+        const auto kernel_objects = shared_objects(second["pid"]);
+        REQUIRE_FALSE(kernel_objects.empty());
+        for (const int sibling : children_of(template_pid)) {
+            if (sibling == second["pid"].get<int>()) continue;
+            for (const auto& object : shared_objects(sibling)) {
+                CAPTURE(object);
+                CHECK(kernel_objects.count(object) == 0);
+            }
+        }
+        for (const auto& object : template_objects) {
+            CAPTURE(object);
+            CHECK(kernel_objects.count(object) == 0);
+        }
+    }
+
+    TEST_CASE("a package installed or a path folder made replaces the template, and nothing else does") {
+        auto options = forking_options("template-invalidation");
+        const auto site = options.workspace / "site";  // on the kernel's path, not there yet
+        options.kernel_env["PYTHONPATH"] = site.string();
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        const int first_template = facts(executor)["ppid"];
+        REQUIRE(first_template != ::getpid());
+        executor.reset();  // the control: nothing changed, the same template forks
+        CHECK(facts(executor)["ppid"] == first_template);
+
+        // The folder made (as pip would for a --target install): the spare, forked before, is
+        // out of date too, so the kernel after the reset comes from a new template or cold.
+        executor.execute("import os; os.makedirs(" + json(site.string()).dump() + ")");
+        executor.reset();
+        CHECK(facts(executor)["ppid"] != first_template);
+        executor.reset();
+        const int second_template = facts(executor)["ppid"];
+        CHECK(second_template != first_template);
+        REQUIRE(second_template != ::getpid());
+
+        // A package installed into it.
+        executor.execute("import os; os.makedirs(" + json((site / "newpkg").string()).dump() +
+                         "); open(" + json((site / "newpkg" / "__init__.py").string()).dump() +
+                         ", 'w').write('VALUE = 3')");
+        executor.reset();
+        CHECK(executor.execute("import newpkg; newpkg.VALUE").text == "3");
+        executor.reset();
+        CHECK(facts(executor)["ppid"] != second_template);
+    }
+
+    TEST_CASE("with forking turned off every kernel starts cold, spare included") {
+        auto options = forking_options("template-off");
+        options.host_environment["IPYBOX_FORK_KERNELS"] = "0";
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        CHECK(facts(executor)["ppid"] == ::getpid());
+        executor.reset();
+        CHECK(facts(executor)["ppid"] == ::getpid());
+    }
+}
