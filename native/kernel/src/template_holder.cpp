@@ -1,5 +1,8 @@
 #include "template_holder.hpp"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "ipybox/core/log.hpp"
 #include "kernel_template.hpp"
 
@@ -9,7 +12,21 @@ template_holder::template_holder(kernel_launch launch, std::chrono::milliseconds
                                  std::string disabled_reason)
     : launch_(std::move(launch)),
       start_timeout_(start_timeout),
-      cold_reason_(std::move(disabled_reason)) {}
+      cold_reason_(std::move(disabled_reason)) {
+    // Children of the template are watched through pidfds: without them, no template at all.
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+    if (pidfd < 0 && cold_reason_.empty()) {
+        cold_reason_ = "this system has no pidfd_open (Linux 5.3 or later)";
+    }
+    if (pidfd >= 0) ::close(pidfd);
+    // Each sandboxed kernel has a sandbox of its own (its mount and PID namespaces, its scratch
+    // folders). Children of one template would share the template's: the kernel being retired
+    // could reach the spare that replaces it (its folder, its process). Until each child gets
+    // namespaces of its own, sandboxed kernels start cold.
+    if (launch_.wrap && cold_reason_.empty()) {
+        cold_reason_ = "sandboxed kernels start cold: forked kernels would share one sandbox";
+    }
+}
 
 template_holder::~template_holder() = default;
 

@@ -12,9 +12,13 @@
 #include <string>
 
 #include "executor_fixture.hpp"
+#include "process_inspection.hpp"
 
 using namespace ipybox;
+using ipybox::testing::eventually_gone;
 using ipybox::testing::executor_options_for;
+using ipybox::testing::expect_error;
+using ipybox::testing::start_escaping_child;
 using json = nlohmann::json;
 
 namespace {
@@ -63,18 +67,6 @@ code_executor_options forking_options(const std::string& name) {
     auto options = executor_options_for(name);
     options.keep_spare_kernel = true;  // the template forks the spares
     return options;
-}
-
-// The socket and pipe inodes a process holds ("socket:[123]", "pipe:[456]").
-std::set<std::string> shared_objects(int pid) {
-    std::set<std::string> out;
-    std::error_code ignored;
-    for (const auto& entry : std::filesystem::directory_iterator(
-             "/proc/" + std::to_string(pid) + "/fd", ignored)) {
-        const auto target = std::filesystem::read_symlink(entry.path(), ignored).string();
-        if (target.rfind("socket:", 0) == 0 || target.rfind("pipe:", 0) == 0) out.insert(target);
-    }
-    return out;
 }
 
 std::vector<int> children_of(int pid) {
@@ -151,19 +143,21 @@ TEST_SUITE("kernel.template") {
         CHECK(second["pid"] != first["pid"]);
         CHECK(second["random"] != first["random"]);
         CHECK(second["numpy_random"] != first["numpy_random"]);
-        const auto template_objects = shared_objects(template_pid);
-        const auto kernel_objects = shared_objects(second["pid"]);
-        REQUIRE_FALSE(kernel_objects.empty());
-        for (const int sibling : children_of(template_pid)) {
-            if (sibling == second["pid"].get<int>()) continue;
-            for (const auto& object : shared_objects(sibling)) {
-                CAPTURE(object);
-                CHECK(kernel_objects.count(object) == 0);
-            }
+        const int kernel = second["pid"];
+        const auto siblings = children_of(template_pid);
+        REQUIRE(siblings.size() >= 2);  // this kernel and the next spare
+        for (const int sibling : siblings) {
+            if (sibling == kernel) continue;
+            CAPTURE(sibling);
+            CHECK(testing::shared_sockets_and_pipes(kernel, sibling).empty());
         }
-        for (const auto& object : template_objects) {
-            CAPTURE(object);
-            CHECK(kernel_objects.count(object) == 0);
+        CHECK(testing::shared_sockets_and_pipes(template_pid, kernel).empty());
+        // With ipybox, only the two pipes it handed over (the lifeline and the output).
+        const auto with_us = testing::shared_sockets_and_pipes(::getpid(), kernel);
+        CHECK(with_us.size() <= 2);
+        for (const auto& target : with_us) {
+            CAPTURE(target);
+            CHECK(target.rfind("pipe:", 0) == 0);
         }
     }
 
@@ -208,5 +202,52 @@ TEST_SUITE("kernel.template") {
         CHECK(facts(executor)["ppid"] == ::getpid());
         executor.reset();
         CHECK(facts(executor)["ppid"] == ::getpid());
+    }
+
+    TEST_CASE("a forked kernel's death is reported with its signal and the next cell forks anew") {
+        code_executor executor(forking_options("template-death"));
+        executor.execute("pass");
+        executor.reset();
+        const int template_pid = facts(executor)["ppid"];
+        REQUIRE(template_pid != ::getpid());
+        const auto error = expect_error(executor, "import ctypes; ctypes.string_at(0)");
+        CHECK(error.error_kind() == code_execution_error::kind::kernel_died);
+        CHECK(std::string(error.what()).find("signal 11 (SIGSEGV)") != std::string::npos);
+        CHECK(facts(executor)["ppid"] == template_pid);  // the spare, forked, took over
+        // The template reaped the dead one once we had read its status: no zombie is left.
+        for (const int child : children_of(template_pid)) {
+            std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+            std::string text((std::istreambuf_iterator<char>(stat)), {});
+            CAPTURE(text);
+            CHECK(text.find(") Z ") == std::string::npos);
+        }
+    }
+
+    TEST_CASE("a forked kernel's tree is contained: limits apply and what it starts ends with it") {
+        auto options = forking_options("template-containment");
+        options.limits.file_size_bytes = 10ULL << 20;
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        REQUIRE(facts(executor)["ppid"] != ::getpid());
+        const auto error = expect_error(executor,
+                                        "with open('big.bin', 'wb') as f:\n"
+                                        "    for _ in range(1024):\n"
+                                        "        f.write(b'x' * (1 << 20))");
+        CHECK(std::string(error.what()).find("file-size limit of 10 MiB") != std::string::npos);
+        const int escaped = start_escaping_child(executor, options.workspace / "pid");
+        REQUIRE(escaped > 0);
+        executor.reset();
+        CHECK(eventually_gone(escaped));
+        // A child forked without exec keeps the kernel's environment block, and with it the
+        // tag that finds the tree where there is no cgroup.
+        const int forked_child = std::stoi(executor.execute(
+            "import os, time\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    os.setsid(); time.sleep(300); os._exit(0)\n"
+            "print(pid)").text);
+        executor.reset();
+        CHECK(eventually_gone(forked_child));
     }
 }

@@ -187,6 +187,32 @@ TEST_SUITE("sandbox.kernel") {
         CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
     }
 
+    TEST_CASE("sandboxed kernels start cold with a sandbox each, never forked from a template") {
+        // Children of one template would share its sandbox (see the test below: the spare's
+        // files must stay out of sight). The control: without the sandbox, the spare is forked.
+        const auto command_line = [](int pid) {
+            std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+            return std::string((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        };
+        auto plain_options = tool_executor_options("sandbox-fork-control");
+        plain_options.keep_spare_kernel = true;
+        code_executor plain(plain_options);
+        plain.execute("pass");
+        plain.reset();
+        CHECK(command_line(plain.kernel_pid()).find("kernel_template") != std::string::npos);
+
+        auto options = sandboxed("cold");
+        options.keep_spare_kernel = true;
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        executor.execute("pass");
+        const auto line = command_line(executor.kernel_pid());
+        CHECK(line.find("kernel_main") != std::string::npos);
+        CHECK(line.find("kernel_template") == std::string::npos);
+    }
+
     TEST_CASE(
         "a kernel sees neither other sessions' nor the spare kernel's files, its sandbox config or "
         "/run") {
