@@ -27,6 +27,7 @@ template, whose imports are then out of date.
 from __future__ import annotations
 
 import array
+import gc
 import json
 import os
 import socket
@@ -106,6 +107,10 @@ def _preload() -> str:
                 return f"cannot import {name}: {error}"
     for name in forced:
         del os.environ[name]
+    # What the imports made stays put: the collector of a child never walks (and so never
+    # copies) the pages it shares with the template and its siblings.
+    gc.collect()
+    gc.freeze()
     sys.stdout.flush()
     sys.stderr.flush()
     return _why_not_forkable()
