@@ -63,7 +63,12 @@ def mcp_tables(mcp: dict, codegen: dict, kernel: dict, reference: dict) -> None:
             kernel["reset_back_to_back_p50_ms"],
             None,
         ),
-        ("crash (os._exit) to the next result (ms)", mcp["crash_restart_ms"], kernel["crash_restart_ms"], None),
+        (
+            "crash (os._exit) to the next result (ms)",
+            mcp["crash_restart_ms"],
+            kernel["crash_restart_ms"],
+            None,
+        ),
         (
             "peak RSS of the client process (MiB)",
             mcp["peak_rss_mib"],
@@ -214,7 +219,10 @@ def kernel_start_table(ours: dict) -> None:
         ("crash (os._exit) to the next result (ms)", "crash_restart_ms"),
         ("first start to ready (ms)", "start_to_ready_ms"),
         ("process tree PSS, spare up (MiB)", "tree_pss_mib"),
-        ("the same once a cell imported numpy, pydantic, pyplot (MiB)", "tree_pss_after_imports_mib"),
+        (
+            "the same once a cell imported numpy, pydantic, pyplot (MiB)",
+            "tree_pss_after_imports_mib",
+        ),
     ]
     for name, key in rows:
         print(f"| {name} | {cold[key]:.1f} | {ours[key]:.1f} | {ours[key] / cold[key]:.2f} |")
@@ -231,7 +239,9 @@ def kernel_start_table(ours: dict) -> None:
     )
     if "sandboxed" in ours:
         extra = ours["sandboxed"]["start_to_ready_ms"] - ours["start_to_ready_ms"]
-        summary += f"; sandboxed − plain start {extra:.0f} ms (≤ 300 ms " + verdict(extra, 300) + ")"
+        summary += (
+            f"; sandboxed − plain start {extra:.0f} ms (≤ 300 ms " + verdict(extra, 300) + ")"
+        )
     print(summary + ".")
 
 

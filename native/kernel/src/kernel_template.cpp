@@ -60,8 +60,7 @@ std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& lau
         template_launch.environment["IPYBOX_TREE"] = tree_placeholder;
         const auto wrapping =
             launch.wrap ? launch.wrap(self->directory_->path()) : kernel_wrapping{};
-        options = detail::program_spawn_options(template_launch, wrapping,
-                                                self->directory_->path(),
+        options = detail::program_spawn_options(template_launch, wrapping, self->directory_->path(),
                                                 detail::template_command(launch.python));
         // The template's own lifeline is its channel; each child gets a stdin lifeline of its own.
         options.environment.erase("IPYBOX_LIFELINE");
@@ -173,9 +172,11 @@ std::string kernel_template::receive(int fd, clock::time_point deadline, int* se
     while (true) {
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-        if (left.count() <= 0) throw kernel_start_error("the kernel template did not answer in time");
+        if (left.count() <= 0)
+            throw kernel_start_error("the kernel template did not answer in time");
         pollfd item{fd, POLLIN, 0};
-        const int ready = ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        const int ready =
+            ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
         if (ready < 0 && errno != EINTR) {
             throw kernel_start_error(std::string("poll: ") + std::strerror(errno));
         }
@@ -234,8 +235,8 @@ std::unique_ptr<process::child_process> kernel_template::fork(
     lifeline.read.reset();
     output.write.reset();
 
-    const auto reply = nlohmann::json::parse(receive(channel_.get(), deadline, nullptr), nullptr,
-                                             false);
+    const auto reply =
+        nlohmann::json::parse(receive(channel_.get(), deadline, nullptr), nullptr, false);
     if (!reply.is_object() || reply.value("id", std::uint64_t{0}) != id) {
         std::lock_guard lock(state_mutex_);
         refused_ = true;
@@ -270,7 +271,9 @@ std::unique_ptr<process::child_process> kernel_template::fork(
     adopted.output = std::move(output.read);
     adopted.on_output_line = std::move(options.on_output_line);
     adopted.io = options.io;
-    adopted.on_status_read = [self = shared_from_this(), template_pid] { self->reap(template_pid); };
+    adopted.on_status_read = [self = shared_from_this(), template_pid] {
+        self->reap(template_pid);
+    };
     return process::child_process::adopt(std::move(adopted));
 }
 

@@ -158,9 +158,7 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     request.working_directory = options.working_directory;
     const int stdin_fd =
         lifeline ? lifeline->read.get() : (input ? input.get() : options.stdin_descriptor);
-    request.descriptors = {{0, stdin_fd},
-                           {1, output.write.get()},
-                           {2, output.write.get()}};
+    request.descriptors = {{0, stdin_fd}, {1, output.write.get()}, {2, output.write.get()}};
     request.limits = options.limits;
     request.cgroup_procs = options.cgroup_procs;
     auto spawned = process::spawn(request);
@@ -210,8 +208,7 @@ std::optional<exit_status> child_process::poll_adopted() {
         while (fields >> field) {
             if (++number == 52) code = std::atoll(field.c_str());
         }
-        const bool still_ours =
-            ::syscall(SYS_pidfd_send_signal, pidfd_.get(), 0, nullptr, 0) == 0;
+        const bool still_ours = ::syscall(SYS_pidfd_send_signal, pidfd_.get(), 0, nullptr, 0) == 0;
         if (code >= 0 && still_ours) status = exit_status::from_wait_status(static_cast<int>(code));
     }
     return status;

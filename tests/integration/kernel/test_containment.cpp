@@ -22,7 +22,6 @@ using ipybox::testing::expect_error;
 using ipybox::testing::process_alive;
 using ipybox::testing::start_escaping_child;
 
-
 TEST_SUITE("kernel.containment") {
     TEST_CASE("a kernel shares no socket with ipybox, only the pipes handed to it") {
         // Made before the kernel starts, without close-on-exec, as Asio and ZeroMQ do.

@@ -70,8 +70,7 @@ code_executor_options forking_options(const std::string& name) {
 }
 
 std::vector<int> children_of(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
-                     "/children");
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
     std::vector<int> out;
     for (int child = 0; in >> child;) out.push_back(child);
     return out;
@@ -90,7 +89,8 @@ int thread_count(int pid) {
 }  // namespace
 
 TEST_SUITE("kernel.template") {
-    TEST_CASE("a forked kernel is a fresh kernel, as a cold one is, and its siblings share nothing") {
+    TEST_CASE(
+        "a forked kernel is a fresh kernel, as a cold one is, and its siblings share nothing") {
         auto cold_options = forking_options("template-cold");
         cold_options.fork_kernels = false;
         code_executor cold(cold_options);
@@ -103,14 +103,14 @@ TEST_SUITE("kernel.template") {
         forked.reset();  // waits for the spare, which the template forks
         const auto first = facts(forked);
         const int template_pid = first["ppid"];
-        REQUIRE(template_pid != ::getpid());  // forked, not started by us
+        REQUIRE(template_pid != ::getpid());         // forked, not started by us
         CHECK(first["pid"] == forked.kernel_pid());  // the native side knows the child's pid
         CHECK(thread_count(template_pid) == 1);      // the template runs no thread
 
         // The same process as far as its code can tell.
-        for (const char* key : {"leads_session", "argv_length", "main", "threads", "precision",
-                                "backend", "linewidth", "tree_tag_in_block", "marker",
-                                "json_marker"}) {
+        for (const char* key :
+             {"leads_session", "argv_length", "main", "threads", "precision", "backend",
+              "linewidth", "tree_tag_in_block", "marker", "json_marker"}) {
             const std::string name = key;
             CAPTURE(name);
             CHECK(first[key] == cold_facts[key]);
@@ -137,8 +137,7 @@ TEST_SUITE("kernel.template") {
             CHECK(second[key] == cold_facts[key]);
         }
         const auto second_modules = second["modules"].get<std::vector<std::string>>();
-        CHECK_FALSE(
-            std::binary_search(second_modules.begin(), second_modules.end(), "wave"));
+        CHECK_FALSE(std::binary_search(second_modules.begin(), second_modules.end(), "wave"));
         CHECK(second["ppid"] == template_pid);
         CHECK(second["pid"] != first["pid"]);
         CHECK(second["random"] != first["random"]);
@@ -161,7 +160,8 @@ TEST_SUITE("kernel.template") {
         }
     }
 
-    TEST_CASE("a package installed or a path folder made replaces the template, and nothing else does") {
+    TEST_CASE(
+        "a package installed or a path folder made replaces the template, and nothing else does") {
         auto options = forking_options("template-invalidation");
         const auto site = options.workspace / "site";  // on the kernel's path, not there yet
         options.kernel_env["PYTHONPATH"] = site.string();
@@ -241,12 +241,14 @@ TEST_SUITE("kernel.template") {
         CHECK(eventually_gone(escaped));
         // A child forked without exec keeps the kernel's environment block, and with it the
         // tag that finds the tree where there is no cgroup.
-        const int forked_child = std::stoi(executor.execute(
-            "import os, time\n"
-            "pid = os.fork()\n"
-            "if pid == 0:\n"
-            "    os.setsid(); time.sleep(300); os._exit(0)\n"
-            "print(pid)").text);
+        const int forked_child =
+            std::stoi(executor
+                          .execute("import os, time\n"
+                                   "pid = os.fork()\n"
+                                   "if pid == 0:\n"
+                                   "    os.setsid(); time.sleep(300); os._exit(0)\n"
+                                   "print(pid)")
+                          .text);
         executor.reset();
         CHECK(eventually_gone(forked_child));
     }
