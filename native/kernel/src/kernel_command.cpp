@@ -36,7 +36,9 @@ constexpr const char* template_bootstrap =
 }  // namespace
 
 std::vector<std::string> template_command(const std::filesystem::path& python) {
-    return {python.string(), "-c", template_bootstrap};
+    // Room for each child's own command line (kernel_template.py, _retitle): a kernel's is the
+    // interpreter, the kernel's bootstrap and its connection file.
+    return {python.string(), "-c", template_bootstrap, std::string(1024, '_')};
 }
 
 std::vector<std::string> kernel_command(const std::filesystem::path& python,

@@ -28,8 +28,9 @@ process::spawn_options program_spawn_options(const kernel_launch& launch,
                                              const std::filesystem::path& kernel_directory,
                                              std::vector<std::string> program);
 
-// {python, "-c", <bootstrap>}: the kernel template (ipybox_runtime.kernel_template), its
-// bootstrap the kernel's but for the module it runs.
+// {python, "-c", <bootstrap>, <padding>}: the kernel template (ipybox_runtime.kernel_template),
+// its bootstrap the kernel's but for the module it runs; the padding leaves room in the
+// process's argument area for each child's command line.
 std::vector<std::string> template_command(const std::filesystem::path& python);
 
 // {python, "-c", <bootstrap>, "-f", connection_file}. The bootstrap removes the current

@@ -222,9 +222,13 @@ std::unique_ptr<process::child_process> kernel_template::fork(
     auto lifeline = process::make_pipe();
     auto output = process::make_pipe();
     const auto id = ++next_id_;
+    // The command line a cold start would have run, for /proc/<pid>/cmdline.
+    std::vector<std::string> command_line = {options.executable.string()};
+    command_line.insert(command_line.end(), options.arguments.begin(), options.arguments.end());
     nlohmann::json request = {{"op", "fork"},
                               {"id", id},
                               {"argv", arguments},
+                              {"cmdline", command_line},
                               {"cwd", options.working_directory.string()},
                               {"env", options.environment},
                               {"limits", limits_of(options.limits)}};

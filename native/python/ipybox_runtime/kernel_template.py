@@ -9,8 +9,9 @@ waits. It opens no socket of its own, starts no thread and never runs user code.
 Messages from the native side are JSON objects, with descriptors passed alongside
 (``SCM_RIGHTS``):
 
-* ``{"op": "fork", "id": N, "argv": [...], "cwd": ..., "env": {...}, "limits": {...}}`` with the
-  descriptors ``[handshake, stdin, output, *cgroup_procs]``. The template answers
+* ``{"op": "fork", "id": N, "argv": [...], "cmdline": [...], "cwd": ..., "env": {...},
+  "limits": {...}}`` with the descriptors ``[handshake, stdin, output, *cgroup_procs]``
+  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``). The template answers
   ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child becomes a fresh kernel (see
   ``_become_kernel``); or ``{"id": N, "error": ...}``.
 * ``{"op": "reap", "pid": P}``: the native side has read the exit status of the child P from
@@ -46,9 +47,12 @@ PRELOAD = (
     "pydantic",
     "numpy",
     "numpy.random",
+    # What pyplot imports, but neither pyplot nor the inline backend: importing those hooks them
+    # into the kernel's shell (post-execute figure flush), which only exists in the child.
     "matplotlib",
-    "matplotlib.pyplot",
-    "matplotlib_inline.backend_inline",
+    "matplotlib.figure",
+    "matplotlib.font_manager",
+    "matplotlib.backends.backend_agg",
 )
 REQUIRED = 3
 TREE_VARIABLE = "IPYBOX_TREE"
@@ -201,6 +205,24 @@ def _retag(tag: str) -> None:
     ctypes.memmove(start + at + len(TREE_VARIABLE) + 1, tag.encode(), len(tag))
 
 
+def _retitle(command_line: list[str]) -> None:
+    """Writes the kernel's command line over the template's, as /proc/<pid>/cmdline shows it.
+
+    ps, pgrep and the like then see the kernel a cold start would have run. The template was
+    started with room to spare (a padding argument); what is left is filled with NUL bytes.
+    """
+    import ctypes
+
+    with open("/proc/self/stat", "rb") as stat:
+        fields = stat.read().rsplit(b")", 1)[1].split()
+    # Fields 48 and 49 of proc(5) (arg_start, arg_end); fields[0] is field 3.
+    start, end = int(fields[45]), int(fields[46])
+    text = b"\0".join(os.fsencode(argument) for argument in command_line) + b"\0"
+    if not command_line or len(text) > end - start:
+        return
+    ctypes.memmove(start, text + b"\0" * (end - start - len(text)), end - start)
+
+
 def _restore_blas_threads() -> None:
     # OpenBLAS was loaded with one thread (see _preload); a cold kernel would have one per CPU.
     if any(name in os.environ for name in BLAS_THREAD_VARIABLES) or "numpy" not in sys.modules:
@@ -261,6 +283,7 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
         os.environ.clear()
         os.environ.update(environment)
         _retag(environment.get(TREE_VARIABLE, ""))
+        _retitle(request.get("cmdline", []))
         sys.argv = ["-c", *request["argv"]]
         _reseed()
         _restore_blas_threads()

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -44,6 +45,8 @@ print(_json.dumps({
     'backend': _matplotlib.get_backend(),
     'linewidth': _matplotlib.rcParams['lines.linewidth'],
     'cwd': _os.getcwd(),
+    'command_line': (lambda c: [c[0], c[1], 'kernel_main' in c[2], c[3], len(c)])(
+        open('/proc/self/cmdline', 'rb').read().rstrip(b'\0').decode().split('\0')),
     'tree_tag_in_block': ('IPYBOX_TREE=' + _os.environ.get('IPYBOX_TREE', '')).encode() in _environ_block,
     'marker': 'marker' in globals(),
     'json_marker': hasattr(_json, 'ipybox_marker'),
@@ -116,6 +119,9 @@ TEST_SUITE("kernel.template") {
             CHECK(first[key] == cold_facts[key]);
         }
         CHECK(first["argv"] == json::array({"-c", "-f"}));
+        // Plots come back as images: the inline backend hooks into this kernel's shell.
+        CHECK(forked.execute("import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()")
+                  .images.size() == 1);
         CHECK(first["cwd"] == std::filesystem::weakly_canonical(forked_options.workspace).string());
         // Every module a cold kernel has is there; more are (the template's imports), but the
         // kernel's own code imported none of them into another kernel (wave above).
@@ -251,5 +257,22 @@ TEST_SUITE("kernel.template") {
                           .text);
         executor.reset();
         CHECK(eventually_gone(forked_child));
+    }
+
+    TEST_CASE("a template that dies is replaced, and the kernels it forked live on") {
+        code_executor executor(forking_options("template-dies"));
+        executor.execute("pass");
+        executor.reset();
+        executor.execute("kept = 5");
+        const int template_pid = facts(executor)["ppid"];
+        REQUIRE(template_pid != ::getpid());
+        REQUIRE(::kill(template_pid, SIGKILL) == 0);
+        CHECK(eventually_gone(template_pid));
+        CHECK(executor.execute("print(kept)").text == "5");
+        executor.reset();  // the spare forked before: from the dead template, but alive
+        executor.reset();  // forked by the template started in the dead one's place
+        const int next_template = facts(executor)["ppid"];
+        CHECK(next_template != template_pid);
+        CHECK(next_template != ::getpid());
     }
 }
