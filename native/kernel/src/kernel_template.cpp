@@ -239,8 +239,15 @@ std::unique_ptr<process::child_process> kernel_template::fork(
     lifeline.read.reset();
     output.write.reset();
 
-    const auto reply =
-        nlohmann::json::parse(receive(channel_.get(), deadline, nullptr), nullptr, false);
+    std::string answer;
+    try {
+        answer = receive(channel_.get(), deadline, nullptr);
+    } catch (const kernel_start_error& e) {  // silent or gone: of no further use
+        std::lock_guard lock(state_mutex_);
+        refused_ = true;
+        throw template_unavailable(e.what(), false);
+    }
+    const auto reply = nlohmann::json::parse(answer, nullptr, false);
     if (!reply.is_object() || reply.value("id", std::uint64_t{0}) != id) {
         std::lock_guard lock(state_mutex_);
         refused_ = true;
