@@ -11,9 +11,9 @@ Messages from the native side are JSON objects, with descriptors passed alongsid
 
 * ``{"op": "fork", "id": N, "argv": [...], "cmdline": [...], "cwd": ..., "env": {...},
   "limits": {...}}`` with the descriptors ``[handshake, stdin, output, *cgroup_procs]``
-  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``). The template answers
-  ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child becomes a fresh kernel (see
-  ``_become_kernel``); or ``{"id": N, "error": ...}``.
+  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``).
+  The template answers ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child
+  becomes a fresh kernel (see ``_become_kernel``); or ``{"id": N, "error": ...}``.
 * ``{"op": "reap", "pid": P}``: the native side has read the exit status of the child P from
   ``/proc``; the template may now collect the zombie. Children are never reaped before: their
   status stays readable, and their PID cannot be reused while the native side watches it.
