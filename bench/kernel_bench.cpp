@@ -4,16 +4,22 @@
 //
 //   ipybox_kernel_bench [--runs N] [--python PATH] [--srt PATH]
 //
-// The same measurements are repeated with every resource limit off (under "no_limits") and, with
-// --srt, with the kernel sandboxed (under "sandboxed").
+// The same measurements are repeated with kernels started cold instead of forked from the kernel
+// template (under "cold"), with every resource limit off (under "no_limits") and, with --srt,
+// with the kernel sandboxed (under "sandboxed"). Each also measures resets back to back, the
+// next result after a kernel's crash (os._exit) and the PSS of the process tree.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -53,6 +59,38 @@ nlohmann::json round_trips(ipybox::code_executor& executor, const std::string& c
             {"runs", runs}};
 }
 
+// The proportional set size (shared pages divided among their sharers) of this process and all
+// its descendants, in MiB: forked kernels share the template's pages, which RSS would count
+// once per process.
+double tree_pss_mib() {
+    std::map<int, std::vector<int>> children;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(entry.path() / "stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const auto end = text.rfind(')');
+        if (end == std::string::npos) continue;
+        std::istringstream fields(text.substr(end + 2));
+        std::string state;
+        int parent = 0;
+        fields >> state >> parent;
+        children[parent].push_back(std::stoi(name));
+    }
+    double kib = 0;
+    std::vector<int> pending = {getpid()};
+    while (!pending.empty()) {
+        const int pid = pending.back();
+        pending.pop_back();
+        for (const int child : children[pid]) pending.push_back(child);
+        std::ifstream rollup("/proc/" + std::to_string(pid) + "/smaps_rollup");
+        for (std::string line; std::getline(rollup, line);) {
+            if (line.rfind("Pss:", 0) == 0) kib += std::stod(line.substr(4));
+        }
+    }
+    return kib / 1024;
+}
+
 // Start, round trips and reset of one executor.
 nlohmann::json measure(ipybox::code_executor_options options, int runs) {
     nlohmann::json report;
@@ -75,6 +113,36 @@ nlohmann::json measure(ipybox::code_executor_options options, int runs) {
         resets.push_back(ms_since(start));
     }
     report["reset_to_usable_ms"] = percentile(resets, 50);
+    report["tree_pss_mib"] = tree_pss_mib();  // the spare is up (see above)
+    // Once the kernel in use has imported what a data cell imports.
+    executor.execute("import numpy, pydantic, matplotlib.pyplot");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    report["tree_pss_after_imports_mib"] = tree_pss_mib();
+
+    // Resets as an agent's loop makes them: nothing between them but a cell.
+    std::vector<double> back_to_back;
+    for (int i = 0; i < 12; ++i) {
+        start = clock_type::now();
+        executor.reset();
+        executor.execute("pass");
+        back_to_back.push_back(ms_since(start));
+    }
+    report["reset_back_to_back_p50_ms"] = percentile(back_to_back, 50);
+    report["reset_back_to_back_p90_ms"] = percentile(back_to_back, 90);
+
+    // From a cell that ends its kernel (os._exit) to the next cell's result.
+    std::vector<double> crashes;
+    for (int i = 0; i < 5; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+        try {
+            executor.execute("import os; os._exit(1)");
+        } catch (const std::exception&) {  // the death, as expected
+        }
+        start = clock_type::now();
+        executor.execute("pass");
+        crashes.push_back(ms_since(start));
+    }
+    report["crash_restart_ms"] = percentile(crashes, 50);
     executor.stop();
     return report;
 }
@@ -100,7 +168,12 @@ int main(int argc, char** argv) {
     options.runtime_directory = IPYBOX_SOURCE_PYTHON_DIR;
     options.keep_spare_kernel = true;
 
+    // Kernels started cold first (the spare as before the template), then forked.
+    auto cold = options;
+    cold.fork_kernels = false;
+    const auto cold_report = measure(cold, runs);
     auto report = measure(options, runs);
+    report["cold"] = cold_report;
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     report["peak_rss_mib"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
@@ -111,7 +184,7 @@ int main(int argc, char** argv) {
     if (!srt.empty()) {
         options.sandbox = ipybox::kernel_sandbox{};
         options.sandbox->srt = srt;
-        report["sandboxed"] = measure(options, runs);
+        report["sandboxed"] = measure(options, runs);  // cold: see template_holder.cpp
     }
     std::cout << report.dump() << std::endl;
     return 0;

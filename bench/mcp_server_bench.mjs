@@ -3,6 +3,7 @@
 //   - spawn to initialize reply, spawn to the first execute_ipython_cell result (cold starts)
 //   - execute_ipython_cell("pass") round trip, p50/p99
 //   - reset to usable (reset, then a `pass` result), with the spare kernel given time to start
+//   - resets back to back (reset, `pass`, reset, ...) and a crash (os._exit) to the next result
 //   - peak RSS of the ipybox process itself (VmHWM; kernels and MCP servers are other processes)
 //   - a tool call through the generated API (kernel -> tool server -> stdio server-everything
 //     echo -> back): timed inside the kernel with perf_counter, and as whole execute_ipython_cell
@@ -86,6 +87,29 @@ async function resets(client) {
   return percentile(samples, 50);
 }
 
+// Resets as an agent's loop makes them (issue 23): nothing between them but a cell.
+async function backToBackResets(client) {
+  const samples = [];
+  for (let i = 0; i < 12; ++i) {
+    samples.push(await timed(async () => {
+      await client.callTool({ name: "reset", arguments: {} });
+      await execute(client, "pass");
+    }));
+  }
+  return { p50_ms: percentile(samples, 50), p90_ms: percentile(samples, 90) };
+}
+
+// From the end of a cell that ended its kernel (os._exit) to the next cell's result.
+async function crashRestarts(client) {
+  const samples = [];
+  for (let i = 0; i < 5; ++i) {
+    await sleep(2500);  // the spare is up, as after an agent's turn
+    await client.callTool({ name: "execute_ipython_cell", arguments: { code: "import os; os._exit(1)" } });
+    samples.push(await timed(() => execute(client, "pass")));
+  }
+  return percentile(samples, 50);
+}
+
 function peakRssMib(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(status.match(/^VmHWM:\s+(\d+) kB/m)[1]) / 1024;
@@ -135,6 +159,8 @@ try {
     await execute(client, "pass");
     report.pass = await roundTrips(client, "pass", opts.runs);
     report.reset_to_usable_ms = await resets(client);
+    report.reset_back_to_back = await backToBackResets(client);
+    report.crash_restart_ms = await crashRestarts(client);
     report.tool_call = await generatedApiCalls(client, opts.runs);
     report.peak_rss_mib = peakRssMib(transport.pid);
   } finally {

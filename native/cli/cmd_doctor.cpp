@@ -126,6 +126,15 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
                   chosen->pydantic_version.empty() ? "MISSING" : chosen->pydantic_version);
         print_row("matplotlib", chosen->matplotlib_version.empty() ? "missing (plots unavailable)"
                                                                    : chosen->matplotlib_version);
+        // How new kernels start (reset, restart): forked from a template, or cold with a spare.
+        auto obstacle = kernel::kernel_fork_obstacle(*chosen);
+        if (const auto it = environment.find("IPYBOX_FORK_KERNELS");
+            it != environment.end() && it->second == "0") {
+            obstacle = "IPYBOX_FORK_KERNELS=0 turns forking off";
+        }
+        print_row("kernel start", obstacle.empty()
+                                      ? "forked from a kernel template (under --sandbox: cold)"
+                                      : "cold, with a spare kernel started ahead: " + obstacle);
         if (chosen->pydantic_version.empty()) {
             problems.push_back(
                 "pydantic is needed by generated MCP tool modules: "

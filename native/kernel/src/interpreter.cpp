@@ -1,5 +1,6 @@
 #include "ipybox/kernel/interpreter.hpp"
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace {
 
 // Fast: find_spec does not import ipykernel (which takes half a second).
 constexpr const char* probe_script = R"PY(
-import importlib.util, json, platform, sys
+import importlib.util, json, os, platform, socket, sys
 def version(name):
     if importlib.util.find_spec(name) is None:
         return ""
@@ -27,7 +28,8 @@ def version(name):
         return "unknown"
 print("IPYBOX-PROBE " + json.dumps({"python": platform.python_version(),
     "ipykernel": version("ipykernel"), "pydantic": version("pydantic"),
-    "matplotlib": version("matplotlib")}))
+    "matplotlib": version("matplotlib"),
+    "fork": hasattr(os, "fork") and hasattr(socket, "SCM_RIGHTS") and hasattr(socket, "CMSG_SPACE")}))
 )PY";
 
 }  // namespace
@@ -76,6 +78,7 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
         probe.ipykernel_version = parsed.value("ipykernel", "");
         probe.pydantic_version = parsed.value("pydantic", "");
         probe.matplotlib_version = parsed.value("matplotlib", "");
+        probe.can_fork = parsed.value("fork", false);
     } catch (const nlohmann::json::exception&) {
         probe.problem = "is not a Python interpreter (no probe answer)";
         return probe;
@@ -86,6 +89,14 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
     }
     probe.usable = true;
     return probe;
+}
+
+std::string kernel_fork_obstacle(const interpreter_probe& probe) {
+    if (!probe.can_fork) return probe.path.string() + " has no os.fork or no descriptor passing";
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+    if (pidfd < 0) return "this system has no pidfd_open (Linux 5.3 or later)";
+    ::close(pidfd);
+    return "";
 }
 
 std::optional<std::filesystem::path> environment_interpreter(

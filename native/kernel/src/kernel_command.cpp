@@ -26,7 +26,20 @@ constexpr const char* bootstrap =
     "from ipybox_runtime.kernel_main import main\n"
     "main(sys.argv[1:])\n";
 
+constexpr const char* template_bootstrap =
+    "import sys\n"
+    "if sys.path and sys.path[0] == '':\n"
+    "    del sys.path[0]\n"
+    "from ipybox_runtime.kernel_template import main\n"
+    "main()\n";
+
 }  // namespace
+
+std::vector<std::string> template_command(const std::filesystem::path& python) {
+    // Room for each child's own command line (kernel_template.py, _retitle): a kernel's is the
+    // interpreter, the kernel's bootstrap and its connection file.
+    return {python.string(), "-c", template_bootstrap, std::string(1024, '_')};
+}
 
 std::vector<std::string> kernel_command(const std::filesystem::path& python,
                                         const std::filesystem::path& connection_file) {
@@ -79,6 +92,14 @@ process::spawn_options kernel_spawn_options(const kernel_launch& launch,
                                             const kernel_wrapping& wrapping,
                                             const std::filesystem::path& kernel_directory,
                                             const std::filesystem::path& connection_file) {
+    return program_spawn_options(launch, wrapping, kernel_directory,
+                                 kernel_command(launch.python, connection_file));
+}
+
+process::spawn_options program_spawn_options(const kernel_launch& launch,
+                                             const kernel_wrapping& wrapping,
+                                             const std::filesystem::path& kernel_directory,
+                                             std::vector<std::string> program) {
     process::spawn_options options;
     std::vector<std::string> command = wrapping.command_prefix;
     auto environment = launch.environment;
@@ -101,9 +122,7 @@ process::spawn_options kernel_spawn_options(const kernel_launch& launch,
     } else {
         options.environment = std::move(environment);
     }
-    for (auto& arg : kernel_command(launch.python, connection_file)) {
-        command.push_back(std::move(arg));
-    }
+    for (auto& arg : program) command.push_back(std::move(arg));
     options.executable = command.front();
     options.arguments.assign(command.begin() + 1, command.end());
     options.working_directory = launch.working_directory;

@@ -21,6 +21,18 @@ process::spawn_options kernel_spawn_options(const kernel_launch& launch,
                                             const std::filesystem::path& kernel_directory,
                                             const std::filesystem::path& connection_file);
 
+// The same for another program run like a kernel (the kernel template): `program` replaces
+// kernel_command's.
+process::spawn_options program_spawn_options(const kernel_launch& launch,
+                                             const kernel_wrapping& wrapping,
+                                             const std::filesystem::path& kernel_directory,
+                                             std::vector<std::string> program);
+
+// {python, "-c", <bootstrap>, <padding>}: the kernel template (ipybox_runtime.kernel_template),
+// its bootstrap the kernel's but for the module it runs; the padding leaves room in the
+// process's argument area for each child's command line.
+std::vector<std::string> template_command(const std::filesystem::path& python);
+
 // {python, "-c", <bootstrap>, "-f", connection_file}. The bootstrap removes the current
 // directory ('' in sys.path: the workspace, which kernel code writes) before it imports
 // anything, then runs ipybox_runtime.kernel_main: a workspace file named like a module the

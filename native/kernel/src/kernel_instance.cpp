@@ -15,6 +15,7 @@
 #include "ipybox/process/child_process.hpp"
 #include "kernel_command.hpp"
 #include "kernel_messages.hpp"
+#include "kernel_template.hpp"
 
 namespace ipybox::kernel {
 namespace {
@@ -29,6 +30,8 @@ using jupyter::message;
 // and for any answer at all before asking again (never on every poll: that livelocks the kernel).
 constexpr auto iopub_echo_wait = std::chrono::milliseconds(250);
 constexpr auto reply_wait = std::chrono::milliseconds(2000);
+// How long a template may take to fork a kernel (it answers in milliseconds when it is well).
+constexpr auto fork_wait = std::chrono::milliseconds(10000);
 
 }  // namespace
 
@@ -209,6 +212,11 @@ struct kernel_instance::impl {
 kernel_instance::kernel_instance(std::unique_ptr<impl> state) : impl_(std::move(state)) {}
 
 std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& launch) {
+    return start(launch, nullptr);
+}
+
+std::unique_ptr<kernel_instance> kernel_instance::start(
+    const kernel_launch& launch, const std::shared_ptr<kernel_template>& from) {
     auto state = std::make_unique<impl>(launch);
     auto& s = *state;
     s.info = launch.transport == "tcp"
@@ -223,7 +231,8 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
 
     process::spawn_options options;
     try {  // the sandbox's preparation, or the kernel's environment file
-        const auto wrapping = launch.wrap ? launch.wrap(s.directory.path()) : kernel_wrapping{};
+        const auto wrapping =
+            launch.wrap && !from ? launch.wrap(s.directory.path()) : kernel_wrapping{};
         options =
             detail::kernel_spawn_options(launch, wrapping, s.directory.path(), connection_file);
     } catch (const std::exception& e) {
@@ -241,7 +250,12 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
                 options.environment[name] = value;
             }
         }
-        s.child = process::child_process::spawn(std::move(options));
+        if (from) {
+            s.child = from->fork(std::move(options), {"-f", connection_file.string()},
+                                 clock::now() + fork_wait);
+        } else {
+            s.child = process::child_process::spawn(std::move(options));
+        }
     } catch (const process::process_error& e) {
         throw kernel_start_error(e.what());
     }
@@ -257,6 +271,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
     };
     auto created = std::unique_ptr<kernel_instance>(new kernel_instance(std::move(state)));
     created->pid_ = s.child->pid();
+    created->template_ = from;
     jupyter::connection_options connection_options;
     connection_options.heartbeat_interval = launch.heartbeat_interval;
     connection_options.heartbeat_misses = launch.heartbeat_misses;
@@ -358,6 +373,10 @@ void kernel_instance::end_descendants() {
     std::lock_guard lock(impl_->tree_mutex);
     const int ended = impl_->tree->kill_all();
     if (ended > 0) impl_->log->debug("ended {} processes left by the kernel", ended);
+}
+
+bool kernel_instance::outdated() const {
+    return template_ && template_->outdated();
 }
 
 bool kernel_instance::alive() const {

@@ -58,6 +58,10 @@ const session_options& kernel_session::options() const {
     return core_->options();
 }
 
+std::string kernel_session::cold_start_reason() const {
+    return core_->cold_start_reason();
+}
+
 int kernel_session::kernel_pid() const {
     return core_->kernel_pid();
 }
@@ -130,6 +134,7 @@ void kernel_session::stop() {
             core::logger("kernel")->warn("stopping kernel {} failed: {}", kernel->pid(), e.what());
         }
     }
+    core_->stop_templates();  // while launch.io lives: the template's output is read there
 }
 
 bool kernel_session::wait_streams_released(std::chrono::milliseconds timeout) {

@@ -23,6 +23,7 @@
 
 #include "ipybox/core/log.hpp"
 #include "ipybox/kernel/kernel_session.hpp"
+#include "template_holder.hpp"
 
 namespace ipybox::kernel::detail {
 
@@ -94,6 +95,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
 
     const session_options& options() const { return options_; }
     int kernel_pid() const { return pid_.load(); }
+    std::string cold_start_reason() const { return templates_->cold_reason(); }
 
     // Throws std::logic_error naming `call` on a thread that runs the session's loop.
     void refuse_on_loop(const char* call) const;
@@ -118,6 +120,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
     void begin_stopping();
     void stop_on_strand();
     std::vector<std::shared_ptr<kernel_instance>> take_leftovers();
+    void stop_templates() { templates_->stop(); }
 
   private:
     template <typename Handler>
@@ -140,7 +143,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
     bool is_head(const queued_execution& entry) const;
 
     // session_kernels.cpp
-    std::shared_ptr<kernel_instance> start_kernel() const;
+    std::shared_ptr<kernel_instance> start_kernel(bool spare) const;
     bool have_live_kernel() const;
     bool acquire_kernel();
     void start_job(bool spare);
@@ -159,6 +162,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
     void deliver(std::function<void()> handler, std::shared_ptr<kernel_instance> kernel);
 
     const session_options options_;
+    const std::unique_ptr<template_holder> templates_;
     core::work_pool* blocking_work_;  // null once stopped
     boost::asio::io_context& io_;
     std::atomic<int> pid_{0};

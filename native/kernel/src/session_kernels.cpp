@@ -1,6 +1,8 @@
 // The kernels of a session, on the strand: the current one and the spare, how the head of the
 // queue gets a live kernel, how kernels are retired, and how the session stops. Starting and
 // shutting down kernels blocks, so it runs on the session's pool and reports back to the strand.
+#include <sys/resource.h>
+
 #include <future>
 
 #include "ipybox/core/log.hpp"
@@ -22,8 +24,10 @@ std::string message_of(const std::exception_ptr& failure) {
 
 }  // namespace
 
-std::shared_ptr<kernel_instance> session_core::start_kernel() const {
-    std::shared_ptr<kernel_instance> kernel = kernel_instance::start(options_.launch);
+// A spare may wait for the template's imports (nobody waits for it); any other start takes the
+// template if it is up, else starts cold at once.
+std::shared_ptr<kernel_instance> session_core::start_kernel(bool spare) const {
+    std::shared_ptr<kernel_instance> kernel = templates_->start_kernel(spare);
     kernel->wait_ready(clock::now() + options_.start_timeout);
     return kernel;
 }
@@ -44,7 +48,8 @@ bool session_core::acquire_kernel() {
     if (spare_) {
         auto spare = std::move(spare_);
         spare_.reset();
-        if (spare->alive()) {
+        // A spare forked before a package was installed would not see it: replaced too.
+        if (spare->alive() && !spare->outdated()) {
             use_as_current(std::move(spare));
             start_spare();
             return true;
@@ -64,7 +69,7 @@ void session_core::start_job(bool spare) {
         std::shared_ptr<kernel_instance> kernel;
         std::exception_ptr failure;
         try {
-            kernel = self->start_kernel();
+            kernel = self->start_kernel(spare);
         } catch (...) {
             failure = std::current_exception();
         }
@@ -102,7 +107,7 @@ void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
         return;
     }
     waiting_for_spare_ = false;
-    if (!kernel || !kernel->alive()) {
+    if (!kernel || !kernel->alive() || kernel->outdated()) {
         retire(std::move(kernel));
         return start_job(false);
     }
@@ -127,6 +132,9 @@ void session_core::retire(std::shared_ptr<kernel_instance> kernel) {
         leftovers_.push_back(std::move(kernel));
         return;
     }
+    // Its way out (atexit, the interpreter's teardown) gives way to the kernel that replaces it
+    // and to the next spare, which compete with it for the CPU.
+    if (kernel->alive()) ::setpriority(PRIO_PROCESS, static_cast<id_t>(kernel->pid()), 19);
     blocking_work_->post([kernel = std::move(kernel)] {
         try {
             kernel->shutdown(std::chrono::milliseconds(500));

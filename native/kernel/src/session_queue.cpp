@@ -20,6 +20,9 @@ queued_execution* execution_at(operation& op) {
 
 session_core::session_core(session_options options, core::work_pool& blocking_work)
     : options_(std::move(options)),
+      templates_(std::make_unique<template_holder>(
+          options_.launch, options_.start_timeout,
+          options_.fork_kernels ? std::string() : options_.fork_disabled_reason)),
       blocking_work_(&blocking_work),
       io_(*options_.launch.io),
       strand_(boost::asio::make_strand(io_)),

@@ -13,6 +13,8 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace ipybox::process {
@@ -146,7 +148,7 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     unique_fd input;
     if (options.stdin_lifeline) {
         lifeline = make_pipe();
-    } else {
+    } else if (options.stdin_descriptor < 0) {
         input = open_dev_null(false);
     }
     spawn_request request;
@@ -154,9 +156,9 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     request.arguments = std::move(options.arguments);
     request.environment = std::move(options.environment);
     request.working_directory = options.working_directory;
-    request.descriptors = {{0, lifeline ? lifeline->read.get() : input.get()},
-                           {1, output.write.get()},
-                           {2, output.write.get()}};
+    const int stdin_fd =
+        lifeline ? lifeline->read.get() : (input ? input.get() : options.stdin_descriptor);
+    request.descriptors = {{0, stdin_fd}, {1, output.write.get()}, {2, output.write.get()}};
     request.limits = options.limits;
     request.cgroup_procs = options.cgroup_procs;
     auto spawned = process::spawn(request);
@@ -170,14 +172,66 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     return self;
 }
 
+std::unique_ptr<child_process> child_process::adopt(adopted_process process) {
+    if (!process.pidfd) {
+        throw process_error("cannot watch process " + std::to_string(process.pid) +
+                            " without a pidfd");
+    }
+    std::unique_ptr<child_process> self(new child_process());
+    self->pid_ = process.pid;
+    self->pidfd_ = std::move(process.pidfd);
+    self->lifeline_ = std::move(process.lifeline);
+    self->adopted_ = true;
+    self->on_status_read_ = std::move(process.on_status_read);
+    self->reader_ =
+        std::make_shared<reader>(process.output.release(), std::move(process.on_output_line));
+    self->reader_->start(process.io);
+    return self;
+}
+
+// The exit status of an adopted process, once it has exited: field 52 of /proc/<pid>/stat
+// (exit_code, in waitpid's form) while it is a zombie. The pidfd says whether it has exited, and
+// afterwards whether it is still unreaped (a signal to a reaped process fails): only then was
+// the field read from our process and not from another that got its pid.
+std::optional<exit_status> child_process::poll_adopted() {
+    pollfd item{pidfd_.get(), POLLIN, 0};
+    if (::poll(&item, 1, 0) <= 0 || (item.revents & POLLIN) == 0) return std::nullopt;
+    std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    exit_status status;
+    const auto comm_end = text.rfind(')');
+    if (comm_end != std::string::npos) {
+        std::istringstream fields(text.substr(comm_end + 1));
+        std::string field;
+        int number = 2;
+        long long code = -1;
+        while (fields >> field) {
+            if (++number == 52) code = std::atoll(field.c_str());
+        }
+        const bool still_ours = ::syscall(SYS_pidfd_send_signal, pidfd_.get(), 0, nullptr, 0) == 0;
+        if (code >= 0 && still_ours) status = exit_status::from_wait_status(static_cast<int>(code));
+    }
+    return status;
+}
+
 child_process::~child_process() {
     if (!poll_exit()) terminate(std::chrono::milliseconds(500));
     if (reader_) reader_->close();
 }
 
 std::optional<exit_status> child_process::poll_exit() {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (status_) return status_;
+    if (adopted_) {
+        status_ = poll_adopted();
+        if (!status_) return std::nullopt;
+        const auto status = status_;
+        auto release = std::move(on_status_read_);
+        on_status_read_ = nullptr;
+        lock.unlock();
+        if (release) release();
+        return status;
+    }
     int status = 0;
     const pid_t reaped = ::waitpid(pid_, &status, WNOHANG);
     if (reaped == pid_) {

@@ -17,7 +17,7 @@ import time
 _COLOUR_VARIABLES = ("CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR")
 
 
-def _prepare_environment() -> None:
+def prepare_environment() -> None:
     for name in _COLOUR_VARIABLES:
         os.environ.pop(name, None)
     os.environ["TERM"] = "dumb"
@@ -40,7 +40,7 @@ def _prepare_import_path() -> None:
 LIFELINE_VARIABLE = "IPYBOX_LIFELINE"
 
 
-def _exit_with_parent() -> None:
+def _exit_with_parent(watch_parent: bool = True) -> None:
     # A kernel must not outlive the ipybox process that started it, even when that process is
     # killed. ipykernel's own poller only notices a parent of pid 1, which misses subreapers.
     # ipybox holds the only write end of our stdin: end-of-file there means it is gone, which
@@ -58,6 +58,8 @@ def _exit_with_parent() -> None:
 
         threading.Thread(target=watch_lifeline, name="ipybox-lifeline", daemon=True).start()
 
+    if not watch_parent:  # a kernel forked by the template: the template is no lifeline
+        return
     parent = os.getppid()
 
     def watch() -> None:
@@ -98,9 +100,9 @@ def _workspace_off_the_path() -> list[str]:
     return ["--InteractiveShellApp.ignore_cwd=True"] if version_info >= (8,) else []
 
 
-def main(argv: list[str] | None = None) -> None:
-    _prepare_environment()
-    _exit_with_parent()
+def main(argv: list[str] | None = None, watch_parent: bool = True) -> None:
+    prepare_environment()
+    _exit_with_parent(watch_parent)
     from ipybox_runtime import kernel_output
     from ipykernel.kernelapp import IPKernelApp
 

@@ -34,6 +34,15 @@ TEST_SUITE("cli.other") {
         CHECK(r.out.find("/usr/bin/python3") != std::string::npos);
     }
 
+    TEST_CASE("doctor says how kernels start: forked from the template, or cold and why") {
+        const auto forked = run_ipybox("doctor");
+        CHECK(forked.out.find("  kernel start  forked from a kernel template") !=
+              std::string::npos);
+        const auto cold = run_ipybox("doctor", "", "IPYBOX_FORK_KERNELS=0");
+        CHECK(cold.out.find("  kernel start  cold, with a spare kernel started ahead: "
+                            "IPYBOX_FORK_KERNELS=0 turns forking off") != std::string::npos);
+    }
+
     TEST_CASE("doctor prints where the user library of saved actions is") {
         const auto data = fresh_directory("doctor-data");
         const auto r = run_ipybox("doctor", "", "XDG_DATA_HOME=" + data.string());

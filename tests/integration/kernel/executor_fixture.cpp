@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "ipybox/process/environment.hpp"
 #include "test_paths.hpp"
@@ -60,3 +61,18 @@ std::filesystem::path write_script(const std::filesystem::path& dir, const std::
 }
 
 }  // namespace ipybox::testing
+
+int ipybox::testing::start_escaping_child(code_executor& executor,
+                                          const std::filesystem::path& pid_file) {
+    executor.execute(
+        "import subprocess\n"
+        "subprocess.Popen(['setsid', 'sh', '-c', 'trap \"\" TERM; echo $$ > " +
+        pid_file.string() + "; exec sleep 300'])");
+    int pid = 0;
+    for (int i = 0; i < 500 && pid == 0; ++i) {
+        std::ifstream in(pid_file);
+        if (!(in >> pid)) pid = 0;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pid;
+}

@@ -23,6 +23,10 @@ extern const char* const ignores_interrupts;
 // Resident set size of this process in KiB.
 long resident_kib();
 
+// Starts, from kernel code, a grandchild in its own session that ignores SIGTERM; returns its
+// pid (as the host sees it), or 0 if it did not say it within 5 s.
+int start_escaping_child(code_executor& executor, const std::filesystem::path& pid_file);
+
 // Writes an executable shell script and returns its path.
 std::filesystem::path write_script(const std::filesystem::path& dir, const std::string& name,
                                    const std::string& body);

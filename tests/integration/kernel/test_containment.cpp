@@ -20,26 +20,7 @@ using ipybox::testing::eventually_gone;
 using ipybox::testing::executor_options_for;
 using ipybox::testing::expect_error;
 using ipybox::testing::process_alive;
-
-namespace {
-
-// Starts, from kernel code, a grandchild in its own session that ignores SIGTERM; returns its
-// pid (as the host sees it).
-int start_escaping_child(code_executor& executor, const std::filesystem::path& pid_file) {
-    executor.execute(
-        "import subprocess\n"
-        "subprocess.Popen(['setsid', 'sh', '-c', 'trap \"\" TERM; echo $$ > " +
-        pid_file.string() + "; exec sleep 300'])");
-    int pid = 0;
-    for (int i = 0; i < 500 && pid == 0; ++i) {
-        std::ifstream in(pid_file);
-        if (!(in >> pid)) pid = 0;
-        std::this_thread::sleep_for(10ms);
-    }
-    return pid;
-}
-
-}  // namespace
+using ipybox::testing::start_escaping_child;
 
 TEST_SUITE("kernel.containment") {
     TEST_CASE("a kernel shares no socket with ipybox, only the pipes handed to it") {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "process_inspection.hpp"
 #include "test_paths.hpp"
@@ -185,6 +186,43 @@ TEST_SUITE("sandbox.kernel") {
         executor.reset();
         CHECK(executor.execute("print('y' in dir())").text == "False");
         CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
+    }
+
+    TEST_CASE("sandboxed kernels start cold with a sandbox each, never forked from a template") {
+        // Children of one template would share its sandbox (see the test below: the spare's
+        // files must stay out of sight). The control: without the sandbox, the spare is forked.
+        const auto command_line = [](int pid) {
+            std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+            return std::string((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        };
+        const auto parent_of = [](int pid) {
+            std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+            std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+            std::istringstream fields(text.substr(text.rfind(')') + 2));
+            std::string state;
+            int parent = 0;
+            fields >> state >> parent;
+            return parent;
+        };
+        auto plain_options = tool_executor_options("sandbox-fork-control");
+        plain_options.keep_spare_kernel = true;
+        code_executor plain(plain_options);
+        plain.execute("pass");
+        plain.reset();
+        CHECK(command_line(parent_of(plain.kernel_pid())).find("kernel_template") !=
+              std::string::npos);
+
+        auto options = sandboxed("cold");
+        options.keep_spare_kernel = true;
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        executor.execute("pass");
+        // The kernel's process, as ipybox sees it, is the sandbox runtime it started itself.
+        CHECK(parent_of(executor.kernel_pid()) == ::getpid());
+        CHECK(command_line(executor.kernel_pid()).find("kernel_main") != std::string::npos);
     }
 
     TEST_CASE(

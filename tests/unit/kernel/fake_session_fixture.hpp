@@ -59,6 +59,7 @@ struct fake_session_fixture {
         o.start_timeout = 5s;
         o.interrupt_grace = 100ms;
         o.keep_spare = keep_spare;
+        o.fork_kernels = false;  // the fake kernel is no Python that could be a template
         return o;
     }
 };

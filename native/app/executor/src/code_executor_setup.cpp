@@ -174,6 +174,13 @@ kernel::kernel_session& code_executor::impl::session() {
     session_options.max_output_bytes = options.max_output_bytes;
     session_options.start_timeout = options.start_timeout;
     session_options.keep_spare = options.keep_spare_kernel;
+    const auto fork_setting = options.host_environment.find("IPYBOX_FORK_KERNELS");
+    if (!options.fork_kernels) {
+        session_options.fork_kernels = false;
+    } else if (fork_setting != options.host_environment.end() && fork_setting->second == "0") {
+        session_options.fork_kernels = false;
+        session_options.fork_disabled_reason = "IPYBOX_FORK_KERNELS=0 turns forking off";
+    }
     kernel_session = std::make_unique<kernel::kernel_session>(std::move(session_options));
     core::logger("app")->info("kernel interpreter {}, workspace {}", python.string(),
                               options.workspace.string());

@@ -16,8 +16,11 @@
 namespace ipybox::jupyter::detail {
 namespace {
 
-constexpr std::chrono::milliseconds first_backoff{10};
-constexpr std::chrono::milliseconds longest_backoff{100};
+// A kernel forked from the template binds its sockets some 50 ms after it was asked for: a short
+// longest wait keeps the first connection close behind the bind (a refused local connect costs
+// microseconds).
+constexpr std::chrono::milliseconds first_backoff{5};
+constexpr std::chrono::milliseconds longest_backoff{20};
 
 struct address {
     sockaddr_storage storage{};

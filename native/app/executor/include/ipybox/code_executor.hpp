@@ -79,6 +79,9 @@ struct code_executor_options {
     std::size_t max_output_bytes = 8 * 1024 * 1024;
     bool keep_spare_kernel = true;          // makes reset() fast at the cost of one idle kernel
     std::optional<kernel_sandbox> sandbox;  // run the kernel sandboxed (see kernel_sandbox)
+    // Spare kernels forked from a kernel template that has done their imports (tens of ms instead
+    // of Python's start); off, or IPYBOX_FORK_KERNELS=0 in host_environment: started cold.
+    bool fork_kernels = true;
     // Limits of each kernel's process tree (memory, processes and threads, largest file, open
     // files, CPU seconds; unset fields: no limit). Enforced with a cgroup where ipybox can make
     // one, else with rlimits (process/containment.hpp). A cell that crosses one ends with an

@@ -22,7 +22,14 @@ struct interpreter_probe {
     std::string ipykernel_version;
     std::string pydantic_version;
     std::string matplotlib_version;
+    bool can_fork = false;  // os.fork and descriptor passing (SCM_RIGHTS) are there
 };
+
+// Why kernels of `probe`'s interpreter cannot be forked from a kernel template on this system
+// (kernel_session.hpp: session_options::fork_kernels), or "" when they can: the interpreter
+// needs os.fork and descriptor passing, the system pidfds (to watch a process that is not our
+// child).
+std::string kernel_fork_obstacle(const interpreter_probe& probe);
 
 // Runs `path` once to learn its versions. Never throws; failures are described in `problem`.
 // `environment` is the probe's complete environment (normally the kernel's allowlist).

@@ -102,11 +102,18 @@ struct pending_execution {
     }
 };
 
+class kernel_template;  // private to the kernel module (src/kernel_template.hpp)
+
 class kernel_instance {
   public:
     // Spawns the kernel in a fresh private directory under launch.runtime_base. Throws
     // kernel_start_error if the process cannot be started at all (or launch.wrap fails).
     static std::unique_ptr<kernel_instance> start(const kernel_launch& launch);
+    // The same kernel forked by `from` (started with the same launch): launch.wrap is not called
+    // again (the template runs inside the sandbox already). Throws template_unavailable when the
+    // template cannot fork (then start it cold, or from a new template), kernel_start_error.
+    static std::unique_ptr<kernel_instance> start(const kernel_launch& launch,
+                                                  const std::shared_ptr<kernel_template>& from);
     ~kernel_instance();  // shuts the kernel down (see shutdown) if still running
 
     // Blocks until ready. Throws kernel_start_error if the kernel exits first or the deadline
@@ -122,6 +129,9 @@ class kernel_instance {
     void interrupt();
 
     bool alive() const;
+    // True for a kernel forked from a template whose imports are out of date (a package was
+    // installed since): a kernel started now would see other modules. Cheap (a few stat()s).
+    bool outdated() const;
     // Why the process exited ("killed by signal 9 (SIGKILL)"; "exceeded its memory limit of
     // 2 GiB and was stopped" when a limit ended it), or "" while it runs.
     std::string exit_reason() const;
@@ -140,6 +150,7 @@ class kernel_instance {
     struct impl;
     explicit kernel_instance(std::unique_ptr<impl> state);
     std::unique_ptr<impl> impl_;
+    std::shared_ptr<kernel_template> template_;  // the one it was forked from, if any
     int pid_ = -1;
 };
 

@@ -47,6 +47,10 @@
 //    kernel_died saying so: they were written for the state that is gone.
 //  * reset() swaps in the spare kernel (fast), retires the old one in the background and starts
 //    a new spare.
+//  * Kernels are forked from the session's kernel template (fork_kernels): the spare always
+//    (the first one waits for the template's imports), any other start when the template is up
+//    (else it starts cold, without waiting). A template that died, or that saw a package
+//    installed since its imports, is replaced; where forking cannot work, kernels start cold.
 //
 // Thread-safety: every method may be called from any thread. The blocking ones (start, run,
 // reset, stop, and the stream's waits) throw std::logic_error on a thread that runs the
@@ -77,6 +81,11 @@ struct session_options {
     std::chrono::milliseconds start_timeout{30000};
     std::chrono::milliseconds interrupt_grace{3000};
     bool keep_spare = true;
+    // Kernels are forked from a kernel template (a process that has done a kernel's imports)
+    // instead of started cold: the spare, and the kernel of every start once the template is
+    // up. Off: every kernel starts cold (cold_start_reason says why).
+    bool fork_kernels = true;
+    std::string fork_disabled_reason = "forking kernels is turned off";
 };
 
 class kernel_session {
@@ -122,6 +131,8 @@ class kernel_session {
 
     // The current kernel's pid (0 if none), for diagnostics and tests.
     int kernel_pid() const;
+    // Why new kernels start cold rather than forked from the template; "" while they are forked.
+    std::string cold_start_reason() const;
     const session_options& options() const;
 
   private:

@@ -40,11 +40,29 @@ struct spawn_options {
     // destroyed: the child reads end-of-file when we let go of it or die, even through wrappers
     // (a sandbox) that hide our pid from it. Otherwise stdin is /dev/null.
     bool stdin_lifeline = false;
+    // When >= 0 (and no lifeline), the child's stdin is this descriptor of ours (a socket to
+    // talk to it over); the caller keeps it.
+    int stdin_descriptor = -1;
     process_rlimits limits;
     std::vector<int> cgroup_procs;  // see spawn_request
     // The loop that reads the child's output (it must outlive the child_process); null: a
     // thread of the child_process's own.
     boost::asio::io_context* io = nullptr;
+};
+
+// A process started for us by another one (a kernel forked by the kernel template), whose exit
+// this process watches through a pidfd and whose exit status it reads from /proc while the
+// process is a zombie: its parent reaps it only when `on_status_read` says so. The pidfd must
+// have been opened while the process was known to be alive (so that the pid names it).
+struct adopted_process {
+    int pid = -1;
+    unique_fd pidfd;
+    unique_fd lifeline;  // the write end of its stdin pipe (see spawn_options::stdin_lifeline)
+    unique_fd output;    // the read end of its merged stdout/stderr
+    std::function<void(std::string_view line)> on_output_line;
+    boost::asio::io_context* io = nullptr;
+    // Called once, after the exit status was read (or found unreadable): the parent may reap.
+    std::function<void()> on_status_read;
 };
 
 class child_process {
@@ -53,6 +71,9 @@ class child_process {
     // reach it and everything it starts. Throws process_error if it cannot be started (the
     // message names the executable and the reason).
     static std::unique_ptr<child_process> spawn(spawn_options options);
+    // Takes charge of a process another one started: everything below works as for a spawned
+    // child (the shutdown ladder, output, exit status). Throws process_error without a pidfd.
+    static std::unique_ptr<child_process> adopt(adopted_process process);
     ~child_process();
 
     child_process(const child_process&) = delete;
@@ -81,11 +102,14 @@ class child_process {
   private:
     child_process() = default;
     struct reader;
+    std::optional<exit_status> poll_adopted();  // mutex_ held
 
     int pid_ = -1;
     unique_fd pidfd_;
     unique_fd lifeline_;  // write end of the child's stdin pipe (stdin_lifeline)
     std::optional<exit_status> status_;
+    bool adopted_ = false;
+    std::function<void()> on_status_read_;
     std::shared_ptr<reader> reader_;
     mutable std::mutex mutex_;
 };

@@ -1,0 +1,299 @@
+#include "kernel_template.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "ipybox/core/log.hpp"
+#include "ipybox/core/private_directory.hpp"
+#include "kernel_command.hpp"
+
+namespace ipybox::kernel {
+namespace {
+
+constexpr std::size_t max_message = 1 << 16;
+// The tree tag's stand-in in the template's environment, as long as a tag (32 hex digits): each
+// child writes its own tag over it (kernel_template.py, _retag).
+constexpr const char* tree_placeholder = "00000000000000000000000000000000";
+
+std::pair<process::unique_fd, process::unique_fd> seqpacket_pair() {
+    int ends[2] = {-1, -1};
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) {
+        throw kernel_start_error(std::string("cannot create a socket pair: ") +
+                                 std::strerror(errno));
+    }
+    return {process::unique_fd(ends[0]), process::unique_fd(ends[1])};
+}
+
+nlohmann::json limits_of(const process::process_rlimits& limits) {
+    nlohmann::json out = nlohmann::json::object();
+    const auto put = [&](const char* name, const std::optional<std::uint64_t>& value) {
+        if (value) out[name] = *value;
+    };
+    put("address_space", limits.address_space_bytes);
+    put("file_size", limits.file_size_bytes);
+    put("open_files", limits.open_files);
+    put("processes", limits.processes);
+    put("cpu_seconds", limits.cpu_seconds);
+    return out;
+}
+
+}  // namespace
+
+std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& launch,
+                                                        clock::time_point deadline) {
+    std::shared_ptr<kernel_template> self(new kernel_template());
+    auto log = core::logger("kernel");
+    process::spawn_options options;
+    auto [ours, theirs] = seqpacket_pair();
+    try {
+        self->directory_ =
+            std::make_unique<core::private_directory>("ipybox-t-", launch.runtime_base);
+        auto template_launch = launch;
+        template_launch.environment["IPYBOX_TREE"] = tree_placeholder;
+        const auto wrapping =
+            launch.wrap ? launch.wrap(self->directory_->path()) : kernel_wrapping{};
+        options = detail::program_spawn_options(template_launch, wrapping, self->directory_->path(),
+                                                detail::template_command(launch.python));
+        // The template's own lifeline is its channel; each child gets a stdin lifeline of its own.
+        options.environment.erase("IPYBOX_LIFELINE");
+    } catch (const std::exception& e) {
+        throw kernel_start_error(std::string("cannot prepare the kernel template: ") + e.what());
+    }
+    options.stdin_lifeline = false;
+    options.stdin_descriptor = theirs.get();
+    options.on_output_line = [log](std::string_view line) { log->debug("template: {}", line); };
+    options.io = launch.io;
+    try {
+        self->process_ = process::child_process::spawn(std::move(options));
+    } catch (const process::process_error& e) {
+        throw kernel_start_error(e.what());
+    }
+    theirs.reset();
+    self->channel_ = std::move(ours);
+    std::string answer;
+    try {
+        answer = self->receive(self->channel_.get(), deadline, nullptr);
+    } catch (const kernel_start_error& e) {
+        self->process_->wait_output_end(std::chrono::milliseconds(200));
+        throw kernel_start_error(std::string(e.what()) + ". Its last output:\n" +
+                                 self->process_->output_tail());
+    }
+    const auto parsed = nlohmann::json::parse(answer, nullptr, false);
+    if (parsed.is_object() && parsed.contains("unable")) {
+        throw template_unavailable(parsed["unable"].get<std::string>(), true);
+    }
+    if (!parsed.is_object() || !parsed.value("ready", false)) {
+        throw kernel_start_error("the kernel template answered something else: " + answer);
+    }
+    const auto found = parsed.find("watched");
+    if (found != parsed.end() && found->is_object()) {
+        for (auto it = found->begin(); it != found->end(); ++it) {
+            const auto& stamp = it.value();
+            if (stamp.is_array() && stamp.size() == 2) {
+                self->watched_.emplace_back(it.key(), std::pair{stamp[0].get<std::uint64_t>(),
+                                                                stamp[1].get<std::uint64_t>()});
+            } else {
+                self->watched_.emplace_back(it.key(), std::nullopt);
+            }
+        }
+    }
+    log->debug("kernel template {} ready", self->process_->pid());
+    return self;
+}
+
+kernel_template::~kernel_template() {
+    channel_.reset();  // end of file: the template exits
+    if (process_ && !process_->wait_for(std::chrono::milliseconds(1000))) {
+        process_->terminate(std::chrono::milliseconds(500));
+    }
+}
+
+bool kernel_template::usable() const {
+    std::lock_guard lock(state_mutex_);
+    return !refused_ && process_ && !process_->poll_exit();
+}
+
+bool kernel_template::outdated() const {
+    for (const auto& [path, stamp] : watched_) {
+        struct stat info {};
+        std::optional<std::pair<std::uint64_t, std::uint64_t>> now;
+        if (::stat(path.c_str(), &info) == 0) {
+            now = std::pair{static_cast<std::uint64_t>(info.st_ino),
+                            static_cast<std::uint64_t>(info.st_mtim.tv_sec) * 1000000000ULL +
+                                static_cast<std::uint64_t>(info.st_mtim.tv_nsec)};
+        }
+        if (now != stamp) return true;
+    }
+    return false;
+}
+
+int kernel_template::pid() const {
+    return process_ ? process_->pid() : -1;
+}
+
+void kernel_template::send(const std::string& message, const std::vector<int>& descriptors) {
+    iovec data{const_cast<char*>(message.data()), message.size()};
+    msghdr header{};
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    std::vector<char> control(CMSG_SPACE(sizeof(int) * descriptors.size()));
+    if (!descriptors.empty()) {
+        header.msg_control = control.data();
+        header.msg_controllen = control.size();
+        auto* item = CMSG_FIRSTHDR(&header);
+        item->cmsg_level = SOL_SOCKET;
+        item->cmsg_type = SCM_RIGHTS;
+        item->cmsg_len = CMSG_LEN(sizeof(int) * descriptors.size());
+        std::memcpy(CMSG_DATA(item), descriptors.data(), sizeof(int) * descriptors.size());
+    }
+    std::lock_guard lock(send_mutex_);
+    ssize_t sent = -1;
+    do {
+        sent = ::sendmsg(channel_.get(), &header, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    if (sent != static_cast<ssize_t>(message.size())) {
+        throw template_unavailable(
+            std::string("the kernel template stopped listening: ") + std::strerror(errno), false);
+    }
+}
+
+// One message from `fd` (the channel, or a child's handshake socket) before `deadline`; with
+// `sender_pid`, the sender's PID as our namespace sees it, from the credentials the kernel
+// attaches (SO_PASSCRED is set on the socket).
+std::string kernel_template::receive(int fd, clock::time_point deadline, int* sender_pid) {
+    while (true) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+        if (left.count() <= 0)
+            throw kernel_start_error("the kernel template did not answer in time");
+        pollfd item{fd, POLLIN, 0};
+        const int ready =
+            ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        if (ready < 0 && errno != EINTR) {
+            throw kernel_start_error(std::string("poll: ") + std::strerror(errno));
+        }
+        if (ready > 0) break;
+    }
+    std::string buffer(max_message, '\0');
+    iovec data{buffer.data(), buffer.size()};
+    std::array<char, CMSG_SPACE(sizeof(ucred))> control{};
+    msghdr header{};
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control.data();
+    header.msg_controllen = control.size();
+    ssize_t got = -1;
+    do {
+        got = ::recvmsg(fd, &header, MSG_CMSG_CLOEXEC);
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0) throw template_unavailable("the kernel template (or its child) ended", false);
+    for (auto* item = CMSG_FIRSTHDR(&header); item != nullptr; item = CMSG_NXTHDR(&header, item)) {
+        if (item->cmsg_level == SOL_SOCKET && item->cmsg_type == SCM_CREDENTIALS && sender_pid) {
+            ucred credentials{};
+            std::memcpy(&credentials, CMSG_DATA(item), sizeof credentials);
+            *sender_pid = credentials.pid;
+        }
+    }
+    buffer.resize(static_cast<std::size_t>(got));
+    return buffer;
+}
+
+std::unique_ptr<process::child_process> kernel_template::fork(
+    process::spawn_options options, const std::vector<std::string>& arguments,
+    clock::time_point deadline) {
+    std::lock_guard fork_lock(fork_mutex_);
+    if (!usable()) throw template_unavailable("the kernel template is gone", false);
+    if (outdated()) {
+        std::lock_guard lock(state_mutex_);
+        refused_ = true;
+        throw template_unavailable("packages changed since the kernel template's imports", false);
+    }
+    auto [handshake, child_end] = seqpacket_pair();
+    const int on = 1;
+    ::setsockopt(handshake.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+    auto lifeline = process::make_pipe();
+    auto output = process::make_pipe();
+    const auto id = ++next_id_;
+    // The command line a cold start would have run, for /proc/<pid>/cmdline.
+    std::vector<std::string> command_line = {options.executable.string()};
+    command_line.insert(command_line.end(), options.arguments.begin(), options.arguments.end());
+    nlohmann::json request = {{"op", "fork"},
+                              {"id", id},
+                              {"argv", arguments},
+                              {"cmdline", command_line},
+                              {"cwd", options.working_directory.string()},
+                              {"env", options.environment},
+                              {"limits", limits_of(options.limits)}};
+    std::vector<int> descriptors = {child_end.get(), lifeline.read.get(), output.write.get()};
+    for (const int procs : options.cgroup_procs) descriptors.push_back(procs);
+    send(request.dump(), descriptors);
+    child_end.reset();
+    lifeline.read.reset();
+    output.write.reset();
+
+    std::string answer;
+    try {
+        answer = receive(channel_.get(), deadline, nullptr);
+    } catch (const kernel_start_error& e) {  // silent or gone: of no further use
+        std::lock_guard lock(state_mutex_);
+        refused_ = true;
+        throw template_unavailable(e.what(), false);
+    }
+    const auto reply = nlohmann::json::parse(answer, nullptr, false);
+    if (!reply.is_object() || reply.value("id", std::uint64_t{0}) != id) {
+        std::lock_guard lock(state_mutex_);
+        refused_ = true;
+        throw template_unavailable("the kernel template answered out of turn", false);
+    }
+    if (reply.contains("error")) {
+        {
+            std::lock_guard lock(state_mutex_);
+            refused_ = true;
+        }
+        throw template_unavailable(reply["error"].get<std::string>(), false);
+    }
+    const int template_pid = reply.value("pid", -1);
+    int pid = -1;
+    receive(handshake.get(), deadline, &pid);
+    if (pid <= 0) throw kernel_start_error("the forked kernel did not say who it is");
+    process::unique_fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    // The child waits for our go: if its end of the handshake is still open, it still lives, and
+    // the pidfd names it (and not a process that got its PID after it died).
+    pollfd item{handshake.get(), POLLIN | POLLRDHUP, 0};
+    if (!pidfd || ::poll(&item, 1, 0) != 0) {
+        reap(template_pid);
+        throw kernel_start_error("the forked kernel ended before it started");
+    }
+    if (::send(handshake.get(), "g", 1, MSG_NOSIGNAL) != 1) {
+        throw kernel_start_error("the forked kernel ended before it started");
+    }
+    process::adopted_process adopted;
+    adopted.pid = pid;
+    adopted.pidfd = std::move(pidfd);
+    adopted.lifeline = std::move(lifeline.write);
+    adopted.output = std::move(output.read);
+    adopted.on_output_line = std::move(options.on_output_line);
+    adopted.io = options.io;
+    adopted.on_status_read = [self = shared_from_this(), template_pid] {
+        self->reap(template_pid);
+    };
+    return process::child_process::adopt(std::move(adopted));
+}
+
+void kernel_template::reap(int template_pid) {
+    try {
+        send(nlohmann::json({{"op", "reap"}, {"pid", template_pid}}).dump(), {});
+    } catch (const kernel_start_error&) {
+        // The template is gone: whoever inherited its children reaps them.
+    }
+}
+
+}  // namespace ipybox::kernel

@@ -1,0 +1,98 @@
+#pragma once
+// The kernel template (private to the kernel module): a Python process that has imported what a
+// kernel imports and forks fresh kernels on request (ipybox_runtime/kernel_template.py has the
+// other side and the message format).
+//
+// It is started like a kernel (the interpreter, environment, working directory and sandbox of
+// `launch`), but uncontained: it never runs user code, and each child joins its own kernel's
+// control groups and limits before anything else runs there. Its standard input is a
+// SOCK_SEQPACKET socket whose other end only this object holds: the one channel, and its
+// lifeline (end of file there ends it). A forked kernel is a child of the template, not of ours:
+// we learn its PID as our PID namespace sees it from the child itself (SCM_CREDENTIALS), open a
+// pidfd while it waits for our go, and read its exit status from /proc before the template may
+// reap it (process::child_process::adopt).
+//
+// The template keeps running while a kernel it forked lives (each holds a reference): under a
+// sandbox with its own PID namespace, its end would end them.
+//
+// Thread-safety: every method may be called from any thread; forks are served one at a time.
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ipybox/kernel/kernel_instance.hpp"
+#include "ipybox/process/child_process.hpp"
+#include "ipybox/process/unique_fd.hpp"
+
+namespace ipybox::core {
+class private_directory;
+}
+
+namespace ipybox::kernel {
+
+// The template cannot give a kernel: it found a package installed since its imports (stale), it
+// died, or forking cannot work here. The caller starts the kernel cold, or a new template.
+class template_unavailable : public kernel_start_error {
+  public:
+    template_unavailable(const std::string& message, bool permanent)
+        : kernel_start_error(message), permanent_(permanent) {}
+    // Forking cannot work with this interpreter or system: do not try again.
+    bool permanent() const { return permanent_; }
+
+  private:
+    bool permanent_;
+};
+
+class kernel_template : public std::enable_shared_from_this<kernel_template> {
+  public:
+    using clock = std::chrono::steady_clock;
+
+    // Starts the template and waits until it has done its imports. Throws template_unavailable
+    // (permanent) when it says forking cannot work, kernel_start_error when it fails to start.
+    static std::shared_ptr<kernel_template> start(const kernel_launch& launch,
+                                                  clock::time_point deadline);
+    ~kernel_template();
+
+    kernel_template(const kernel_template&) = delete;
+    kernel_template& operator=(const kernel_template&) = delete;
+
+    // Forks a kernel with the environment, working directory, limits, control groups and output
+    // handling of `options` (as for a cold kernel; its command line is not used) and `arguments`
+    // (the kernel's own, after the bootstrap). Returns once the child runs on its own. Throws
+    // template_unavailable (then the template is of no further use), kernel_start_error.
+    std::unique_ptr<process::child_process> fork(process::spawn_options options,
+                                                 const std::vector<std::string>& arguments,
+                                                 clock::time_point deadline);
+
+    // False once the template died, refused a fork or went out of date.
+    bool usable() const;
+    // True once a folder of the template's sys.path (or the user site) changed since its
+    // imports (a package installed or removed, a folder of the path made): a kernel forked from
+    // it could see old versions of the modules it imported. Reads a few stat()s.
+    bool outdated() const;
+    int pid() const;
+
+  private:
+    kernel_template() = default;
+    void send(const std::string& message, const std::vector<int>& descriptors);
+    std::string receive(int fd, clock::time_point deadline, int* sender_pid);
+    void reap(int template_pid);
+
+    std::unique_ptr<core::private_directory> directory_;
+    std::unique_ptr<process::child_process> process_;
+    process::unique_fd channel_;
+    std::mutex fork_mutex_;  // one fork at a time: replies come in request order
+    std::mutex send_mutex_;  // a reap may be sent while a fork waits for its reply
+    mutable std::mutex state_mutex_;
+    bool refused_ = false;
+    // Each folder the template's imports depended on, with its inode and modification time
+    // (nullopt: missing) when they were done.
+    std::vector<std::pair<std::string, std::optional<std::pair<std::uint64_t, std::uint64_t>>>>
+        watched_;
+    std::uint64_t next_id_ = 0;
+};
+
+}  // namespace ipybox::kernel

@@ -1,0 +1,96 @@
+#include "template_holder.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ipybox/core/log.hpp"
+#include "kernel_template.hpp"
+
+namespace ipybox::kernel::detail {
+
+template_holder::template_holder(kernel_launch launch, std::chrono::milliseconds start_timeout,
+                                 std::string disabled_reason)
+    : launch_(std::move(launch)),
+      start_timeout_(start_timeout),
+      cold_reason_(std::move(disabled_reason)) {
+    // Children of the template are watched through pidfds: without them, no template at all.
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+    if (pidfd < 0 && cold_reason_.empty()) {
+        cold_reason_ = "this system has no pidfd_open (Linux 5.3 or later)";
+    }
+    if (pidfd >= 0) ::close(pidfd);
+    // Each sandboxed kernel has a sandbox of its own (its mount and PID namespaces, its scratch
+    // folders). Children of one template would share the template's: the kernel being retired
+    // could reach the spare that replaces it (its folder, its process). Until each child gets
+    // namespaces of its own, sandboxed kernels start cold.
+    if (launch_.wrap && cold_reason_.empty()) {
+        cold_reason_ = "sandboxed kernels start cold: forked kernels would share one sandbox";
+    }
+}
+
+template_holder::~template_holder() = default;
+
+std::string template_holder::cold_reason() const {
+    std::lock_guard lock(mutex_);
+    return cold_reason_;
+}
+
+void template_holder::stop() {
+    std::shared_ptr<kernel_template> ending;
+    {
+        std::lock_guard lock(mutex_);
+        if (cold_reason_.empty()) cold_reason_ = "the session was stopped";
+        ending = std::move(template_);
+    }
+}
+
+void template_holder::give_up(const std::string& reason) {
+    core::logger("kernel")->warn("kernels start cold from now on: {}", reason);
+    std::lock_guard lock(mutex_);
+    cold_reason_ = reason;
+    template_.reset();
+}
+
+std::shared_ptr<kernel_template> template_holder::current(bool may_start) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!cold_reason_.empty()) return nullptr;
+        if (template_ && template_->usable()) return template_;
+        template_.reset();  // dead or stale; kernels it forked keep it while they run
+    }
+    if (!may_start) return nullptr;
+    std::lock_guard start_lock(starting_);
+    {
+        std::lock_guard lock(mutex_);
+        if (!cold_reason_.empty()) return nullptr;
+        if (template_) return template_;
+    }
+    try {
+        auto started =
+            kernel_template::start(launch_, std::chrono::steady_clock::now() + start_timeout_);
+        std::lock_guard lock(mutex_);
+        template_ = started;
+        return started;
+    } catch (const template_unavailable& e) {
+        give_up(std::string("the kernel template cannot fork here (") + e.what() + ")");
+    } catch (const kernel_start_error& e) {
+        give_up(std::string("the kernel template did not start: ") + e.what());
+    }
+    return nullptr;
+}
+
+std::unique_ptr<kernel_instance> template_holder::start_kernel(bool may_wait) {
+    // A stale template is replaced once: the next one has just done its imports.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const auto from = current(may_wait);
+        if (!from) break;
+        try {
+            return kernel_instance::start(launch_, from);
+        } catch (const template_unavailable& e) {
+            core::logger("kernel")->info("kernel template {} replaced: {}", from->pid(), e.what());
+        }
+    }
+    return kernel_instance::start(launch_);
+}
+
+}  // namespace ipybox::kernel::detail

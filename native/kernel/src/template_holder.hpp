@@ -1,0 +1,45 @@
+#pragma once
+// A session's kernel template (private to the kernel module): started when first wanted, started
+// again when it died or found a package installed since its imports, and given up for good (with
+// the reason) when forking cannot work here or is turned off. See kernel_template.hpp.
+//
+// Thread-safety: every method may be called from any thread (the session's pool starts kernels).
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ipybox/kernel/kernel_instance.hpp"
+
+namespace ipybox::kernel::detail {
+
+class template_holder {
+  public:
+    // `disabled_reason`: why kernels start cold from the outset ("" to fork them).
+    template_holder(kernel_launch launch, std::chrono::milliseconds start_timeout,
+                    std::string disabled_reason);
+    ~template_holder();
+
+    // A kernel: forked from the running template when there is one; else, when `may_wait`, from
+    // a template started now (blocking while it imports); else started cold. Throws
+    // kernel_start_error.
+    std::unique_ptr<kernel_instance> start_kernel(bool may_wait);
+
+    // Why kernels start cold ("" while they are forked).
+    std::string cold_reason() const;
+    // Ends the template (once its kernels are shut down); kernels start cold afterwards.
+    void stop();
+
+  private:
+    std::shared_ptr<kernel_template> current(bool may_start);
+    void give_up(const std::string& reason);
+
+    const kernel_launch launch_;
+    const std::chrono::milliseconds start_timeout_;
+    mutable std::mutex mutex_;
+    std::mutex starting_;  // one template start at a time
+    std::shared_ptr<kernel_template> template_;
+    std::string cold_reason_;
+};
+
+}  // namespace ipybox::kernel::detail

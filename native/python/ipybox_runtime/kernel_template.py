@@ -1,0 +1,319 @@
+"""The kernel template: a process that has imported what every kernel imports, and forks kernels.
+
+The native side starts ``python -c <bootstrap>`` exactly as it starts a kernel (same interpreter,
+environment, working directory, limits, sandbox), except that its standard input is a
+``SOCK_SEQPACKET`` socket only the native side holds the other end of: the template's one
+channel. The template imports ipykernel, IPython, this runtime and the usual heavy modules, then
+waits. It opens no socket of its own, starts no thread and never runs user code.
+
+Messages from the native side are JSON objects, with descriptors passed alongside
+(``SCM_RIGHTS``):
+
+* ``{"op": "fork", "id": N, "argv": [...], "cmdline": [...], "cwd": ..., "env": {...},
+  "limits": {...}}`` with the descriptors ``[handshake, stdin, output, *cgroup_procs]``
+  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``).
+  The template answers ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child
+  becomes a fresh kernel (see ``_become_kernel``); or ``{"id": N, "error": ...}``.
+* ``{"op": "reap", "pid": P}``: the native side has read the exit status of the child P from
+  ``/proc``; the template may now collect the zombie. Children are never reaped before: their
+  status stays readable, and their PID cannot be reused while the native side watches it.
+
+End of file on the channel (the native side let go, or died) ends the template. Its first
+message says it is ready, with the folders of ``sys.path`` and the user site and their state
+(inode and modification time, or null when missing): once one of them changes (a package
+installed or removed, a folder of the path made), the native side stops forking from this
+template, whose imports are then out of date.
+"""
+
+from __future__ import annotations
+
+import array
+import gc
+import json
+import os
+import socket
+import sys
+from typing import Any
+
+# Imported before the first fork, in this order; each one is optional but the first three.
+PRELOAD = (
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "ipybox_runtime.kernel_main",
+    "ipybox_runtime.kernel_output",
+    "ipybox_runtime.library",
+    "ipybox_runtime.tool_client",
+    "ipybox_runtime.models",
+    "pydantic",
+    "numpy",
+    "numpy.random",
+    # What pyplot imports, but neither pyplot nor the inline backend: importing those hooks them
+    # into the kernel's shell (post-execute figure flush), which only exists in the child.
+    "matplotlib",
+    "matplotlib.figure",
+    "matplotlib.font_manager",
+    "matplotlib.backends.backend_agg",
+)
+REQUIRED = 3
+TREE_VARIABLE = "IPYBOX_TREE"
+TREE_PLACEHOLDER = "0" * 32  # the native side's tags are 32 hex digits
+# Read by OpenBLAS when it loads: with it set, numpy's import starts no thread here; each child
+# gets the thread count a cold kernel would have (_restore_blas_threads).
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS",)
+MAX_MESSAGE = 1 << 20
+MAX_DESCRIPTORS = 16
+
+
+def _send(channel: socket.socket, message: dict[str, Any]) -> None:
+    channel.send(json.dumps(message).encode())
+
+
+def _why_not_forkable() -> str:
+    if not hasattr(os, "fork") or not hasattr(socket, "CMSG_SPACE"):
+        return "this Python has no os.fork or no descriptor passing"
+    threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
+    if threads != 1:
+        return f"the template runs {threads} threads after its imports"
+    return ""
+
+
+def _watched_paths() -> dict[str, list[int] | None]:
+    import site
+
+    paths = [p for p in sys.path if p]
+    try:
+        paths.append(site.getusersitepackages())
+    except Exception:  # noqa: BLE001 - a Python without a user site
+        pass
+    return {path: _stamp(path) for path in paths}
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_ino, info.st_mtime_ns]
+
+
+def _preload() -> str:
+    from ipybox_runtime import kernel_main
+
+    kernel_main.prepare_environment()
+    forced = [name for name in BLAS_THREAD_VARIABLES if name not in os.environ]
+    for name in forced:
+        os.environ[name] = "1"
+    for index, name in enumerate(PRELOAD):
+        try:
+            __import__(name)
+        except Exception as error:  # noqa: BLE001 - an optional module may fail in any way
+            if index < REQUIRED:
+                return f"cannot import {name}: {error}"
+    for name in forced:
+        del os.environ[name]
+    # What the imports made stays put: the collector of a child never walks (and so never
+    # copies) the pages it shares with the template and its siblings.
+    gc.collect()
+    gc.freeze()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return _why_not_forkable()
+
+
+def _receive(channel: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
+    space = socket.CMSG_SPACE(MAX_DESCRIPTORS * array.array("i").itemsize)
+    data, ancillary, _, _ = channel.recvmsg(MAX_MESSAGE, space)
+    descriptors = array.array("i")
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            usable = len(payload) - len(payload) % descriptors.itemsize
+            descriptors.frombytes(payload[:usable])
+    for fd in descriptors:
+        os.set_inheritable(fd, False)
+    if not data:
+        return None, list(descriptors)
+    return json.loads(data), list(descriptors)
+
+
+def serve(channel: socket.socket) -> None:
+    reason = _preload()
+    if reason:
+        _send(channel, {"unable": reason})
+        return
+    _send(channel, {"ready": True, "pid": os.getpid(), "watched": _watched_paths()})
+    while True:
+        request, descriptors = _receive(channel)
+        if request is None:
+            return
+        op = request.get("op")
+        if op == "reap":
+            try:
+                os.waitpid(int(request["pid"]), os.WNOHANG)
+            except ChildProcessError:
+                pass
+            continue
+        if op != "fork":
+            continue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError as error:
+            for fd in descriptors:
+                os.close(fd)
+            _send(channel, {"id": request.get("id"), "error": f"fork: {error}"})
+            continue
+        if pid == 0:
+            _become_kernel(channel, request, descriptors)
+        for fd in descriptors:
+            os.close(fd)
+        _send(channel, {"id": request.get("id"), "pid": pid})
+
+
+def _apply_limits(limits: dict[str, int]) -> None:
+    import resource
+
+    names = {
+        "address_space": resource.RLIMIT_AS,
+        "file_size": resource.RLIMIT_FSIZE,
+        "open_files": resource.RLIMIT_NOFILE,
+        "processes": resource.RLIMIT_NPROC,
+        "cpu_seconds": resource.RLIMIT_CPU,
+    }
+    for name, value in limits.items():
+        resource.setrlimit(names[name], (int(value), int(value)))
+
+
+def _retag(tag: str) -> None:
+    """Writes the kernel's tree tag into the environment block the process started with.
+
+    /proc/<pid>/environ shows that block, not os.environ; without a cgroup, ipybox finds the
+    processes of a kernel's tree by the tag there, and a child forked without exec (os.fork,
+    multiprocessing) keeps the block. The template started with a placeholder of the same length.
+    """
+    import ctypes
+
+    with open("/proc/self/stat", "rb") as stat:
+        fields = stat.read().rsplit(b")", 1)[1].split()
+    # Fields 50 and 51 of proc(5) (env_start, env_end); fields[0] is field 3.
+    start, end = int(fields[47]), int(fields[48])
+    block = ctypes.string_at(start, end - start)
+    marker = f"{TREE_VARIABLE}={TREE_PLACEHOLDER}".encode()
+    at = block.find(marker + b"\0")
+    if at < 0 or len(tag) != len(TREE_PLACEHOLDER) or not tag.isalnum():
+        return
+    ctypes.memmove(start + at + len(TREE_VARIABLE) + 1, tag.encode(), len(tag))
+
+
+def _retitle(command_line: list[str]) -> None:
+    """Writes the kernel's command line over the template's, as /proc/<pid>/cmdline shows it.
+
+    ps, pgrep and the like then see the kernel a cold start would have run. The template was
+    started with room to spare (a padding argument); what is left is filled with NUL bytes.
+    """
+    import ctypes
+
+    with open("/proc/self/stat", "rb") as stat:
+        fields = stat.read().rsplit(b")", 1)[1].split()
+    # Fields 48 and 49 of proc(5) (arg_start, arg_end); fields[0] is field 3.
+    start, end = int(fields[45]), int(fields[46])
+    text = b"\0".join(os.fsencode(argument) for argument in command_line) + b"\0"
+    if not command_line or len(text) > end - start:
+        return
+    ctypes.memmove(start, text + b"\0" * (end - start - len(text)), end - start)
+
+
+def _restore_blas_threads() -> None:
+    # OpenBLAS was loaded with one thread (see _preload); a cold kernel would have one per CPU.
+    if any(name in os.environ for name in BLAS_THREAD_VARIABLES) or "numpy" not in sys.modules:
+        return
+    import ctypes
+
+    with open("/proc/self/maps") as maps:
+        libraries = {line.split()[-1] for line in maps if "openblas" in line and ".so" in line}
+    for path in sorted(libraries):
+        try:
+            setter = ctypes.CDLL(path).openblas_set_num_threads
+        except (OSError, AttributeError):
+            continue
+        setter(ctypes.c_int(len(os.sched_getaffinity(0))))
+        return
+
+
+def _reseed() -> None:
+    # random reseeds itself in a forked child (os.register_at_fork); numpy's global state does
+    # not, and tempfile's directory is read again from this kernel's TMPDIR.
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()
+    import tempfile
+
+    tempfile.tempdir = None
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is not None:
+        for name in ("get_configdir", "get_cachedir"):
+            cached = getattr(matplotlib, name, None)
+            if hasattr(cached, "cache_clear"):
+                cached.cache_clear()
+
+
+def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+    code = 1
+    try:
+        channel.close()  # the template's channel is never a kernel's
+        handshake, stdin, output, *cgroups = fds
+        os.setsid()
+        for fd in cgroups:  # joins the kernel's groups before anything else runs
+            os.write(fd, b"0")
+            os.close(fd)
+        _apply_limits(request.get("limits", {}))
+        os.chdir(request["cwd"])
+        os.dup2(stdin, 0)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.close(stdin)
+        os.close(output)
+        # The native side learns our PID as it sees it (SCM_CREDENTIALS), opens a pidfd, and
+        # only then lets us go on: until then the PID cannot name another process.
+        with socket.socket(fileno=handshake) as link:
+            link.send(json.dumps({"pid": os.getpid()}).encode())
+            if link.recv(1) != b"g":
+                os._exit(1)
+        environment = request["env"]
+        os.environ.clear()
+        os.environ.update(environment)
+        _retag(environment.get(TREE_VARIABLE, ""))
+        _retitle(request.get("cmdline", []))
+        sys.argv = ["-c", *request["argv"]]
+        _reseed()
+        _restore_blas_threads()
+        from ipybox_runtime import kernel_main
+
+        kernel_main.main(request["argv"], watch_parent=False)
+        code = 0
+    except SystemExit as exit_request:
+        code = exit_request.code if isinstance(exit_request.code, int) else 1
+    except BaseException:  # noqa: BLE001 - the child must never return into the template's loop
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            import atexit
+
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def main() -> None:
+    # Standard input is the channel; the template itself reads /dev/null there, as a kernel does.
+    channel = socket.socket(fileno=os.dup(0))
+    os.set_inheritable(channel.fileno(), False)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    with channel:
+        serve(channel)
