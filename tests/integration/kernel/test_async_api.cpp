@@ -98,7 +98,7 @@ TEST_SUITE("integration: the async C++ API on an embedder's io_context") {
         CHECK(executor.execute("print('blocking')").text == "blocking");
     }
 
-    TEST_CASE("calls made before the session exists run in call order; a failure is a value") {
+    TEST_CASE("calls made before the session exists run in call order, and a failure is a value") {
         running_loop loop;
         auto options = executor_options_for("async-order");
         options.io_context = &loop.io;
