@@ -75,11 +75,42 @@ std::vector<std::string> written_forms(std::string_view value) {
     return forms;
 }
 
+// The pieces of `value` that text may hold apart from the rest: the value itself; each line of
+// a multi-line value (a PEM key), as a server's stderr reaches ipybox line by line and only
+// the last lines are kept; and the part before the first '#' or '?', where a URL parser cuts
+// the value off as the start of a fragment or a query. Pieces other than the value itself
+// count only from min_piece_length characters.
+std::vector<std::string_view> pieces(std::string_view value) {
+    std::vector<std::string_view> out{value};
+    const auto add = [&](std::string_view piece) {
+        if (piece.size() >= redactor::min_piece_length) out.push_back(piece);
+    };
+    if (value.find('\n') != std::string_view::npos) {
+        for (std::size_t begin = 0; begin <= value.size();) {
+            auto end = value.find('\n', begin);
+            if (end == std::string_view::npos) end = value.size();
+            auto line = value.substr(begin, end - begin);
+            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            add(line);
+            begin = end + 1;
+        }
+    }
+    if (const auto cut = value.find_first_of("#?"); cut != std::string_view::npos) {
+        add(value.substr(0, cut));
+    }
+    return out;
+}
+
 }  // namespace
 
 void redactor::remember(std::string_view name, std::string_view value) {
     if (value.size() < min_value_length) return;
-    auto forms = written_forms(value);
+    std::vector<std::string> forms;
+    for (const auto piece : pieces(value)) {
+        auto piece_forms = written_forms(piece);
+        forms.insert(forms.end(), std::make_move_iterator(piece_forms.begin()),
+                     std::make_move_iterator(piece_forms.end()));
+    }
 
     std::unique_lock lock(mutex_);
     for (auto& form : forms) {
@@ -119,8 +150,11 @@ std::string redactor::redact(std::string_view text) const {
         std::size_t j = i + 1;
         for (; j < matches.size() && matches[j].begin < run_end; ++j) {
             run_end = std::max(run_end, matches[j].end);
-            if (std::find(names.begin(), names.end(), matches[j].name) == names.end())
-                names.push_back(matches[j].name);
+            // By name: the forms and pieces of one value are patterns of their own.
+            const bool named = std::any_of(names.begin(), names.end(), [&](const auto* name) {
+                return *name == *matches[j].name;
+            });
+            if (!named) names.push_back(matches[j].name);
         }
         out.append(text.substr(copied, matches[i].begin - copied));
         for (const auto* name : names) out += "${" + *name + "}";

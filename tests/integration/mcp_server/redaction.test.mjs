@@ -37,10 +37,15 @@ after(() => {
 });
 
 const NAMES = ["PATH_TOKEN", "QUERY_TOKEN", "HEADER_TOKEN", "SSE_TOKEN", "REFUSED_TOKEN",
-  "BADPATH_TOKEN", "USER_TOKEN", "PASS_TOKEN", "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN"];
+  "BADPATH_TOKEN", "USER_TOKEN", "PASS_TOKEN", "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN",
+  "PEM_TOKEN"];
 
 // Mixed case, so that a lower-cased copy (a URL's host) is another string.
-const marker = (name) => `Mk${name.slice(0, 3)}${crypto.randomBytes(6).toString("hex")}`;
+// PEM_TOKEN is a multi-line value (a key): the echo server's stderr splits it over lines.
+const marker = (name) => name === "PEM_TOKEN"
+  ? ["-----BEGIN TEST KEY-----", ...[1, 2, 3].map(() => `Mk${crypto.randomBytes(24).toString("base64")}`),
+    "-----END TEST KEY-----"].join("\n")
+  : `Mk${name.slice(0, 3)}${crypto.randomBytes(6).toString("hex")}`;
 
 // The markers and the servers' parameters: `${VAR}` in them, or the markers when `direct`.
 function scenario(direct) {
@@ -56,7 +61,7 @@ function scenario(direct) {
     nohost: { url: `http://${v("HOST_TOKEN")}.invalid/mcp` },
     nocommand: { command: `/nonexistent/${v("COMMAND_TOKEN")}/server` },
   };
-  const echo = { command: "node", args: [ECHO_SERVER, v("ARG_TOKEN")], env: { SECRET_ONE: v("ENV_TOKEN") } };
+  const echo = { command: "node", args: [ECHO_SERVER, v("ARG_TOKEN")], env: { SECRET_ONE: v("ENV_TOKEN"), SECRET_PEM: v("PEM_TOKEN") } };
   return { values, failing, echo };
 }
 
@@ -75,7 +80,7 @@ async function emitted({ values, failing, echo }) {
   const workspace = path.join(dir, "workspace");
   const state = path.join(dir, "state");
   fs.mkdirSync(workspace);
-  // Half the values from the workspace .env, half from ipybox's environment.
+  // Half the values from the workspace .env, half from ipybox's environment (PEM_TOKEN, 12th).
   const env = {};
   const dotenv = [];
   NAMES.forEach((name, i) => (i % 2 ? dotenv.push(`${name}=${values[name]}`) : (env[name] = values[name])));
@@ -123,9 +128,10 @@ async function emitted({ values, failing, echo }) {
   return { output: texts.join("\n"), registry: fs.readFileSync(registry, "utf8") };
 }
 
+// A value leaks if it shows whole or any of its lines does (a kept tail of stderr lines).
 const leaked = (values, text) => {
   const lowered = text.toLowerCase();
-  return NAMES.filter((name) => lowered.includes(values[name].toLowerCase()));
+  return NAMES.filter((name) => values[name].split("\n").some((line) => lowered.includes(line.toLowerCase())));
 };
 
 test("no value filled from a placeholder appears in anything ipybox mcp emits", async () => {
@@ -135,7 +141,8 @@ test("no value filled from a placeholder appears in anything ipybox mcp emits", 
   // The failures happened and the echo server told what it was given, redacted.
   assert.match(text, /notfound x raised ToolRunnerError .*404/);
   assert.match(text, /refused x raised ToolRunnerError/);
-  assert.match(text, /fail: args \$\{ARG_TOKEN\}; env SECRET_ONE=\$\{ENV_TOKEN\}/);
+  assert.match(text, /fail: args \$\{ARG_TOKEN\}; env .*SECRET_ONE=\$\{ENV_TOKEN\}/);
+  assert.match(text, /crash raised .*last stderr lines:/);
   assert.match(text, /this server was started with args \$\{ARG_TOKEN\}/);
   assert.match(text, /\[debug\]/);
   assert.deepEqual(leaked(s.values, text), [], text);
@@ -146,7 +153,7 @@ test("the control: values put in directly do show, so a leak would be found", as
   // Not the registry: it keeps the parameters as given, markers and all.
   const found = leaked(s.values, (await emitted(s)).output);
   for (const name of ["PATH_TOKEN", "SSE_TOKEN", "REFUSED_TOKEN", "BADPATH_TOKEN", "USER_TOKEN",
-    "PASS_TOKEN", "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN"]) {
+    "PASS_TOKEN", "HOST_TOKEN", "COMMAND_TOKEN", "ARG_TOKEN", "ENV_TOKEN", "PEM_TOKEN"]) {
     assert.ok(found.includes(name), `${name} should show when put in directly; found ${found}`);
   }
 });

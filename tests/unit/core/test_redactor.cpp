@@ -98,6 +98,43 @@ TEST_SUITE("core.redactor") {
         }
     }
 
+    TEST_CASE("each long line of a multi-line value is redacted on its own") {
+        // A server that prints its PEM key to stderr: ipybox reads stderr line by line, keeps
+        // the last lines, and indents them in an error (found by an outside attack).
+        const std::string body1 =
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+        const std::string body2 =
+            "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu";
+        const std::string key = "-----BEGIN PRIVATE KEY-----\r\n" + body1 + "\n" + body2 +
+                                "\nshort\n-----END PRIVATE KEY-----";
+        const std::string tail = "last stderr lines:\n  " + body1 + "\n  " + body2 + "\n  short";
+        redactor r;
+        r.remember("SIGNING_KEY", key);
+        // The control: lines that are not the key's stay.
+        const std::string other =
+            "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKk";
+        CHECK(r.redact("  " + other) == "  " + other);
+        CHECK(r.redact(tail) == "last stderr lines:\n  ${SIGNING_KEY}\n  ${SIGNING_KEY}\n  short");
+        CHECK(r.redact("  -----BEGIN PRIVATE KEY-----") == "  ${SIGNING_KEY}");  // no '\r'
+        CHECK(r.redact("cut: " + body1.substr(0, 20)) == "cut: " + body1.substr(0, 20));
+        // A line under min_piece_length is hidden only with the whole value around it.
+        CHECK(r.redact("key=" + key + ";") == "key=${SIGNING_KEY};");
+    }
+
+    TEST_CASE("the part of a value before '#' or '?' is redacted, as a URL parser cuts there") {
+        redactor r;
+        r.remember("TOK", "SecretVal%2Fue%41+x#frag?q=1&AbC");
+        // An error quoting the URL as parsed: the fragment is gone; a host is lower-cased.
+        CHECK(r.redact("MCP server 'h' (http://127.0.0.1:9/mcp/SecretVal%2Fue%41+x): refused") ==
+              "MCP server 'h' (http://127.0.0.1:9/mcp/${TOK}): refused");
+        CHECK(r.redact("cannot tell which MCP transport http://secretval%2fue%41+x/ speaks") ==
+              "cannot tell which MCP transport http://${TOK}/ speaks");
+        // The control: a part under min_piece_length is not a needle of its own.
+        r.remember("SHORT", "ab3d#fragment-part");
+        CHECK(r.redact("http://h/ab3d") == "http://h/ab3d");
+        CHECK(r.redact("http://h/ab3d#fragment-part") == "http://h/${SHORT}");
+    }
+
     TEST_CASE("log lines are redacted and their control characters shown escaped") {
         const auto marker = "log-marker-" + random_hex(8);
         process_redactor().remember("LOG_SECRET", marker);

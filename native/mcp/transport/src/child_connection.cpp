@@ -27,6 +27,29 @@ constexpr std::size_t stderr_tail_lines = 5;
 constexpr auto drain_after_exit = 500ms;    // output still in the pipes when the exit is seen
 constexpr auto exit_poll_interval = 100ms;  // only without pidfd support
 
+// The kept stderr lines as they go into an error shown to people: one indented line each,
+// rendered and cut to 400 characters. Redacted as one text before it is split, indented and
+// cut, so that a secret over several lines (a PEM key) is found whole, not only line by line.
+std::string stderr_tail_text(const std::deque<std::string>& raw_lines) {
+    std::string joined;
+    for (std::size_t i = 0; i < raw_lines.size(); ++i) {
+        if (i > 0) joined += '\n';
+        joined += raw_lines[i];
+    }
+    const auto redacted = core::redact_secrets(joined);
+    core::untrusted_text_options tail_line;
+    tail_line.max_characters = 400;
+    std::string out;
+    for (std::size_t begin = 0; begin <= redacted.size();) {
+        auto end = redacted.find('\n', begin);
+        if (end == std::string::npos) end = redacted.size();
+        out += "\n  " + core::render_untrusted(
+                            std::string_view(redacted).substr(begin, end - begin), tail_line);
+        begin = end + 1;
+    }
+    return out;
+}
+
 }  // namespace
 
 child_connection::child_connection(asio::io_context& io, stdio_client_options options)
@@ -248,9 +271,7 @@ void child_connection::read_stderr() {
 
 void child_connection::on_stderr_line(std::string_view line) {
     log_->log(options_.stderr_level, "[{} stderr] {}", options_.name, line);
-    core::untrusted_text_options tail_line;  // it ends up in errors shown to people
-    tail_line.max_characters = 400;
-    stderr_tail_.emplace_back(core::render_untrusted(core::redact_secrets(line), tail_line));
+    stderr_tail_.emplace_back(line);  // raw: redacted as a whole by stderr_tail_text()
     if (stderr_tail_.size() > stderr_tail_lines) stderr_tail_.pop_front();
 }
 
@@ -355,8 +376,7 @@ void child_connection::finish() {
         if (!shutdown_cause_.empty())
             info.reason += " (ipybox stopped it: " + shutdown_cause_ + ")";
         if (!stderr_tail_.empty()) {
-            info.reason += "; last stderr lines:";
-            for (const auto& line : stderr_tail_) info.reason += "\n  " + line;
+            info.reason += "; last stderr lines:" + stderr_tail_text(stderr_tail_);
         }
         log_->warn("{}", info.reason);
     } else {

@@ -9,6 +9,12 @@
 // finds a value in its JSON-escaped form (parameters quoted with dump()). Overlapping matches
 // are replaced as one run, naming every variable in it, so no piece of either value is left.
 //
+// Parts of a value are redacted on their own wherever text may carry them apart from the rest:
+// each line of a multi-line value (a server's stderr, a log, reaches ipybox line by line, and
+// only a tail of lines may be kept), and the part before the first '#' or '?' (where a URL
+// parser cuts a value off as a fragment or a query). Such a part counts from min_piece_length
+// characters; a shorter one is hidden only while the whole value is there.
+//
 // Values shorter than min_value_length are not redacted: one to three characters ("1", "on",
 // "dev") cannot be told apart from the text around them, replacing them would garble every
 // message, and a value that short is no secret. Empty values are ignored too.
@@ -26,6 +32,7 @@ namespace ipybox::core {
 class redactor {
   public:
     static constexpr std::size_t min_value_length = 4;
+    static constexpr std::size_t min_piece_length = 8;
 
     // Adds `value`, filled from `${name}`. A value already known keeps its first name.
     void remember(std::string_view name, std::string_view value);
