@@ -219,7 +219,7 @@ TEST_SUITE("mcp.session.client_protocol") {
         CHECK(result.error_message().find("repeats") == std::string::npos);
     }
 
-    TEST_CASE("list_tools reads at most 10,000 tools; exactly 10,000 is a listing") {
+    TEST_CASE("list_tools reads at most 10,000 tools, and exactly 10,000 is a listing") {
         // Pages of 500 tools; the last page is `pages - 1`.
         const auto listing = [](int pages) {
             raw_server_fixture f("2025-11-25");

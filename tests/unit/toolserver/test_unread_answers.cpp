@@ -53,7 +53,7 @@ struct kernel_connection {
 }  // namespace
 
 TEST_SUITE("toolserver.limits") {
-    TEST_CASE("answers not read hold the memory budget; one that does not fit is an error") {
+    TEST_CASE("answers not read hold the memory budget, and one that does not fit is an error") {
         testing::running_loop loop;
         core::private_directory dir("ipybox-ts-");
         testing::recording_invoker invoker;
