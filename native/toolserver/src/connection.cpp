@@ -179,15 +179,43 @@ void connection::serve(http_request request, bool keep_alive) {
     // The answer may come from another thread (an approval, an MCP call) or at once; it goes
     // back to the loop, where the socket lives. The responder holds the connection, and with it
     // the server state the routes' context lives in, until it has answered.
-    handle_request(
-        std::move(request), state_->context,
-        [self = shared_from_this(), keep_alive](http_response response) mutable {
-            auto& io = self->state_->io;
-            asio::post(io, [self = std::move(self), response = std::move(response), keep_alive] {
-                self->release_budget();
-                self->write_response(response, keep_alive);
-            });
-        });
+    handle_request(std::move(request), state_->context,
+                   [self = shared_from_this(), keep_alive](http_response response) mutable {
+                       auto& io = self->state_->io;
+                       asio::post(io, [self = std::move(self), response = std::move(response),
+                                       keep_alive]() mutable {
+                           self->answer(std::move(response), keep_alive);
+                       });
+                   });
+}
+
+void connection::answer(http_response response, bool keep_alive) {
+    if (closed_) {
+        release_budget();
+        return;
+    }
+    // The request's cost becomes its answer's, held until the answer is written.
+    const auto cost = answer_cost(response.body.size());
+    if (cost <= reserved_) {
+        state_->budget.release(std::exchange(reserved_, cost) - cost);
+    } else if (state_->budget.try_take(cost - reserved_)) {
+        reserved_ = cost;
+    } else {
+        state_->log->warn(
+            "dropped an answer of {} bytes: the answers waiting to be read and the requests in "
+            "flight hold {} of the {} bytes of the tool server's memory budget",
+            response.body.size(), state_->budget.in_use(), state_->budget.capacity());
+        release_budget();
+        response = error_response(
+            503, error_type::server_error,
+            "the answer (" + std::to_string(response.body.size()) +
+                " bytes) does not fit in the tool server's memory budget (" +
+                std::to_string(state_->budget.capacity()) +
+                " bytes), which the answers not yet read by the kernel and the requests in flight "
+                "share; read the answers of other connections, or ask for less");
+        keep_alive = false;
+    }
+    write_response(std::move(response), keep_alive);
 }
 
 void connection::refuse(int status, const char* message) {
@@ -197,12 +225,15 @@ void connection::refuse(int status, const char* message) {
     write_response(error_response(status, error_type::bad_request, message), false);
 }
 
-void connection::write_response(const http_response& response, bool keep_alive) {
-    if (closed_) return;
+void connection::write_response(http_response response, bool keep_alive) {
+    if (closed_) {
+        release_budget();
+        return;
+    }
     response_ = {static_cast<http::status>(response.status), 11};
     response_.set(http::field::content_type, "application/json");
     response_.keep_alive(keep_alive);
-    response_.body() = response.body;
+    response_.body() = std::move(response.body);
     response_.prepare_payload();
     arm_deadline(state_->options.write_timeout);
     http::async_write(
@@ -210,6 +241,7 @@ void connection::write_response(const http_response& response, bool keep_alive) 
         [self = shared_from_this(), keep_alive](boost::system::error_code ec, std::size_t) {
             self->deadline_.cancel();
             self->response_ = {};
+            self->release_budget();  // the answer's (answer()), written or dropped
             if (ec || !keep_alive || self->closed_) {
                 self->close();
                 return;

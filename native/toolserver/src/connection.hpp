@@ -11,8 +11,10 @@
 // A request is read in two steps: its header (into a buffer of fixed size, up to
 // options.max_header_bytes), then, once the server's request_budget admits its cost, its body.
 // While a request waits for admission no deadline runs (the server is the slow party) and its
-// body stays in the socket. The cost is held until the answer is built and the request's memory
-// freed.
+// body stays in the socket. Once the answer is built, the request's cost becomes the answer's
+// (answer_cost), held until the answer is written or the connection closes: answers the kernel
+// does not read count against the same budget. An answer that cannot fit is replaced by a small
+// 503 error (logged), and the connection closes after it.
 //
 // Threads: every member runs on the io_context's thread; the responder that serve() hands to
 // the routes may run anywhere and posts the answer back.
@@ -46,7 +48,9 @@ class connection : public std::enable_shared_from_this<connection> {
     void serve(http_request request, bool keep_alive);
     // Answers without handling (a refusal at the edge); the connection closes afterwards.
     void refuse(int status, const char* message);
-    void write_response(const http_response& response, bool keep_alive);
+    // Takes the answer's cost from the budget (or replaces the answer by an error), then writes.
+    void answer(http_response response, bool keep_alive);
+    void write_response(http_response response, bool keep_alive);
     // Gives back the budget of the request just handled (if any).
     void release_budget();
     // Arms the deadline of the operation about to start: when it passes, the socket is closed,
@@ -59,7 +63,7 @@ class connection : public std::enable_shared_from_this<connection> {
     boost::beast::flat_buffer buffer_;
     std::optional<request_parser> parser_;
     boost::beast::http::response<boost::beast::http::string_body> response_;
-    std::size_t reserved_ = 0;                       // budget held by the current request
+    std::size_t reserved_ = 0;  // budget held by the current request or its answer
     std::optional<request_budget::ticket> waiting_;  // while queued for the budget
     bool closed_ = false;
 };

@@ -41,6 +41,12 @@ void request_budget::cancel(ticket id) {
     if (was_first) admit_waiting();
 }
 
+bool request_budget::try_take(std::size_t bytes) {
+    if (bytes > capacity_ - in_use_) return false;
+    in_use_ += bytes;
+    return true;
+}
+
 void request_budget::release(std::size_t bytes) {
     in_use_ -= std::min(bytes, in_use_);
     admit_waiting();

@@ -5,7 +5,9 @@
 // handling makes and the largest parse the decoder allows) fits in a byte budget shared by all
 // connections; until then its body is not read (back-pressure: the client's writes wait in the
 // socket). Admission is first come, first served, so a large request is not starved by small
-// ones. The cost is given back when the request's answer is on its way.
+// ones. When the request's answer is built, its cost becomes the answer's (answer_cost below):
+// an answer the client does not read keeps its bytes in the budget until it is written or its
+// connection closes, so that unread answers cannot pile up beyond the budget either.
 //
 // Pure bookkeeping, no I/O. Not thread-safe: the tool server uses it on its loop's thread only.
 // Callbacks run inside reserve() or release(), on the caller's thread.
@@ -24,6 +26,10 @@ inline constexpr std::size_t text_copies_per_request = 4;
 inline constexpr std::size_t bytes_per_json_value = 160;
 inline constexpr std::size_t fixed_cost_per_request = 64 * 1024;  // headers, buffers, answer
 std::size_t request_cost(std::size_t body_bytes, std::size_t max_json_values);
+// What an answer with a body of `body_bytes` holds while it waits to be written.
+inline std::size_t answer_cost(std::size_t body_bytes) {
+    return fixed_cost_per_request + body_bytes;
+}
 
 class request_budget {
   public:
@@ -37,6 +43,9 @@ class request_budget {
     ticket reserve(std::size_t bytes, std::function<void()> admitted);
     // Withdraws a waiting request (its connection closed); no effect once it was admitted.
     void cancel(ticket id);
+    // Takes `bytes` now if they fit, ahead of the waiting requests (an answer that is ready
+    // frees its bytes sooner than a request that has yet to be read); false if they do not.
+    bool try_take(std::size_t bytes);
     // Gives back what an admitted request reserved, and admits the waiting ones that now fit.
     void release(std::size_t bytes);
 

@@ -201,7 +201,7 @@ TEST_SUITE("mcp.session.client_protocol") {
         CHECK(result.error_message().find("repeats cursor 'again'") != std::string::npos);
     }
 
-    TEST_CASE("list_tools stops after 10,000 pages and says so, not that a cursor repeats") {
+    TEST_CASE("list_tools stops after 1,000 pages and says so, not that a cursor repeats") {
         raw_server_fixture f("2025-11-25");
         f.server->dispatcher->on_request(
             "tools/list", [](const incoming_request& request, responder r) {
@@ -215,8 +215,39 @@ TEST_SUITE("mcp.session.client_protocol") {
         REQUIRE(run_until(
             f.io, [&] { return result.done(); }, 60s));
         CHECK(result.failed_with<protocol_error>());
-        CHECK(result.error_message().find("stopped after 10000 pages") != std::string::npos);
+        CHECK(result.error_message().find("stopped after 1000 pages") != std::string::npos);
         CHECK(result.error_message().find("repeats") == std::string::npos);
+    }
+
+    TEST_CASE("list_tools reads at most 10,000 tools, and exactly 10,000 is a listing") {
+        // Pages of 500 tools; the last page is `pages - 1`.
+        const auto listing = [](int pages) {
+            raw_server_fixture f("2025-11-25");
+            f.server->dispatcher->on_request(
+                "tools/list", [pages](const incoming_request& request, responder r) {
+                    const int page = std::stoi(request.params.value("cursor", std::string("0")));
+                    json tools = json::array();
+                    for (int i = 0; i < 500; ++i) {
+                        tools.push_back(
+                            {{"name", "t" + std::to_string(page) + "_" + std::to_string(i)}});
+                    }
+                    json page_result = {{"tools", std::move(tools)}};
+                    if (page + 1 < pages) page_result["nextCursor"] = std::to_string(page + 1);
+                    r.reply(std::move(page_result));
+                });
+            REQUIRE_FALSE(f.initialize().error());
+            outcome<std::vector<tool_descriptor>> result;
+            f.client->list_tools(result.handler());
+            REQUIRE(run_until(
+                f.io, [&] { return result.done(); }, 60s));
+            return result;
+        };
+        const auto bounded = listing(20);  // control: 10,000 tools
+        REQUIRE_FALSE(bounded.error());
+        CHECK(bounded.value().size() == 10000);
+        const auto over = listing(21);  // 10,500 tools
+        CHECK(over.failed_with<protocol_error>());
+        CHECK(over.error_message().find("more than 10000 tools") != std::string::npos);
     }
 
     TEST_CASE("the pages of one listing share its total limit") {

@@ -53,4 +53,18 @@ TEST_SUITE("toolserver.request_budget") {
         CHECK(request_cost(8 << 20, 100000) ==
               fixed_cost_per_request + 4 * (8u << 20) + 100000 * bytes_per_json_value);
     }
+
+    TEST_CASE("try_take takes what fits now, ahead of the waiting requests, and nothing else") {
+        request_budget budget(100);
+        std::vector<int> admitted;
+        budget.reserve(60, [&] { admitted.push_back(1); });
+        budget.reserve(50, [&] { admitted.push_back(2); });  // waits
+        CHECK(budget.try_take(40));                          // an answer: fits beside 1
+        CHECK(budget.in_use() == 100);
+        CHECK_FALSE(budget.try_take(1));  // full: refused, nothing taken
+        CHECK(budget.in_use() == 100);
+        budget.release(60);
+        CHECK(admitted == std::vector<int>{1, 2});
+        CHECK(budget.in_use() == 90);
+    }
 }

@@ -12,11 +12,15 @@ namespace ipybox::mcp::session {
 namespace {
 
 // Follows nextCursor until the server stops sending one. Each page has the request timeout;
-// all pages together share one total limit.
+// all pages together share one total limit. A listing holds at most max_tools tools from at
+// most max_pages pages, and a repeated cursor ends it: a server that pages forever fails the
+// listing, and what it had sent is freed, instead of growing ipybox's memory without end.
 struct list_tools_operation : std::enable_shared_from_this<list_tools_operation> {
-    static constexpr std::size_t max_pages = 10000;
+    static constexpr std::size_t max_pages = 1000;
+    static constexpr std::size_t max_tools = 10000;
 
     std::weak_ptr<detail::protocol_core> protocol;  // weak: the session owns it
+    std::string server;                             // its name, for the errors
     std::chrono::milliseconds timeout{0};
     std::chrono::milliseconds max_duration{0};  // of the whole listing; zero: none
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -53,15 +57,29 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
             });
     }
 
+    // Fails the listing and frees the tools read so far.
+    void fail(const std::exception_ptr& error) {
+        std::vector<tool_descriptor>().swap(tools);
+        std::set<std::string>().swap(cursors);
+        done(error, {});
+    }
+
     void on_page(const std::exception_ptr& error, json result) {
         if (error) {
-            done(error, {});
+            fail(error);
             return;
         }
         try {
             const auto list = result.is_object() ? result.find("tools") : result.end();
             if (!result.is_object() || list == result.end() || !list->is_array()) {
                 throw protocol_error("tools/list", "the result has no \"tools\" array");
+            }
+            if (list->size() > max_tools - tools.size()) {
+                throw protocol_error(
+                    "tools/list",
+                    "stopped after " + std::to_string(cursors.size() + 1) + " pages: MCP server '" +
+                        server + "' lists more than " + std::to_string(max_tools) +
+                        " tools, and ipybox reads at most " + std::to_string(max_tools) + " tools");
             }
             for (const auto& entry : *list) tools.push_back(tool_descriptor::from_json(entry));
             const auto next = result.find("nextCursor");
@@ -70,20 +88,21 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
                 if (cursors.size() + 1 >= max_pages) {
                     throw protocol_error("tools/list",
                                          "stopped after " + std::to_string(max_pages) +
-                                             " pages: the server still sends a next cursor, and "
+                                             " pages: MCP server '" + server +
+                                             "' still sends a next cursor, and "
                                              "ipybox reads at most " +
                                              std::to_string(max_pages) + " pages of tools");
                 }
                 if (!cursors.insert(cursor).second) {
-                    throw protocol_error("tools/list", "the server repeats cursor '" +
-                                                           cursor.substr(0, 100) +
-                                                           "'; pagination would never end");
+                    throw protocol_error(
+                        "tools/list", "MCP server '" + server + "' repeats cursor '" +
+                                          cursor.substr(0, 100) + "'; pagination would never end");
                 }
                 fetch(cursor);
                 return;
             }
         } catch (...) {
-            done(std::current_exception(), {});
+            fail(std::current_exception());
             return;
         }
         done(nullptr, std::move(tools));
@@ -207,6 +226,7 @@ void client_session::start_list_tools(jsonrpc::cancellation_token cancellation,
                                       jsonrpc::completion<std::vector<tool_descriptor>> done) {
     auto operation = std::make_shared<list_tools_operation>();
     operation->protocol = state_->protocol;
+    operation->server = state_->options.name;
     operation->timeout = state_->options.request_timeout;
     operation->max_duration = state_->options.max_request_duration;
     operation->cancellation = std::move(cancellation);

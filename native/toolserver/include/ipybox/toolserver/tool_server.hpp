@@ -11,7 +11,9 @@
 // Memory: everything a request may hold is bounded before its body is read. Headers are read up
 // to max_header_bytes into a buffer of fixed size; a body is read only once its cost (the body,
 // copies of it, the largest parse its JSON may give: src/request_budget.hpp) fits in
-// max_request_memory_bytes, shared by all connections; until then it waits, unread. A body over
+// max_request_memory_bytes, shared by all connections; until then it waits, unread. Answers
+// waiting to be read hold the same budget until written; one that does not fit is answered 503
+// instead, and its connection closed. A body over
 // max_body_bytes is answered 413 unread, headers over the limit 431, JSON over the decoder's
 // limits (max_json_depth, max_json_values; core/json_decode.hpp) 400.
 // Lifecycle: the constructor binds and starts accepting; stop() (or the destructor) closes the
@@ -38,7 +40,8 @@ struct tool_server_options {
     std::size_t max_body_bytes = 8 * 1024 * 1024;
     std::size_t max_header_bytes = 8 * 1024;  // request line and header fields together
     std::size_t max_connections = 64;
-    // The bodies of all requests in flight and what handling them holds, together. It must take
+    // The bodies of all requests in flight, what handling them holds and the answers not yet
+    // written, together. It must take
     // the largest request: the constructor throws std::invalid_argument when it cannot.
     std::size_t max_request_memory_bytes = 64 * 1024 * 1024;
     std::size_t max_json_depth = 512;      // as the stdio side (mcp/jsonrpc)
