@@ -11,6 +11,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "ipybox/core/json_decode.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/private_directory.hpp"
 #include "kernel_command.hpp"
@@ -19,6 +20,30 @@ namespace ipybox::kernel {
 namespace {
 
 constexpr std::size_t max_message = 1 << 16;
+
+// An answer of the template, which is within reach of the kernels it forked (same user, no
+// sandbox): read through the one bounded decoder, and anything else than a JSON object, or a
+// field of the wrong type, ends the template's use, never ipybox.
+nlohmann::json decode_answer(const std::string& answer) {
+    nlohmann::json parsed;
+    try {
+        parsed = core::decode_json(answer, core::json_limits{max_message, 32, 4096});
+    } catch (const core::json_decode_error& e) {
+        throw template_unavailable(
+            std::string("the kernel template answered unreadably: ") + e.what(), false);
+    }
+    if (!parsed.is_object()) {
+        throw template_unavailable("the kernel template answered something else than an object",
+                                   false);
+    }
+    return parsed;
+}
+
+std::string text_field(const nlohmann::json& answer, const char* name) {
+    const auto found = answer.find(name);
+    if (found == answer.end()) return {};
+    return found->is_string() ? found->get<std::string>() : found->dump();
+}
 // The tree tag's stand-in in the template's environment, as long as a tag (32 hex digits): each
 // child writes its own tag over it (kernel_template.py, _retag).
 constexpr const char* tree_placeholder = "00000000000000000000000000000000";
@@ -86,22 +111,25 @@ std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& lau
         throw kernel_start_error(std::string(e.what()) + ". Its last output:\n" +
                                  self->process_->output_tail());
     }
-    const auto parsed = nlohmann::json::parse(answer, nullptr, false);
-    if (parsed.is_object() && parsed.contains("unable")) {
-        throw template_unavailable(parsed["unable"].get<std::string>(), true);
-    }
-    if (!parsed.is_object() || !parsed.value("ready", false)) {
-        throw kernel_start_error("the kernel template answered something else: " + answer);
+    const auto parsed = decode_answer(answer);
+    if (parsed.contains("unable")) throw template_unavailable(text_field(parsed, "unable"), true);
+    const auto ready = parsed.find("ready");
+    if (ready == parsed.end() || !ready->is_boolean() || !ready->get<bool>()) {
+        throw template_unavailable("the kernel template answered something else than ready", false);
     }
     const auto found = parsed.find("watched");
     if (found != parsed.end() && found->is_object()) {
         for (auto it = found->begin(); it != found->end(); ++it) {
             const auto& stamp = it.value();
-            if (stamp.is_array() && stamp.size() == 2) {
+            if (stamp.is_array() && stamp.size() == 2 && stamp[0].is_number_unsigned() &&
+                stamp[1].is_number_unsigned()) {
                 self->watched_.emplace_back(it.key(), std::pair{stamp[0].get<std::uint64_t>(),
                                                                 stamp[1].get<std::uint64_t>()});
-            } else {
+            } else if (stamp.is_null()) {  // not there when the template looked
                 self->watched_.emplace_back(it.key(), std::nullopt);
+            } else {
+                throw template_unavailable("the kernel template answered a stamp that is not one",
+                                           false);
             }
         }
     }
@@ -247,8 +275,17 @@ std::unique_ptr<process::child_process> kernel_template::fork(
         refused_ = true;
         throw template_unavailable(e.what(), false);
     }
-    const auto reply = nlohmann::json::parse(answer, nullptr, false);
-    if (!reply.is_object() || reply.value("id", std::uint64_t{0}) != id) {
+    nlohmann::json reply;
+    try {
+        reply = decode_answer(answer);
+    } catch (const template_unavailable&) {
+        std::lock_guard lock(state_mutex_);
+        refused_ = true;
+        throw;
+    }
+    const auto answered = reply.find("id");
+    if (answered == reply.end() || !answered->is_number_unsigned() ||
+        answered->get<std::uint64_t>() != id) {
         std::lock_guard lock(state_mutex_);
         refused_ = true;
         throw template_unavailable("the kernel template answered out of turn", false);
@@ -258,9 +295,12 @@ std::unique_ptr<process::child_process> kernel_template::fork(
             std::lock_guard lock(state_mutex_);
             refused_ = true;
         }
-        throw template_unavailable(reply["error"].get<std::string>(), false);
+        throw template_unavailable(text_field(reply, "error"), false);
     }
-    const int template_pid = reply.value("pid", -1);
+    const auto pid_field = reply.find("pid");
+    const int template_pid = pid_field != reply.end() && pid_field->is_number_integer()
+                                 ? static_cast<int>(pid_field->get<long long>())
+                                 : -1;
     int pid = -1;
     receive(handshake.get(), deadline, &pid);
     if (pid <= 0) throw kernel_start_error("the forked kernel did not say who it is");

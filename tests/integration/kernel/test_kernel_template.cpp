@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,9 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "executor_fixture.hpp"
 #include "process_inspection.hpp"
@@ -87,6 +91,23 @@ int thread_count(int pid) {
         ++count;
     }
     return count;
+}
+
+// Whether, within a few seconds, `count` kernels started cold (children of this process, run
+// with a connection file) are alive at once.
+bool eventually_cold_kernels(int count) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    do {
+        int kernels = 0;
+        for (const int child : children_of(::getpid())) {
+            std::ifstream in("/proc/" + std::to_string(child) + "/cmdline");
+            const std::string line((std::istreambuf_iterator<char>(in)), {});
+            if (line.find(std::string("\0-f\0", 4)) != std::string::npos) ++kernels;
+        }
+        if (kernels == count) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    } while (std::chrono::steady_clock::now() < until);
+    return false;
 }
 
 }  // namespace
@@ -197,6 +218,58 @@ TEST_SUITE("kernel.template") {
         CHECK(executor.execute("import newpkg; newpkg.VALUE").text == "3");
         executor.reset();
         CHECK(facts(executor)["ppid"] != second_template);
+    }
+
+    TEST_CASE(
+        "a template that answers in the wrong shapes is given up for cold starts, and "
+        "ipybox goes on") {
+        // The template is within reach of the kernels it forked: its answers are read as a
+        // kernel's would be. Each hostile template below answers what a well-behaved one sends,
+        // with a field of the wrong type (as the start's answer, or as the answer to a fork); the
+        // control passes the same wrapper through to the real template, which forks.
+        const std::string ready = R"({"ready": true})";
+        const std::vector<std::pair<std::string, std::string>> answers = {
+            {R"({"ready": true, "watched": {"/x": ["a", 1]}})", ""},
+            {R"({"ready": "yes"})", ""},
+            {std::string(40, '[') + std::string(40, ']'), ""},
+            {ready, R"({"id": "1", "pid": 5})"},
+            {ready, R"({"id": 1, "error": {"why": 1}})"},
+            {"", ""},  // the control
+        };
+        for (const auto& [first, second] : answers) {
+            CAPTURE(first);
+            CAPTURE(second);
+            auto options = forking_options("template-hostile");
+            // The template's command line ends with 1024 underscores (kernel_command.cpp).
+            const std::string hostile =
+                "import socket, sys\n"
+                "s = socket.socket(fileno=0)\n"
+                "s.send(sys.argv[1].encode())\n"
+                "s.recv(65536)\n"
+                "if sys.argv[2]: s.send(sys.argv[2].encode())\n"
+                "s.recv(65536)\n";
+            std::ofstream(options.workspace / "hostile.py") << hostile;
+            const auto wrapper =
+                first.empty()
+                    ? std::string("exec /usr/bin/python3 \"$@\"")
+                    : "case \"$*\" in *" + std::string(1024, '_') + ") exec /usr/bin/python3 " +
+                          (options.workspace / "hostile.py").string() + " '" + first + "' '" +
+                          second + "' ;; esac\n" + "exec /usr/bin/python3 \"$@\"";
+            options.python = testing::write_script(options.workspace, "python", wrapper);
+            code_executor executor(options);
+            executor.execute("pass");
+            executor.reset();
+            executor.reset();
+            const auto seen = facts(executor);
+            if (first.empty()) {
+                CHECK(seen["ppid"] != ::getpid());  // forked: the wrapper lets it through
+            } else {
+                CHECK(seen["ppid"] == ::getpid());  // cold, and working
+                // The spare is there again, started cold: the template was given up, not asked
+                // (and failed on) for every spare.
+                CHECK(eventually_cold_kernels(2));
+            }
+        }
     }
 
     TEST_CASE("with forking turned off every kernel starts cold, spare included") {
