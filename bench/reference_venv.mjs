@@ -1,9 +1,12 @@
 // The reference, ipybox 0.9.2 (gradion-ai's Python project) from PyPI, in a virtual environment
 // kept between runs under .cache/. `mcp<2` is installed after it: 0.9.2 uses FastMCP from mcp 1.x.
 // Needs PyPI (or the index pip is configured with); without it, it exits with a message.
+// Run alone (node bench/reference_venv.mjs), it installs and prints the server's path: bench/run
+// --reference does so first, so that a missing PyPI stops it before the long part.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 import { REPO } from "./node_peers.mjs";
 
@@ -59,4 +62,8 @@ export function ensureReferenceVenv(dir = path.join(REPO, ".cache", `reference-i
   if (versions?.ipybox !== REFERENCE_VERSION) fail(`the venv in ${dir} does not report ipybox ${REFERENCE_VERSION}`);
   fs.writeFileSync(done, JSON.stringify(versions) + "\n");
   return { ipybox: path.join(dir, "bin", "ipybox"), versions };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  process.stdout.write(`${ensureReferenceVenv().ipybox}\n`);
 }
