@@ -200,6 +200,7 @@ async function steady(sessions) {
   }
 }
 
+const loadAverage = os.loadavg()[0];  // other work on the machine makes every figure noisier
 try {
   process.stderr.write(`bench: ${quick ? "quick mode, " : ""}ipybox (${servers[0].command}) and ipybox `
                        + `${reference.versions.ipybox} (${reference.ipybox}), rounds interleaved...\n`);
@@ -213,7 +214,7 @@ try {
   }
   const report = {
     date: new Date().toISOString(), quick, runs: opts.runs, spawns: opts.spawns, cores: os.cpus().length,
-    cpu: os.cpus()[0]?.model ?? "?", ours: { binary: servers[0].command, ...results.ours },
+    cpu: os.cpus()[0]?.model ?? "?", load_average: loadAverage, ours: { binary: servers[0].command, ...results.ours },
     reference: { versions: reference.versions, ...results.reference },
   };
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(report, null, 1) + "\n");

@@ -56,7 +56,8 @@ export function renderTable(report) {
       + `${reference.versions.jupyter_kernel_gateway}), same Node SDK client, rounds interleaved; `
       + `${report.runs} round trips, ${report.spawns} spawn${report.spawns === 1 ? "" : "s"}`
       + `${report.quick ? " (quick mode)" : ""}; `
-      + `${report.date.slice(0, 10)}, ${report.cores} cores (${report.cpu}):`,
+      + `${report.date.slice(0, 10)}, ${report.cores} cores (${report.cpu}), load average `
+      + `${report.load_average?.toFixed(1) ?? "?"} at the start:`,
     "",
     `| measure | ratio ours/reference | ipybox (C++) | ipybox ${reference.versions.ipybox} (Python) |`,
     "|---|---:|---:|---:|",
