@@ -22,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 
-import { EVERYTHING, REPO, importPeer, options, percentile, summary } from "./node_peers.mjs";
+import { EVERYTHING, REPO, echoTimingCell, importPeer, options, percentile, summary } from "./node_peers.mjs";
 import { awaitExit, treeMemory, treePids } from "./process_tree.mjs";
 import { renderTable } from "./reference_table.mjs";
 import { ensureReferenceVenv } from "./reference_venv.mjs";
@@ -142,21 +142,6 @@ async function coldStarts() {
   }
 }
 
-const ECHO_IN_KERNEL = (runs) => [
-  "import json, time",
-  "from mcptools.everything import echo",
-  "for _ in range(20):",
-  "    echo.run(echo.Params(message='x'))",
-  "samples = []",
-  `for _ in range(${runs}):`,
-  "    start = time.perf_counter()",
-  "    echo.run(echo.Params(message='x'))",
-  "    samples.append((time.perf_counter() - start) * 1000)",
-  "samples.sort()",
-  "print(json.dumps({'p50_ms': samples[int(0.5 * (len(samples) - 1))],",
-  "                  'p99_ms': samples[int(0.99 * (len(samples) - 1))], 'runs': len(samples)}))",
-].join("\n");
-
 async function steady(sessions) {
   const memory = (name) => each(name, async (server) => treeMemory(sessions[server.key].pid));
   await each("warm_up", async (server) => {
@@ -170,7 +155,7 @@ async function steady(sessions) {
   await each("register_ms", (server) => timed(() => call(sessions[server.key].client, "register_mcp_server",
                                                           { server_name: "everything", server_params: everything })));
   await each("tool_call_in_kernel", async (server) =>
-    JSON.parse(await execute(sessions[server.key].client, ECHO_IN_KERNEL(opts.runs), 600)));
+    JSON.parse(await execute(sessions[server.key].client, echoTimingCell(opts.runs), 600)));
   await alternating("tool_call_cell", sessions, opts.runs,
                     (client) => execute(client, "_ = echo.run(echo.Params(message='x'))"));
   await memory("tree_with_tools");
