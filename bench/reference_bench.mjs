@@ -4,6 +4,7 @@
 // Markdown table, ratios (ours/reference) first, and with --json FILE the figures as JSON.
 //
 //   node bench/reference_bench.mjs --ipybox PATH [--runs 100] [--spawns 5] [--quick] [--json FILE]
+//                                  [--venv DIR]   (default .cache/reference-ipybox-0.9.2)
 //
 // --quick: one spawn, 20 round trips, 2 single resets, one series of back-to-back resets (a
 // check that both servers answer every step; its figures are rough). Both servers run on
