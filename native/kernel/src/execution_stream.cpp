@@ -221,6 +221,16 @@ execution_outcome execution_stream::finish() {
                 "The cancelled code did not stop when interrupted; the kernel "
                 "was restarted and its state was lost.");
         }
+    } else if (!reply_.dropped.empty()) {
+        // The code ran; only its reply was lost (a payload, such as text for a pager, made it
+        // too big). Its output and the kernel's state are intact.
+        return exception_outcome(
+            "KernelReplyTooLarge",
+            "the kernel's reply to this code was dropped unread: it was " + reply_.dropped +
+                ", ipybox's bound for a message on the kernel's shell channel. Output printed "
+                "before it is kept; the kernel and its state are intact. (A reply carries the "
+                "code's payloads, such as text for a pager: print large text instead.)",
+            "", std::move(output));
     } else if (reply_.status == "aborted") {
         return exception_outcome("ExecutionAborted", "the kernel aborted this execution", "",
                                  std::move(output));

@@ -39,6 +39,9 @@ struct execute_reply {
     std::string status;  // "ok", "error" or "aborted"
     int execution_count = 0;
     std::optional<long long> started_micros;  // kernel clock, from reply metadata "started"
+    // Set when the reply was dropped unread for its size (status "error"): why, as the connection
+    // said it ("over 1048576 bytes").
+    std::string dropped;
 };
 
 struct kernel_idle {
