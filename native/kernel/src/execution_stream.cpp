@@ -217,8 +217,7 @@ execution_outcome execution_stream::finish() {
     if (const auto left_out = entry_->channel->events.images_left_out(); left_out > 0) {
         outcome.result.notices.push_back(
             std::to_string(left_out) + (left_out == 1 ? " image" : " images") +
-            " displayed by this code " + (left_out == 1 ? "was" : "were") +
-            " left out: over the " +
+            " displayed by this code " + (left_out == 1 ? "was" : "were") + " left out: over the " +
             process::describe_bytes(entry_->channel->events.image_budget()) +
             " of images one execution may display (base64, as the kernel sends them). Save "
             "large or many images to files instead (e.g. fig.savefig).");

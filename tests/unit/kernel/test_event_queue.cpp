@@ -131,8 +131,8 @@ TEST_CASE("images past the execution's image budget are dropped as they arrive a
     queue.push(image(60));  // control: within the budget, queued as it came
     queue.push(image(60));  // would pass it: dropped
     queue.push(display_output{{{"text/plain", "text only"}}});  // no image: not counted
-    queue.push(image(40));                                     // fits what is left
-    queue.push(image(1));                                      // the budget is spent
+    queue.push(image(40));                                      // fits what is left
+    queue.push(image(1));                                       // the budget is spent
     CHECK(queue.images_left_out() == 2);
     CHECK(std::get<display_output>(*pop_now(queue)).data["image/png"].get<std::string>().size() ==
           60);

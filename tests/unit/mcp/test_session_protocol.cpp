@@ -265,7 +265,8 @@ TEST_SUITE("mcp.session.client_protocol") {
                                      {"description", ""}};
                         const auto bare = tool.dump().size();
                         const auto room = total - *sent - bare;
-                        tool["description"] = std::string(std::min<std::size_t>(room, 1 << 20), 'd');
+                        tool["description"] =
+                            std::string(std::min<std::size_t>(room, 1 << 20), 'd');
                         *sent += tool.dump().size();
                         tools.push_back(std::move(tool));
                     }

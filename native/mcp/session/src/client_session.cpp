@@ -112,12 +112,12 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
             for (const auto& entry : *list) {
                 const auto size = json_text_size(entry);
                 if (size > max_tool_bytes - tool_bytes) {
-                    throw protocol_error(
-                        "tools/list", "stopped after " + std::to_string(cursors.size() + 1) +
-                                          " pages: the tools of MCP server '" + server +
-                                          "' take more than 64 MiB of JSON (" +
-                                          std::to_string(max_tool_bytes) +
-                                          " bytes), and ipybox reads at most that much");
+                    throw protocol_error("tools/list",
+                                         "stopped after " + std::to_string(cursors.size() + 1) +
+                                             " pages: the tools of MCP server '" + server +
+                                             "' take more than 64 MiB of JSON (" +
+                                             std::to_string(max_tool_bytes) +
+                                             " bytes), and ipybox reads at most that much");
                 }
                 tool_bytes += size;
                 tools.push_back(tool_descriptor::from_json(entry));
