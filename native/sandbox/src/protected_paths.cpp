@@ -223,12 +223,18 @@ std::vector<std::filesystem::path> nested_git_entries(const std::filesystem::pat
     auto& known = remembered()[workspace];
     known.insert(found.begin(), found.end());
     std::vector<fs::path> out;
-    for (const auto& entry : known) {
+    for (auto entry = known.begin(); entry != known.end();) {
         std::error_code error;
-        const auto type = fs::symlink_status(entry, error).type();
-        if (type == fs::file_type::directory || type == fs::file_type::regular) {
-            out.push_back(entry);
+        const auto type = fs::symlink_status(*entry, error).type();
+        if (type == fs::file_type::not_found) {  // gone: forgotten, so the set cannot only grow
+            entry = known.erase(entry);
+            continue;
         }
+        // One that cannot be looked at now (a folder above it made unreadable) stays listed.
+        if (error || type == fs::file_type::directory || type == fs::file_type::regular) {
+            out.push_back(*entry);
+        }
+        ++entry;
     }
     return out;
 }
