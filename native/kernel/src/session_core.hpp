@@ -186,6 +186,8 @@ class session_core : public std::enable_shared_from_this<session_core> {
     std::deque<std::shared_ptr<kernel_instance>> spares_;
     std::size_t spares_starting_ = 0;
     std::size_t spare_target_ = 1;
+    clock::time_point last_acquired_{};  // when the last head took a kernel (acquire_kernel)
+    static constexpr std::chrono::seconds back_to_back_within{1};
     std::atomic<std::size_t> ready_spares_{0};     // spares_.size(), for other threads
     std::atomic<std::size_t> starting_spares_{0};  // spares_starting_, for other threads
     bool waiting_for_spare_ = false;

@@ -49,15 +49,17 @@ void session_core::use_as_current(std::shared_ptr<kernel_instance> kernel) {
 // starts: the head would wait for each spare in turn. When a head finds the spare still starting
 // while the template is up (so the wait is a fork's, not the template's imports), the session
 // keeps two spares, which start side by side (a forked spare costs little memory: it shares its
-// pages with the template); it goes back to one when a head finds two ready.
+// pages with the template). It keeps one again from the first head that comes a second or more
+// after the one before (the extra spare, if ready, is used first).
 bool session_core::acquire_kernel() {
-    const bool two_ready = spares_.size() >= 2;
+    const auto now = clock::now();
+    if (now - last_acquired_ >= back_to_back_within) spare_target_ = 1;
+    last_acquired_ = now;
     while (!spares_.empty()) {
         auto spare = std::move(spares_.front());
         spares_.pop_front();
         // A spare forked before a package was installed would not see it: replaced too.
         if (spare->alive() && !spare->outdated()) {
-            if (two_ready) spare_target_ = 1;
             use_as_current(std::move(spare));
             start_spare();
             publish_spares();

@@ -47,8 +47,8 @@
 //    kernel_died saying so: they were written for the state that is gone.
 //  * reset() swaps in the spare kernel (fast), retires the old one in the background and starts
 //    a new spare. While resets come back to back faster than a forked kernel starts (one finds
-//    its spare still starting), two spares are kept, started side by side; one again once a
-//    reset finds two ready.
+//    its spare still starting), two spares are kept, started side by side; one again from the
+//    first reset (or start) a second or more after the one before.
 //  * Kernels are forked from the session's kernel template (fork_kernels): the spare always
 //    (the first one waits for the template's imports), any other start when the template is up
 //    (else it starts cold, without waiting). A template that died, or that saw a package
