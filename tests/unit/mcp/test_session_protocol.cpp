@@ -77,6 +77,16 @@ struct raw_server_fixture {
         REQUIRE(run_until(io, [&] { return result.done(); }));
         return result;
     }
+    // Initializes, then lists the tools (all pages), waiting up to `limit`.
+    outcome<std::vector<tool_descriptor>> initialize_and_list(
+        std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+        REQUIRE_FALSE(initialize().error());
+        outcome<std::vector<tool_descriptor>> result;
+        client->list_tools(result.handler());
+        REQUIRE(run_until(
+            io, [&] { return result.done(); }, limit));
+        return result;
+    }
 };
 
 }  // namespace
@@ -209,11 +219,7 @@ TEST_SUITE("mcp.session.client_protocol") {
                 r.reply({{"tools", json::array()},
                          {"nextCursor", std::to_string(std::stoll(cursor) + 1)}});
             });
-        REQUIRE_FALSE(f.initialize().error());
-        outcome<std::vector<tool_descriptor>> result;
-        f.client->list_tools(result.handler());
-        REQUIRE(run_until(
-            f.io, [&] { return result.done(); }, 60s));
+        const auto result = f.initialize_and_list(60s);
         CHECK(result.failed_with<protocol_error>());
         CHECK(result.error_message().find("stopped after 1000 pages") != std::string::npos);
         CHECK(result.error_message().find("repeats") == std::string::npos);
@@ -235,12 +241,7 @@ TEST_SUITE("mcp.session.client_protocol") {
                     if (page + 1 < pages) page_result["nextCursor"] = std::to_string(page + 1);
                     r.reply(std::move(page_result));
                 });
-            REQUIRE_FALSE(f.initialize().error());
-            outcome<std::vector<tool_descriptor>> result;
-            f.client->list_tools(result.handler());
-            REQUIRE(run_until(
-                f.io, [&] { return result.done(); }, 60s));
-            return result;
+            return f.initialize_and_list(60s);
         };
         const auto bounded = listing(20);  // control: 10,000 tools
         REQUIRE_FALSE(bounded.error());
@@ -274,12 +275,7 @@ TEST_SUITE("mcp.session.client_protocol") {
                     if (*sent < total) page_result["nextCursor"] = std::to_string(page + 1);
                     r.reply(std::move(page_result));
                 });
-            REQUIRE_FALSE(f.initialize().error());
-            outcome<std::vector<tool_descriptor>> result;
-            f.client->list_tools(result.handler());
-            REQUIRE(run_until(
-                f.io, [&] { return result.done(); }, 60s));
-            return result;
+            return f.initialize_and_list(60s);
         };
         const std::size_t bound = 64 * 1024 * 1024;
         const auto bounded = listing(bound);  // control: exactly the bound
