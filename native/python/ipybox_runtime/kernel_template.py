@@ -11,7 +11,10 @@ Messages from the native side are JSON objects, with descriptors passed alongsid
 
 * ``{"op": "fork", "id": N, "argv": [...], "cmdline": [...], "cwd": ..., "env": {...},
   "limits": {...}}`` with the descriptors ``[handshake, stdin, output, *cgroup_procs]``
-  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``).
+  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``;
+  optional ``"connection"``: the kernel's connection info, key included, used instead of a
+  connection file; optional ``"dumpable": false``: the kernel stays undumpable, see
+  ``_set_dumpable``).
   The template answers ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child
   becomes a fresh kernel (see ``_become_kernel``); or ``{"id": N, "error": ...}``.
 * ``{"op": "reap", "pid": P}``: the native side has read the exit status of the child P from
@@ -257,6 +260,44 @@ def _reseed() -> None:
                 cached.cache_clear()
 
 
+def _set_dumpable(dumpable: bool) -> None:
+    """PR_SET_DUMPABLE: a process that is not dumpable cannot be traced, nor its memory, its
+    descriptors or its environment opened through /proc, by another process of the same user
+    (short of CAP_SYS_PTRACE). The template is never dumpable: its children run user code as
+    the same user. A forked kernel is dumpable again, like a cold one, unless it shares the
+    template's sandbox with its siblings (the kernel being retired must not reach into the spare
+    that replaces it)."""
+    import ctypes
+
+    pr_set_dumpable = 4
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(pr_set_dumpable, int(dumpable), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
+def _use_connection(info: dict[str, Any]) -> None:
+    """Configures the kernel's channels and session key from the fork request, not from a file.
+
+    A kernel forked inside the template's sandbox shares its folders with its siblings: a
+    connection file would put the key where they can read it, and one planted before the
+    kernel reads it would give it ports and a key of a sibling's choosing. So none is read or
+    written; the key stays in this process's memory.
+    """
+    from ipykernel.kernelapp import IPKernelApp
+    from traitlets.config import Config
+
+    config = Config()
+    for name in ("transport", "ip", "shell_port", "iopub_port", "stdin_port", "control_port",
+                 "hb_port"):
+        setattr(config.IPKernelApp, name, info[name])
+    config.Session.key = str(info["key"]).encode()
+    config.Session.signature_scheme = info.get("signature_scheme", "hmac-sha256")
+    app = IPKernelApp.instance()
+    app.update_config(config)
+    app.init_connection_file = lambda: None  # type: ignore[method-assign]
+    app.write_connection_file = lambda: None  # type: ignore[method-assign]
+
+
 def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
     code = 1
     try:
@@ -279,6 +320,7 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
             link.send(json.dumps({"pid": os.getpid()}).encode())
             if link.recv(1) != b"g":
                 os._exit(1)
+        _set_dumpable(bool(request.get("dumpable", True)))
         environment = request["env"]
         os.environ.clear()
         os.environ.update(environment)
@@ -287,6 +329,8 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
         sys.argv = ["-c", *request["argv"]]
         _reseed()
         _restore_blas_threads()
+        if "connection" in request:
+            _use_connection(request["connection"])
         from ipybox_runtime import kernel_main
 
         kernel_main.main(request["argv"], watch_parent=False)
@@ -309,6 +353,7 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
 
 
 def main() -> None:
+    _set_dumpable(False)
     # Standard input is the channel; the template itself reads /dev/null there, as a kernel does.
     channel = socket.socket(fileno=os.dup(0))
     os.set_inheritable(channel.fileno(), False)
