@@ -92,6 +92,74 @@ code_execution_error start_failure(code_executor& executor,
     throw std::logic_error("unreachable");
 }
 
+std::string command_line(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+int parent_of(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string state;
+    int parent = 0;
+    fields >> state >> parent;
+    return parent;
+}
+
+// Tries to open the memory of the kernel's template (its parent), of the other kernels of the
+// sandbox (the spare) and of a process the kernel started itself.
+constexpr const char* reach_code = R"(import os, subprocess
+def reach(pid):
+    try:
+        open(f'/proc/{pid}/mem', 'rb').close()
+        return 'open'
+    except OSError as error:
+        return type(error).__name__
+status = open('/proc/self/status').read()
+print('capabilities', [l.split()[1] for l in status.splitlines() if l.startswith('CapEff')][0])
+def siblings():
+    found = []
+    for p in os.listdir('/proc'):
+        try:
+            if p.isdigit() and int(p) != os.getpid() and (
+                    b'kernel_main' in open(f'/proc/{p}/cmdline', 'rb').read()):
+                found.append(p)
+        except OSError:
+            pass
+    return found
+# The spare is forked while this runs: waited for (the poll ends when it is there).
+import time
+deadline = time.monotonic() + 60
+while not siblings() and time.monotonic() < deadline:
+    time.sleep(0.05)
+child = subprocess.Popen(['sleep', '60'])
+print('own child:', reach(child.pid))
+child.kill()
+print('template:', reach(os.getppid()))
+for pid in siblings():
+    print('sibling:', reach(pid))
+)";
+
+// The files under the kernel's folder's parent (the template's folder, for a forked kernel) that
+// hold the kernel's session key.
+constexpr const char* key_search_code = R"(import os
+from ipykernel.kernelapp import IPKernelApp
+app = IPKernelApp.instance()
+key = app.session.key
+assert len(key) >= 32
+hits = []
+for root, _, files in os.walk(os.path.dirname(os.path.dirname(app.connection_file))):
+    for name in files:
+        try:
+            with open(os.path.join(root, name), 'rb') as f:
+                if key in f.read():
+                    hits.append(name)
+        except OSError:
+            pass
+print(sorted(hits))
+)";
+
 }  // namespace
 
 TEST_SUITE("sandbox.kernel") {
@@ -188,41 +256,62 @@ TEST_SUITE("sandbox.kernel") {
         CHECK(executor.execute(write_code(outside / "escaped.txt")).text.rfind("denied", 0) == 0);
     }
 
-    TEST_CASE("sandboxed kernels start cold with a sandbox each, never forked from a template") {
-        // Children of one template would share its sandbox (see the test below: the spare's
-        // files must stay out of sight). The control: without the sandbox, the spare is forked.
-        const auto command_line = [](int pid) {
-            std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-            return std::string((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
-        };
-        const auto parent_of = [](int pid) {
-            std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-            std::string text((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-            std::istringstream fields(text.substr(text.rfind(')') + 2));
-            std::string state;
-            int parent = 0;
-            fields >> state >> parent;
-            return parent;
-        };
-        auto plain_options = tool_executor_options("sandbox-fork-control");
-        plain_options.keep_spare_kernel = true;
-        code_executor plain(plain_options);
-        plain.execute("pass");
-        plain.reset();
-        CHECK(command_line(parent_of(plain.kernel_pid())).find("kernel_template") !=
-              std::string::npos);
-
-        auto options = sandboxed("cold");
+    TEST_CASE(
+        "a sandboxed session forks its kernels from a template inside its sandbox (control: "
+        "IPYBOX_FORK_KERNELS=0 starts them cold, each in a sandbox of its own)") {
+        auto options = sandboxed("forked");
         options.keep_spare_kernel = true;
         code_executor executor(options);
         executor.execute("pass");
         executor.reset();
-        executor.execute("pass");
+        // The spare, now the kernel: a child of the template, which srt started.
+        const auto kernel = executor.kernel_pid();
+        CHECK(command_line(parent_of(kernel)).find("kernel_template") != std::string::npos);
+        CHECK(command_line(kernel).find("kernel_main") != std::string::npos);
+        CHECK(executor.execute(write_code(fresh_directory("sandbox-forked-out") / "x.txt"))
+                  .text.rfind("denied", 0) == 0);
+
+        auto cold_options = sandboxed("forked-control");
+        cold_options.keep_spare_kernel = true;
+        cold_options.host_environment["IPYBOX_FORK_KERNELS"] = "0";
+        code_executor cold(cold_options);
+        cold.execute("pass");
+        cold.reset();
+        cold.execute("pass");
         // The kernel's process, as ipybox sees it, is the sandbox runtime it started itself.
-        CHECK(parent_of(executor.kernel_pid()) == ::getpid());
-        CHECK(command_line(executor.kernel_pid()).find("kernel_main") != std::string::npos);
+        CHECK(parent_of(cold.kernel_pid()) == ::getpid());
+    }
+
+    TEST_CASE(
+        "a forked kernel can neither read the memory of its template or of the spare kernel "
+        "beside it (control: a process of its own, of the same user, it can)") {
+        auto options = sandboxed("undumpable");
+        options.keep_spare_kernel = true;
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        const auto text = executor.execute(reach_code).text;
+        // The kernel runs without capabilities in the sandbox (root's would mask the check).
+        CHECK(text.find("capabilities 0000000000000000") != std::string::npos);
+        CHECK(text.find("own child: open") != std::string::npos);
+        CHECK(text.find("template: PermissionError") != std::string::npos);
+        CHECK(text.find("sibling: PermissionError") != std::string::npos);
+    }
+
+    TEST_CASE(
+        "no file a forked kernel can read holds its session key (control: a cold kernel's "
+        "connection file holds it)") {
+        auto options = sandboxed("key");
+        options.keep_spare_kernel = true;
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        CHECK(command_line(parent_of(executor.kernel_pid())).find("kernel_template") !=
+              std::string::npos);
+        CHECK(executor.execute(key_search_code).text == "[]");
+
+        code_executor cold(sandboxed("key-control"));
+        CHECK(cold.execute(key_search_code).text == "['kernel.json']");
     }
 
     TEST_CASE(
@@ -327,3 +416,4 @@ TEST_CASE("a sandboxed kernel (and srt, bubblewrap) shares no socket with ipybox
     ::close(pair[0]);
     ::close(pair[1]);
 }
+
