@@ -133,7 +133,7 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
             obstacle = "IPYBOX_FORK_KERNELS=0 turns forking off";
         }
         print_row("kernel start", obstacle.empty()
-                                      ? "forked from a kernel template (under --sandbox: cold)"
+                                      ? "forked from a kernel template (under --sandbox: inside the sandbox)"
                                       : "cold, with a spare kernel started ahead: " + obstacle);
         if (chosen->pydantic_version.empty()) {
             problems.push_back(
