@@ -392,7 +392,15 @@ void kernel_instance::end_descendants() {
 }
 
 bool kernel_instance::outdated() const {
-    return template_ && template_->outdated();
+    if (!template_) return false;
+    if (template_->outdated()) return true;
+    // A spare that shares its template's sandbox has the sandbox of the template's start: once
+    // a cold kernel would get another (a repository nested since), it is not used.
+    try {
+        return !template_->sandbox_changed().empty();
+    } catch (const std::exception&) {
+        return true;
+    }
 }
 
 bool kernel_instance::alive() const {

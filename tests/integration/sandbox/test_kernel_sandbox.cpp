@@ -283,6 +283,31 @@ TEST_SUITE("sandbox.kernel") {
     }
 
     TEST_CASE(
+        "a repository nested in the workspace after the template started is protected from the "
+        "next kernel on: neither the template nor a spare forked from it is used again") {
+        auto options = sandboxed("nested-later");
+        options.keep_spare_kernel = true;
+        code_executor executor(options);
+        executor.execute("pass");
+        executor.reset();
+        const auto first_template = parent_of(executor.kernel_pid());
+        REQUIRE(command_line(first_template).find("kernel_template") != std::string::npos);
+        // The control: the kernel forked before the repository was made can write it.
+        const auto git = options.workspace / "vendor" / "lib" / ".git";
+        std::filesystem::create_directories(git);
+        std::ofstream(git / "config") << "[core]\n";
+        CHECK(executor.execute(write_code(git / "config")).text == "written");
+        executor.reset();
+        CHECK(parent_of(executor.kernel_pid()) != first_template);
+        CHECK(executor.execute(write_code(git / "config")).text.rfind("denied", 0) == 0);
+        executor.reset();  // from a new template, started with the repository in its settings
+        CHECK(command_line(parent_of(executor.kernel_pid())).find("kernel_template") !=
+              std::string::npos);
+        CHECK(parent_of(executor.kernel_pid()) != first_template);
+        CHECK(executor.execute(write_code(git / "config")).text.rfind("denied", 0) == 0);
+    }
+
+    TEST_CASE(
         "a forked kernel can neither read the memory of its template or of the spare kernel "
         "beside it (control: a process of its own, of the same user, it can)") {
         auto options = sandboxed("undumpable");

@@ -138,7 +138,10 @@ class kernel_instance {
 
     bool alive() const;
     // True for a kernel forked from a template whose imports are out of date (a package was
-    // installed since): a kernel started now would see other modules. Cheap (a few stat()s).
+    // installed since): a kernel started now would see other modules; or, inside the template's
+    // sandbox, whose sandbox is (a kernel started now would get another: a repository nested
+    // in the workspace since, say). A few stat()s, and under a sandbox a walk of the workspace
+    // for nested repositories (as each sandboxed start does).
     bool outdated() const;
     // Why the process exited ("killed by signal 9 (SIGKILL)"; "exceeded its memory limit of
     // 2 GiB and was stopped" when a limit ended it), or "" while it runs.
