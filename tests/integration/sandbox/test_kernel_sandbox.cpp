@@ -109,15 +109,9 @@ int parent_of(int pid) {
 
 // Tries to open the memory of the kernel's template (its parent), of the other kernels of the
 // sandbox (the spare) and of a process the kernel started itself.
-constexpr const char* reach_code = R"(import os, subprocess
-def reach(pid):
-    try:
-        open(f'/proc/{pid}/mem', 'rb').close()
-        return 'open'
-    except OSError as error:
-        return type(error).__name__
-status = open('/proc/self/status').read()
-print('capabilities', [l.split()[1] for l in status.splitlines() if l.startswith('CapEff')][0])
+// Waits until another kernel runs in the sandbox of the kernel's template: the spare, forked
+// while the kernel runs (the poll ends when it is there).
+constexpr const char* wait_for_sibling_code = R"(import os, time
 def siblings():
     found = []
     for p in os.listdir('/proc'):
@@ -128,16 +122,28 @@ def siblings():
         except OSError:
             pass
     return found
-# The spare is forked while this runs: waited for (the poll ends when it is there).
-import time
 deadline = time.monotonic() + 60
 while not siblings() and time.monotonic() < deadline:
     time.sleep(0.05)
+print(len(siblings()))
+)";
+
+// Tries to open the memory of the kernel's template (its parent), of the other kernels of the
+// sandbox (the spare) and of a process the kernel started itself.
+constexpr const char* reach_code = R"(import os, subprocess
+def reach(pid):
+    try:
+        open(f'/proc/{pid}/mem', 'rb').close()
+        return 'open'
+    except OSError as error:
+        return type(error).__name__
+status = open('/proc/self/status').read()
+print('capabilities', [l.split()[1] for l in status.splitlines() if l.startswith('CapEff')][0])
 child = subprocess.Popen(['sleep', '60'])
 print('own child:', reach(child.pid))
 child.kill()
 print('template:', reach(os.getppid()))
-for pid in siblings():
+for pid in siblings():  # defined by wait_for_sibling_code, run before in this kernel
     print('sibling:', reach(pid))
 )";
 
@@ -292,7 +298,9 @@ TEST_SUITE("sandbox.kernel") {
         executor.reset();
         const auto first_template = parent_of(executor.kernel_pid());
         REQUIRE(command_line(first_template).find("kernel_template") != std::string::npos);
-        // The control: the kernel forked before the repository was made can write it.
+        // The spare is forked before the repository is made. The control: the kernel forked
+        // before it was made can write it.
+        CHECK(executor.execute(wait_for_sibling_code).text != "0");
         const auto git = options.workspace / "vendor" / "lib" / ".git";
         std::filesystem::create_directories(git);
         std::ofstream(git / "config") << "[core]\n";
@@ -315,6 +323,7 @@ TEST_SUITE("sandbox.kernel") {
         code_executor executor(options);
         executor.execute("pass");
         executor.reset();
+        CHECK(executor.execute(wait_for_sibling_code).text != "0");
         const auto text = executor.execute(reach_code).text;
         // The kernel runs without capabilities in the sandbox (root's would mask the check).
         CHECK(text.find("capabilities 0000000000000000") != std::string::npos);
