@@ -64,6 +64,16 @@ TREE_PLACEHOLDER = "0" * 32  # the native side's tags are 32 hex digits
 # gets the thread count a cold kernel would have (_restore_blas_threads).
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS",)
 MAX_MESSAGE = 1 << 20
+# What a kernel's connection info says of its channels (the key and scheme go to its Session).
+CHANNEL_FIELDS = (
+    "transport",
+    "ip",
+    "shell_port",
+    "iopub_port",
+    "stdin_port",
+    "control_port",
+    "hb_port",
+)
 MAX_DESCRIPTORS = 16
 
 
@@ -287,8 +297,7 @@ def _use_connection(info: dict[str, Any]) -> None:
     from traitlets.config import Config
 
     config = Config()
-    for name in ("transport", "ip", "shell_port", "iopub_port", "stdin_port", "control_port",
-                 "hb_port"):
+    for name in CHANNEL_FIELDS:
         setattr(config.IPKernelApp, name, info[name])
     config.Session.key = str(info["key"]).encode()
     config.Session.signature_scheme = info.get("signature_scheme", "hmac-sha256")
