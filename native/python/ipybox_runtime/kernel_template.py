@@ -305,6 +305,40 @@ def _use_connection(info: dict[str, Any]) -> None:
     app.update_config(config)
     app.init_connection_file = lambda: None  # type: ignore[method-assign]
     app.write_connection_file = lambda: None  # type: ignore[method-assign]
+    _skip_profile_code(app)
+
+
+def _skip_profile_code(app: Any) -> None:
+    """Runs no config file and no startup script of the kernel's IPython profile.
+
+    The profile lies in the kernel's own IPYTHONDIR, made empty just before the fork, so a cold
+    kernel would find nothing there either; but its siblings can write it (they share the
+    sandbox): the kernel being retired could plant code there for the spare that replaces it.
+    The system's config and startup folders (read-only in the sandbox) are still read.
+    """
+    load_config_file = app.load_config_file
+    run_startup_files = app._run_startup_files
+
+    def load_config_file_but_the_profiles(*args: Any, **kwargs: Any) -> Any:
+        profile = os.path.realpath(app.profile_dir.location)
+        app.config_file_paths = [
+            path for path in app.config_file_paths if os.path.realpath(path) != profile
+        ]
+        return load_config_file(*args, **kwargs)
+
+    def run_startup_files_but_the_profiles() -> None:
+        # Set around the observer, which would make the folder (traitlets keeps the values in
+        # _trait_values): a path under /dev/null holds no file.
+        values = app.profile_dir._trait_values
+        kept = values["startup_dir"]
+        values["startup_dir"] = os.path.join(os.devnull, "startup")
+        try:
+            run_startup_files()
+        finally:
+            values["startup_dir"] = kept
+
+    app.load_config_file = load_config_file_but_the_profiles  # type: ignore[method-assign]
+    app._run_startup_files = run_startup_files_but_the_profiles  # type: ignore[method-assign]
 
 
 def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[int]) -> None:

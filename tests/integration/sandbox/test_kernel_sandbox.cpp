@@ -451,3 +451,51 @@ TEST_CASE("a sandboxed kernel (and srt, bubblewrap) shares no socket with ipybox
     ::close(pair[1]);
 }
 
+// The kernel being retired shares its sandbox with the spare that replaces it, and can write the
+// spare's IPython folder before the spare reads it: a forked sandboxed kernel runs nothing from
+// its profile (kernel_template.py, _skip_profile_code). Run outside the sandbox: the race with a
+// sibling cannot be won on purpose, the planted profile can be.
+TEST_CASE(
+    "a kernel configured from the fork request runs no config file or startup script of its "
+    "profile and writes no connection file (control: ipykernel alone runs both and writes it)") {
+    const auto dir = fresh_directory("sandbox-profile");
+    std::ofstream(dir / "probe.py") << R"(import json, os, sys
+mode, here = sys.argv[1], os.path.dirname(os.path.abspath(__file__))
+profile = os.path.join(here, "ipython-" + mode, "profile_default")
+os.makedirs(os.path.join(profile, "startup"))
+for name in ("startup/00-planted.py", "ipython_kernel_config.py", "ipython_config.py"):
+    with open(os.path.join(profile, name), "w") as planted:
+        marker = os.path.join(here, mode + "-ran-" + os.path.basename(name))
+        planted.write(f"open({marker!r}, 'w').close()\n")
+os.environ["IPYTHONDIR"] = os.path.dirname(profile)
+info = {"transport": "ipc", "ip": os.path.join(here, mode + "-k"), "shell_port": 1,
+        "iopub_port": 2, "stdin_port": 3, "control_port": 4, "hb_port": 5, "key": "k" * 64,
+        "signature_scheme": "hmac-sha256"}
+if mode == "forked":
+    from ipybox_runtime import kernel_template
+    kernel_template._use_connection(info)
+from ipykernel.kernelapp import IPKernelApp
+app = IPKernelApp.instance()
+app.initialize(["-f", os.path.join(here, mode + "-kernel.json"), "--IPKernelApp.quiet=True"])
+left = sorted(n for n in os.listdir(here) if n.startswith(mode + "-") and "-k-" not in n)
+with open(os.path.join(here, mode + ".json"), "w") as out:
+    json.dump({"files": left, "key": app.session.key.decode()}, out)
+os._exit(0)
+)";
+    const auto run = [&](const std::string& mode) {
+        const auto command = "cd / && PYTHONPATH=" + (source_dir() / "native" / "python").string() +
+                             " /usr/bin/python3 " + (dir / "probe.py").string() + " " + mode +
+                             " > " + (dir / (mode + ".log")).string() + " 2>&1";
+        REQUIRE(std::system(command.c_str()) == 0);
+        std::ifstream in(dir / (mode + ".json"));
+        return nlohmann::json::parse(in);
+    };
+    const auto forked = run("forked");
+    CHECK(forked["files"] == nlohmann::json::array());
+    CHECK(forked["key"] == std::string(64, 'k'));
+    const auto control = run("cold");
+    CHECK(control["files"] == nlohmann::json({"cold-kernel.json", "cold-ran-00-planted.py",
+                                              "cold-ran-ipython_config.py",
+                                              "cold-ran-ipython_kernel_config.py"}));
+}
+
