@@ -11,8 +11,8 @@
 namespace ipybox::kernel {
 namespace {
 
-// Starting a kernel and a spare while two retired ones shut down.
-constexpr std::size_t blocking_threads = 4;
+// Starting a kernel, or two spares, while two retired ones shut down.
+constexpr std::size_t blocking_threads = 5;
 
 session_options completed(session_options options) {
     if (options.launch.io == nullptr) {
@@ -60,6 +60,10 @@ const session_options& kernel_session::options() const {
 
 std::string kernel_session::cold_start_reason() const {
     return core_->cold_start_reason();
+}
+
+kernel_session::spare_kernels kernel_session::spares() const {
+    return core_->spares();
 }
 
 int kernel_session::kernel_pid() const {

@@ -4,13 +4,15 @@
 // other side and the message format).
 //
 // It is started like a kernel (the interpreter, environment, working directory and sandbox of
-// `launch`), but uncontained: it never runs user code, and each child joins its own kernel's
-// control groups and limits before anything else runs there. Its standard input is a
-// SOCK_SEQPACKET socket whose other end only this object holds: the one channel, and its
-// lifeline (end of file there ends it). A forked kernel is a child of the template, not of ours:
-// we learn its PID as our PID namespace sees it from the child itself (SCM_CREDENTIALS), open a
-// pidfd while it waits for our go, and read its exit status from /proc before the template may
-// reap it (process::child_process::adopt).
+// `launch`), but uncontained: it never runs user code. Each child takes its kernel's limits
+// before anything else runs there, and joins its kernel's control groups on a thread of its own
+// while ipykernel initializes (a move into a cgroup waits out a grace period of the kernel's
+// RCU: 5 to 20 ms on cgroup v1); the kernel serves, and so runs user code, only once it is in. Its
+// standard input is a SOCK_SEQPACKET socket whose other end only this object holds: the one
+// channel, and its lifeline (end of file there ends it). A forked kernel is a child of the
+// template, not of ours: we learn its PID as our PID namespace sees it from the child itself
+// (SCM_CREDENTIALS), open a pidfd while it waits for our go, and read its exit status from /proc
+// before the template may reap it (process::child_process::adopt).
 //
 // Under a sandbox (launch.wrap), the template runs inside it, with settings computed for its own
 // private directory, and so do the kernels it forks: each keeps its private directory (sockets,

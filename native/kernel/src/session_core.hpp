@@ -1,6 +1,6 @@
 #pragma once
 // The strand side of a kernel_session (private to the kernel module): the queue of operations,
-// the state machine kernel_session.hpp draws, the kernels (current and spare) and the timer.
+// the state machine kernel_session.hpp draws, the kernels (current and spares) and the timer.
 // Members below `strand_` are touched only on the strand; the public methods post onto it and may
 // be called from any thread (session_queue.cpp: the queue and executions; session_kernels.cpp:
 // getting, replacing and retiring kernels, and stopping).
@@ -96,6 +96,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
     const session_options& options() const { return options_; }
     int kernel_pid() const { return pid_.load(); }
     std::string cold_start_reason() const { return templates_->cold_reason(); }
+    kernel_session::spare_kernels spares() const { return {ready_spares_, starting_spares_}; }
 
     // Throws std::logic_error naming `call` on a thread that runs the session's loop.
     void refuse_on_loop(const char* call) const;
@@ -153,6 +154,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
                           const std::exception_ptr& failure);
     void use_as_current(std::shared_ptr<kernel_instance> kernel);
     void start_spare();
+    void publish_spares();  // after spares_ or spares_starting_ changed
     void retire(std::shared_ptr<kernel_instance> kernel);
     void run_hook(queued_reset& reset);
     void hook_finished();
@@ -179,8 +181,13 @@ class session_core : public std::enable_shared_from_this<session_core> {
     session_state state_ = session_state::idle;
     std::deque<operation> queue_;
     std::shared_ptr<kernel_instance> current_;
-    std::shared_ptr<kernel_instance> spare_;
-    bool spare_starting_ = false;
+    // Ready spares, oldest first, and how many are starting. One is kept; two while resets come
+    // back to back (see acquire_kernel).
+    std::deque<std::shared_ptr<kernel_instance>> spares_;
+    std::size_t spares_starting_ = 0;
+    std::size_t spare_target_ = 1;
+    std::atomic<std::size_t> ready_spares_{0};     // spares_.size(), for other threads
+    std::atomic<std::size_t> starting_spares_{0};  // spares_starting_, for other threads
     bool waiting_for_spare_ = false;
 };
 

@@ -1,4 +1,4 @@
-// The kernels of a session, on the strand: the current one and the spare, how the head of the
+// The kernels of a session, on the strand: the current one and the spares, how the head of the
 // queue gets a live kernel, how kernels are retired, and how the session stops. Starting and
 // shutting down kernels blocks, so it runs on the session's pool and reports back to the strand.
 #include <sys/resource.h>
@@ -42,22 +42,33 @@ void session_core::use_as_current(std::shared_ptr<kernel_instance> kernel) {
     pid_ = current_->pid();
 }
 
-// True when the head has a live kernel now (the spare); false when one is being started, after
+// True when the head has a live kernel now (a spare); false when one is being started, after
 // which the strand goes on with the head (or fails it).
+//
+// Resets back to back (an agent's loop: reset, a cell, reset) come faster than one forked kernel
+// starts: the head would wait for each spare in turn. When a head finds the spare still starting
+// while the template is up (so the wait is a fork's, not the template's imports), the session
+// keeps two spares, which start side by side (a forked spare costs little memory: it shares its
+// pages with the template); it goes back to one when a head finds two ready.
 bool session_core::acquire_kernel() {
-    if (spare_) {
-        auto spare = std::move(spare_);
-        spare_.reset();
+    const bool two_ready = spares_.size() >= 2;
+    while (!spares_.empty()) {
+        auto spare = std::move(spares_.front());
+        spares_.pop_front();
         // A spare forked before a package was installed would not see it: replaced too.
         if (spare->alive() && !spare->outdated()) {
+            if (two_ready) spare_target_ = 1;
             use_as_current(std::move(spare));
             start_spare();
+            publish_spares();
             return true;
         }
         retire(std::move(spare));
     }
-    if (spare_starting_) {
+    publish_spares();
+    if (spares_starting_ > 0) {
         waiting_for_spare_ = true;
+        if (templates_->forking()) spare_target_ = 2;
     } else {
         start_job(false);
     }
@@ -97,14 +108,15 @@ void session_core::on_current_started(std::shared_ptr<kernel_instance> kernel,
 
 void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
                                     const std::exception_ptr& failure) {
-    spare_starting_ = false;
+    --spares_starting_;
+    publish_spares();
     if (state_ == session_state::stopped) return retire(std::move(kernel));
     if (failure) {
         core::logger("kernel")->warn("the spare kernel failed to start: {}", message_of(failure));
     }
     if (!waiting_for_spare_) {
-        if (kernel) spare_ = std::move(kernel);
-        return;
+        if (kernel) spares_.push_back(std::move(kernel));
+        return publish_spares();
     }
     waiting_for_spare_ = false;
     if (!kernel || !kernel->alive() || kernel->outdated()) {
@@ -117,12 +129,19 @@ void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
     start_spare();
 }
 
+// Starts spares until there are as many, ready or starting, as the session keeps.
 void session_core::start_spare() {
-    if (!options_.keep_spare || spare_ || spare_starting_ || state_ == session_state::stopped) {
-        return;
+    if (!options_.keep_spare || state_ == session_state::stopped) return;
+    while (spares_.size() + spares_starting_ < spare_target_) {
+        ++spares_starting_;
+        start_job(true);
     }
-    spare_starting_ = true;
-    start_job(true);
+    publish_spares();
+}
+
+void session_core::publish_spares() {
+    ready_spares_ = spares_.size();
+    starting_spares_ = spares_starting_;
 }
 
 void session_core::retire(std::shared_ptr<kernel_instance> kernel) {
@@ -235,9 +254,10 @@ void session_core::stop_now() {
         }
     }
     retire(std::move(current_));
-    retire(std::move(spare_));
     current_.reset();
-    spare_.reset();
+    for (auto& spare : spares_) retire(std::move(spare));
+    spares_.clear();
+    publish_spares();
     pid_ = 0;
     blocking_work_ = nullptr;
 }

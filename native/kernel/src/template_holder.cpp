@@ -35,6 +35,11 @@ std::string template_holder::cold_reason() const {
     return cold_reason_;
 }
 
+bool template_holder::forking() const {
+    std::lock_guard lock(mutex_);
+    return cold_reason_.empty() && template_ && template_->usable();
+}
+
 void template_holder::stop() {
     std::shared_ptr<kernel_template> ending;
     {

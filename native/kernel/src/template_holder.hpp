@@ -27,6 +27,8 @@ class template_holder {
 
     // Why kernels start cold ("" while they are forked).
     std::string cold_reason() const;
+    // True while a template is up: a kernel started now is forked without waiting for imports.
+    bool forking() const;
     // Ends the template (once its kernels are shut down); kernels start cold afterwards.
     void stop();
 

@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+from typing import Any, Callable
 
 _COLOUR_VARIABLES = ("CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR")
 
@@ -87,7 +88,7 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
     if os.environ.get("IPYBOX_LIBRARY_SAVE") == "host":  # set by the host under --sandbox
         extensions.append("ipybox_runtime.sandbox_errors")
     arguments.extend(f"--IPKernelApp.extensions={name}" for name in extensions)
-    return arguments
+    return [*arguments, *_workspace_off_the_path()]
 
 
 def _workspace_off_the_path() -> list[str]:
@@ -100,22 +101,73 @@ def _workspace_off_the_path() -> list[str]:
     return ["--InteractiveShellApp.ignore_cwd=True"] if version_info >= (8,) else []
 
 
-def main(argv: list[str] | None = None, watch_parent: bool = True) -> None:
+# The kernel template parses the command line its kernels will have once, before it forks them
+# (traitlets builds a parser over every configurable class: about a sixth of a kernel's start).
+# Only the connection file differs from kernel to kernel; it stands in as this placeholder.
+CONNECTION_PLACEHOLDER = "ipybox-connection-file-of-the-forked-kernel"
+_parsed: tuple[list[str], Any] | None = None
+
+
+def parse_ahead() -> None:
+    """Creates the kernel application and parses a forked kernel's command line (template)."""
+    global _parsed
+    from ipykernel.kernelapp import IPKernelApp
+
+    arguments = _kernel_arguments(["-f", CONNECTION_PLACEHOLDER])
+    try:
+        app = IPKernelApp.instance()
+        app.parse_command_line(arguments)
+    except Exception:  # noqa: BLE001 - a kernel then parses its own, as a cold one does
+        IPKernelApp.clear_instance()
+        return
+    _parsed = (arguments, app)
+
+
+def _application(arguments: list[str]) -> Any:
+    """The application to initialize with `arguments`: parsed ahead when they are the ones the
+    template parsed (but for the connection file), else a fresh one that parses them itself."""
+    from ipykernel.kernelapp import IPKernelApp
+    from traitlets.config import Config
+
+    if _parsed is not None:
+        expected, app = _parsed
+        at = arguments.index("-f") + 1 if "-f" in arguments[:-1] else -1
+        if at > 0 and [*arguments[:at], CONNECTION_PLACEHOLDER, *arguments[at + 1 :]] == expected:
+            app.update_config(Config({"IPKernelApp": {"connection_file": arguments[at]}}))
+            app.argv = list(arguments)
+            app.parse_command_line = lambda argv=None: None  # parsed ahead, as above
+            return app
+        IPKernelApp.clear_instance()
+    return IPKernelApp.instance()
+
+
+def main(
+    argv: list[str] | None = None,
+    watch_parent: bool = True,
+    before_start: Callable[[Any], None] | None = None,
+    configure: Callable[[Any], None] | None = None,
+) -> None:
+    """Starts the kernel. `configure(app)` runs before the application is initialized (a
+    forked kernel's connection, kernel_template._use_connection); `before_start(app)` once it
+    is, before it serves (and so before any code of the user's runs)."""
     prepare_environment()
     _exit_with_parent(watch_parent)
     from ipybox_runtime import kernel_output
-    from ipykernel.kernelapp import IPKernelApp
 
     kernel_output.install()
 
     arguments = _kernel_arguments(sys.argv[1:] if argv is None else argv)
-    app = IPKernelApp.instance()
-    app.initialize([*arguments, *_workspace_off_the_path()])
+    app = _application(arguments)
+    if configure is not None:
+        configure(app)
+    app.initialize(arguments)
     # Only now, with ipykernel started and before any user code: the workspace (and the current
     # directory, as IPython gives it) become importable.
     _prepare_import_path()
     if "" not in sys.path:
         sys.path.insert(1, "")
+    if before_start is not None:
+        before_start(app)
     app.start()
 
 

@@ -124,6 +124,8 @@ def _preload() -> str:
                 return f"cannot import {name}: {error}"
     for name in forced:
         del os.environ[name]
+    kernel_main.parse_ahead()
+    _warm_caches()
     # What the imports made stays put: the collector of a child never walks (and so never
     # copies) the pages it shares with the template and its siblings.
     gc.collect()
@@ -131,6 +133,24 @@ def _preload() -> str:
     sys.stdout.flush()
     sys.stderr.flush()
     return _why_not_forkable()
+
+
+def _warm_caches() -> None:
+    """Fills the caches every kernel's start would fill the same way, so that its children find
+    them full: the machine's addresses (jupyter_client asks `ip addr` in a subprocess, once per
+    process) and the patterns argparse compiles when IPython's magics format their help."""
+    import argparse
+
+    try:
+        from jupyter_client import localinterfaces
+
+        localinterfaces.localhost()
+    except Exception:  # noqa: BLE001 - a kernel then asks for them itself, as a cold one does
+        pass
+    parser = argparse.ArgumentParser(prog="%warm", description="warm", add_help=True)
+    parser.add_argument("value", nargs="?", help="a value")
+    parser.add_argument("--option", metavar="N", help="an option")
+    parser.format_help()
 
 
 def _receive(channel: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
@@ -236,8 +256,59 @@ def _retitle(command_line: list[str]) -> None:
     ctypes.memmove(start, text + b"\0" * (end - start - len(text)), end - start)
 
 
+class _Joining:
+    """Moves this process into the kernel's control groups on a thread of its own.
+
+    Each move waits for the kernel's grace period that cgroup migration takes (5 to 20 ms on
+    cgroup v1, measured), which the kernel's start spends importing nothing and initializing
+    ipykernel instead. The kernel waits for the move (`wait`) before it serves, so no code of
+    the user's runs outside the groups; a move that fails ends the kernel (fail closed).
+    """
+
+    def __init__(self, descriptors: list[int]) -> None:
+        import threading
+
+        self._descriptors = descriptors
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ipybox-join-groups")
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for fd in self._descriptors:
+                os.write(fd, b"0")
+        except BaseException as error:  # noqa: BLE001 - reported by wait()
+            self._error = error
+        finally:
+            for fd in self._descriptors:
+                os.close(fd)
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            raise RuntimeError(f"cannot join the kernel's control groups: {self._error}")
+
+
+def _join_groups(descriptors: list[int]) -> _Joining:
+    return _Joining(descriptors)
+
+
+def _restore_blas_threads_on_first_cell(shell: Any) -> None:
+    """OpenBLAS was loaded with one thread (see _preload); a cold kernel has one per CPU.
+
+    New OpenBLAS threads spin for their first work for a while (about 70 ms of CPU here): done
+    at start, that would slow every kernel's start and the spare's next to it. A cold kernel
+    pays it when its code first imports numpy; a forked one, before its first cell runs.
+    """
+
+    def restore(*_: Any) -> None:
+        shell.events.unregister("pre_run_cell", restore)
+        _restore_blas_threads()
+
+    shell.events.register("pre_run_cell", restore)
+
+
 def _restore_blas_threads() -> None:
-    # OpenBLAS was loaded with one thread (see _preload); a cold kernel would have one per CPU.
     if any(name in os.environ for name in BLAS_THREAD_VARIABLES) or "numpy" not in sys.modules:
         return
     import ctypes
@@ -285,15 +356,15 @@ def _set_dumpable(dumpable: bool) -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
 
 
-def _use_connection(info: dict[str, Any]) -> None:
-    """Configures the kernel's channels and session key from the fork request, not from a file.
+def _use_connection(app: Any, info: dict[str, Any]) -> None:
+    """Configures the kernel application `app` (not yet initialized) from the fork request's
+    connection info, not from a file.
 
     A kernel forked inside the template's sandbox shares its folders with its siblings: a
     connection file would put the key where they can read it, and one planted before the
     kernel reads it would give it ports and a key of a sibling's choosing. So none is read or
     written; the key stays in this process's memory.
     """
-    from ipykernel.kernelapp import IPKernelApp
     from traitlets.config import Config
 
     config = Config()
@@ -301,7 +372,6 @@ def _use_connection(info: dict[str, Any]) -> None:
         setattr(config.IPKernelApp, name, info[name])
     config.Session.key = str(info["key"]).encode()
     config.Session.signature_scheme = info.get("signature_scheme", "hmac-sha256")
-    app = IPKernelApp.instance()
     app.update_config(config)
     app.init_connection_file = lambda: None  # type: ignore[method-assign]
     app.write_connection_file = lambda: None  # type: ignore[method-assign]
@@ -347,9 +417,7 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
         channel.close()  # the template's channel is never a kernel's
         handshake, stdin, output, *cgroups = fds
         os.setsid()
-        for fd in cgroups:  # joins the kernel's groups before anything else runs
-            os.write(fd, b"0")
-            os.close(fd)
+        joining = _join_groups(cgroups)
         _apply_limits(request.get("limits", {}))
         os.chdir(request["cwd"])
         os.dup2(stdin, 0)
@@ -371,12 +439,19 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
         _retitle(request.get("cmdline", []))
         sys.argv = ["-c", *request["argv"]]
         _reseed()
-        _restore_blas_threads()
-        if "connection" in request:
-            _use_connection(request["connection"])
         from ipybox_runtime import kernel_main
 
-        kernel_main.main(request["argv"], watch_parent=False)
+        def before_start(app: Any) -> None:
+            joining.wait()
+            _restore_blas_threads_on_first_cell(app.shell)
+
+        connection = request.get("connection")
+        kernel_main.main(
+            request["argv"],
+            watch_parent=False,
+            before_start=before_start,
+            configure=(lambda app: _use_connection(app, connection)) if connection else None,
+        )
         code = 0
     except SystemExit as exit_request:
         code = exit_request.code if isinstance(exit_request.code, int) else 1

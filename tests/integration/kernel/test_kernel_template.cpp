@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "executor_fixture.hpp"
+#include "ipybox/process/containment.hpp"
 #include "process_inspection.hpp"
 
 using namespace ipybox;
@@ -31,7 +32,8 @@ namespace {
 // What a kernel says about itself, as JSON on one line.
 constexpr const char* facts_code = R"PY(
 import json as _json, os as _os, sys as _sys, random as _random, threading as _threading
-import __main__ as _main_module
+import __main__ as _main_module, ctypes as _ctypes
+from ipykernel.kernelapp import IPKernelApp as _IPKernelApp
 import numpy as _numpy, matplotlib as _matplotlib
 _environ_block = open('/proc/self/environ', 'rb').read().split(b'\0')
 print(_json.dumps({
@@ -54,6 +56,15 @@ print(_json.dumps({
     'tree_tag_in_block': ('IPYBOX_TREE=' + _os.environ.get('IPYBOX_TREE', '')).encode() in _environ_block,
     'marker': 'marker' in globals(),
     'json_marker': hasattr(_json, 'ipybox_marker'),
+    # OpenBLAS threads (numpy's BLAS here): a cold kernel has one per CPU once numpy is imported.
+    'blas_threads': (lambda found: _ctypes.CDLL(found[0]).openblas_get_num_threads() if found else None)(
+        sorted({line.split()[-1] for line in open('/proc/self/maps') if 'openblas' in line and '.so' in line})),
+    # The kernel's configuration: parsed ahead by the template, or by the kernel itself.
+    'extensions': sorted(get_ipython().extension_manager.loaded),
+    'connection_file': _os.path.basename(_IPKernelApp.instance().connection_file),
+    'colors': get_ipython().colors,
+    'history_file': get_ipython().history_manager.hist_file,
+    'cgroup': open('/proc/self/cgroup').read(),
 }))
 )PY";
 
@@ -134,7 +145,8 @@ TEST_SUITE("kernel.template") {
         // The same process as far as its code can tell.
         for (const char* key :
              {"leads_session", "argv_length", "main", "threads", "precision", "backend",
-              "linewidth", "tree_tag_in_block", "marker", "json_marker"}) {
+              "linewidth", "tree_tag_in_block", "marker", "json_marker", "blas_threads",
+              "extensions", "connection_file", "colors", "history_file"}) {
             const std::string name = key;
             CAPTURE(name);
             CHECK(first[key] == cold_facts[key]);
@@ -308,7 +320,17 @@ TEST_SUITE("kernel.template") {
         code_executor executor(options);
         executor.execute("pass");
         executor.reset();
-        REQUIRE(facts(executor)["ppid"] != ::getpid());
+        const auto contained = facts(executor);
+        const int template_pid = contained["ppid"];
+        REQUIRE(template_pid != ::getpid());
+        // The kernel joined its own control groups (while ipykernel started) before its first
+        // cell: it is no longer in the template's.
+        if (process::detect_containment().kind != process::containment_kind::rlimits) {
+            std::ifstream in("/proc/" + std::to_string(template_pid) + "/cgroup");
+            const std::string template_groups((std::istreambuf_iterator<char>(in)), {});
+            REQUIRE_FALSE(template_groups.empty());
+            CHECK(contained["cgroup"].get<std::string>() != template_groups);
+        }
         const auto error = expect_error(executor,
                                         "with open('big.bin', 'wb') as f:\n"
                                         "    for _ in range(1024):\n"

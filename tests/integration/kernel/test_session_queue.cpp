@@ -47,6 +47,17 @@ kernel::execution_outcome consume(kernel::execution_stream& stream) {
     return stream.finish();
 }
 
+// Whether the session's spares settle, within a few seconds, at `ready` ready and none starting.
+bool spares_settle_at(const kernel::kernel_session& session, std::size_t ready) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    do {
+        const auto spares = session.spares();
+        if (spares.ready == ready && spares.starting == 0) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    } while (std::chrono::steady_clock::now() < until);
+    return false;
+}
+
 }  // namespace
 
 TEST_SUITE("kernel.queue_ipykernel") {
@@ -94,6 +105,28 @@ TEST_SUITE("kernel.queue_ipykernel") {
             expected += (n ? ", " : "") + std::to_string(submitted[n]);
         }
         CHECK(session.run("print(ran)").result.text == expected + "]");
+    }
+
+    TEST_CASE("resets back to back keep two forked spares, and a calm reset goes back to one") {
+        running_loop loop;
+        auto options = ipykernel_session(loop, "queue-two-spares");
+        options.keep_spare = true;
+        kernel::kernel_session session(std::move(options));
+        session.start();
+        REQUIRE(spares_settle_at(session, 1));  // the template is up, the spare forked
+        REQUIRE(session.cold_start_reason().empty());
+        // The control: a reset that finds its spare ready keeps one spare.
+        session.reset();
+        CHECK(spares_settle_at(session, 1));
+        // An agent's loop: this reset comes while the spare the last one started is starting,
+        // and waits for it; from then on two are kept.
+        session.reset();
+        session.reset();
+        CHECK(spares_settle_at(session, 2));
+        // A reset that finds both ready takes one and starts none.
+        session.reset();
+        CHECK(spares_settle_at(session, 1));
+        CHECK(session.run("print(6 * 7)").result.text == "42");
     }
 
     TEST_CASE("a blocking call on the thread that runs the executor's io_context is refused") {

@@ -471,11 +471,11 @@ os.environ["IPYTHONDIR"] = os.path.dirname(profile)
 info = {"transport": "ipc", "ip": os.path.join(here, mode + "-k"), "shell_port": 1,
         "iopub_port": 2, "stdin_port": 3, "control_port": 4, "hb_port": 5, "key": "k" * 64,
         "signature_scheme": "hmac-sha256"}
-if mode == "forked":
-    from ipybox_runtime import kernel_template
-    kernel_template._use_connection(info)
 from ipykernel.kernelapp import IPKernelApp
 app = IPKernelApp.instance()
+if mode == "forked":
+    from ipybox_runtime import kernel_template
+    kernel_template._use_connection(app, info)
 app.initialize(["-f", os.path.join(here, mode + "-kernel.json"), "--IPKernelApp.quiet=True"])
 left = sorted(n for n in os.listdir(here) if n.startswith(mode + "-") and "-k-" not in n)
 with open(os.path.join(here, mode + ".json"), "w") as out:

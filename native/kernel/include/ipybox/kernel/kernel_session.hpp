@@ -1,5 +1,5 @@
 #pragma once
-// A stateful Python session: one current kernel, optionally a pre-started spare, and the rules
+// A stateful Python session: one current kernel, optionally pre-started spares, and the rules
 // that keep the session usable whatever the code does.
 //
 // A session is one queue. Executions, resets and starts are operations in one FIFO: each runs
@@ -46,7 +46,9 @@
 //    executions queued behind it up to the next reset end at once without running, as
 //    kernel_died saying so: they were written for the state that is gone.
 //  * reset() swaps in the spare kernel (fast), retires the old one in the background and starts
-//    a new spare.
+//    a new spare. While resets come back to back faster than a forked kernel starts (one finds
+//    its spare still starting), two spares are kept, started side by side; one again once a
+//    reset finds two ready.
 //  * Kernels are forked from the session's kernel template (fork_kernels): the spare always
 //    (the first one waits for the template's imports), any other start when the template is up
 //    (else it starts cold, without waiting). A template that died, or that saw a package
@@ -133,6 +135,13 @@ class kernel_session {
     int kernel_pid() const;
     // Why new kernels start cold rather than forked from the template; "" while they are forked.
     std::string cold_start_reason() const;
+    // The spare kernels now, ready and starting (one is kept; two while resets come back to
+    // back), for diagnostics and tests.
+    struct spare_kernels {
+        std::size_t ready = 0;
+        std::size_t starting = 0;
+    };
+    spare_kernels spares() const;
     const session_options& options() const;
 
   private:
