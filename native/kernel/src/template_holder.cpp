@@ -98,4 +98,9 @@ std::unique_ptr<kernel_instance> template_holder::start_kernel(bool may_wait) {
     return kernel_instance::start(launch_);
 }
 
+std::unique_ptr<kernel_instance> template_holder::start_cold_after(const std::string& failure) {
+    give_up("a kernel forked from the template did not start: " + failure);
+    return kernel_instance::start(launch_);
+}
+
 }  // namespace ipybox::kernel::detail

@@ -316,6 +316,49 @@ TEST_SUITE("sandbox.kernel") {
     }
 
     TEST_CASE(
+        "a forked kernel that cannot join its control groups never serves, and kernels start "
+        "cold from then on (control: the same template forks when joining works)") {
+        // The template run through a wrapper that makes each child's move into its groups fail
+        // (or not: the control), as it would where the sandbox kept it from them.
+        const auto dir = fresh_directory("sandbox-join");
+        std::ofstream(dir / "template.py") << R"py(import os, sys
+from ipybox_runtime import kernel_template
+def cannot_join(self):
+    for fd in self._descriptors:
+        os.close(fd)
+    self._error = PermissionError("the move was refused (test)")
+if sys.argv[1] == "refuse":
+    kernel_template._Joining._run = cannot_join
+kernel_template.main()
+)py";
+        for (const std::string mode : {"refuse", "allow"}) {
+            CAPTURE(mode);
+            auto options = sandboxed("join-" + mode);
+            options.keep_spare_kernel = true;
+            // The template's command line ends with 1024 underscores (kernel_command.cpp).
+            const auto wrapper = "case \"$*\" in *" + std::string(1024, '_') +
+                                 ") exec /usr/bin/python3 " + (dir / "template.py").string() +
+                                 " " + mode + " \"$3\" ;; esac\nexec /usr/bin/python3 \"$@\"\n";
+            {
+                std::ofstream script(dir / ("python-" + mode));
+                script << "#!/bin/sh\n" << wrapper;
+            }
+            std::filesystem::permissions(dir / ("python-" + mode),
+                                         std::filesystem::perms::owner_all);
+            options.python = dir / ("python-" + mode);
+            code_executor executor(options);
+            executor.execute("pass");
+            executor.reset();
+            executor.reset();
+            const bool forked =
+                command_line(parent_of(executor.kernel_pid())).find("template.py") !=
+                std::string::npos;
+            CHECK(forked == (mode == "allow"));
+            CHECK(executor.execute("print(1)").text == "1");
+        }
+    }
+
+    TEST_CASE(
         "a forked kernel can neither read the memory of its template or of the spare kernel "
         "beside it (control: a process of its own, of the same user, it can)") {
         auto options = sandboxed("undumpable");

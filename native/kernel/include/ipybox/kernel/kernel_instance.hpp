@@ -137,6 +137,8 @@ class kernel_instance {
     void interrupt();
 
     bool alive() const;
+    // True for a kernel forked from a kernel template (false: started cold).
+    bool forked() const { return template_ != nullptr; }
     // True for a kernel forked from a template whose imports are out of date (a package was
     // installed since): a kernel started now would see other modules; or, inside the template's
     // sandbox, whose sandbox is (a kernel started now would get another: a repository nested
