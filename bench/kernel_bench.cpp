@@ -6,8 +6,9 @@
 //
 // The same measurements are repeated with kernels started cold instead of forked from the kernel
 // template (under "cold"), with every resource limit off (under "no_limits") and, with --srt,
-// with the kernel sandboxed (under "sandboxed", and started cold under "sandboxed_cold"). Each also measures resets back to back, the
-// next result after a kernel's crash (os._exit) and the PSS of the process tree.
+// with the kernel sandboxed (under "sandboxed", and started cold under "sandboxed_cold"). Each also
+// measures resets back to back, the next result after a kernel's crash (os._exit) and the PSS of
+// the process tree.
 #include <sys/resource.h>
 #include <unistd.h>
 

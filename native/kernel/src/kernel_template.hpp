@@ -30,11 +30,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ipybox/kernel/kernel_instance.hpp"
 #include "ipybox/process/child_process.hpp"

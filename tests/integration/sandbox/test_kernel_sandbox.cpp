@@ -337,8 +337,8 @@ kernel_template.main()
             options.keep_spare_kernel = true;
             // The template's command line ends with 1024 underscores (kernel_command.cpp).
             const auto wrapper = "case \"$*\" in *" + std::string(1024, '_') +
-                                 ") exec /usr/bin/python3 " + (dir / "template.py").string() +
-                                 " " + mode + " \"$3\" ;; esac\nexec /usr/bin/python3 \"$@\"\n";
+                                 ") exec /usr/bin/python3 " + (dir / "template.py").string() + " " +
+                                 mode + " \"$3\" ;; esac\nexec /usr/bin/python3 \"$@\"\n";
             {
                 std::ofstream script(dir / ("python-" + mode));
                 script << "#!/bin/sh\n" << wrapper;
@@ -537,8 +537,7 @@ os._exit(0)
     CHECK(forked["files"] == nlohmann::json::array());
     CHECK(forked["key"] == std::string(64, 'k'));
     const auto control = run("cold");
-    CHECK(control["files"] == nlohmann::json({"cold-kernel.json", "cold-ran-00-planted.py",
-                                              "cold-ran-ipython_config.py",
-                                              "cold-ran-ipython_kernel_config.py"}));
+    CHECK(control["files"] ==
+          nlohmann::json({"cold-kernel.json", "cold-ran-00-planted.py",
+                          "cold-ran-ipython_config.py", "cold-ran-ipython_kernel_config.py"}));
 }
-

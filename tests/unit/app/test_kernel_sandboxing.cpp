@@ -65,8 +65,9 @@ TEST_CASE("a credential folder made since changes them (it is hidden from then o
     CHECK(after.find((f.home / ".aws").string()) != std::string::npos);
 }
 
-TEST_CASE("they are what the wrapper writes for the same folder, and computing them writes "
-          "nothing") {
+TEST_CASE(
+    "they are what the wrapper writes for the same folder, and computing them writes "
+    "nothing") {
     sandbox_fixture f;
     const auto settings = app::srt_kernel_settings(f.sandbox, f.context);
     const auto computed = settings(f.kernel_dir);

@@ -160,8 +160,8 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         prepare(rules);
         const auto file =
             rules.context.settings_directory / (kernel_dir.filename().string() + ".json");
-        sandbox::write_settings(file, sandbox::srt_settings(rules.settings,
-                                                            paths_of(rules, kernel_dir)));
+        sandbox::write_settings(file,
+                                sandbox::srt_settings(rules.settings, paths_of(rules, kernel_dir)));
         wrapping.command_prefix = sandbox::command_prefix(rules.context.srt, file);
         wrapping.wrapper_environment = rules.context.wrapper_environment;
         return wrapping;

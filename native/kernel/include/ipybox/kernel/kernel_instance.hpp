@@ -63,8 +63,7 @@ struct kernel_launch {
     // folders (TMPDIR, ...) of a kernel that lives in `directory` inside another's sandbox,
     // made there, as variables for its environment. Either unset: sandboxed kernels start cold.
     std::function<std::string(const std::filesystem::path& kernel_directory)> sandbox_settings;
-    std::function<process::environment_map(const std::filesystem::path& directory)>
-        sandbox_scratch;
+    std::function<process::environment_map(const std::filesystem::path& directory)> sandbox_scratch;
     // Containment: each kernel gets its own group with these limits (containment.hpp); the whole
     // tree ends with the kernel. Unset: the kernel runs uncontained (its process group only).
     std::shared_ptr<process::containment_host> containment;
