@@ -1,6 +1,8 @@
 #pragma once
 // What a sandboxed kernel may see and write, as a kernel_launch::wrap function: each kernel gets
-// its own srt settings file (in a directory no kernel can write) and its own scratch space.
+// its own srt settings file (in a directory no kernel can write) and its own scratch space. A
+// kernel template gets one the same way, for its own directory; the kernels it forks share that
+// sandbox and keep their scratch space in folders of that directory (sandbox_scratch).
 //
 // Each kernel may write the workspace and its own private directory (its ipc:// sockets, TMPDIR,
 // IPYTHONDIR, MPLCONFIGDIR), nothing else; inside the workspace not the files a later session
