@@ -109,6 +109,24 @@ int parent_of(int pid) {
 
 // Tries to open the memory of the kernel's template (its parent), of the other kernels of the
 // sandbox (the spare) and of a process the kernel started itself.
+// A sandboxed session with a spare kernel: its first kernel starts cold, the spares are forked
+// from its kernel template.
+code_executor_options with_spare(const std::string& name) {
+    auto options = sandboxed(name);
+    options.keep_spare_kernel = true;
+    return options;
+}
+
+// Brings the session to a kernel forked from its template (the spare a reset promotes).
+void use_forked_kernel(code_executor& executor) {
+    executor.execute("pass");
+    executor.reset();
+}
+
+bool forked_from_template(int kernel) {
+    return command_line(parent_of(kernel)).find("kernel_template") != std::string::npos;
+}
+
 // Waits until another kernel runs in the sandbox of the kernel's template: the spare, forked
 // while the kernel runs (the poll ends when it is there).
 constexpr const char* wait_for_sibling_code = R"(import os, time
@@ -265,20 +283,17 @@ TEST_SUITE("sandbox.kernel") {
     TEST_CASE(
         "a sandboxed session forks its kernels from a template inside its sandbox (control: "
         "IPYBOX_FORK_KERNELS=0 starts them cold, each in a sandbox of its own)") {
-        auto options = sandboxed("forked");
-        options.keep_spare_kernel = true;
+        auto options = with_spare("forked");
         code_executor executor(options);
-        executor.execute("pass");
-        executor.reset();
+        use_forked_kernel(executor);
         // The spare, now the kernel: a child of the template, which srt started.
         const auto kernel = executor.kernel_pid();
-        CHECK(command_line(parent_of(kernel)).find("kernel_template") != std::string::npos);
+        CHECK(forked_from_template(kernel));
         CHECK(command_line(kernel).find("kernel_main") != std::string::npos);
         CHECK(executor.execute(write_code(fresh_directory("sandbox-forked-out") / "x.txt"))
                   .text.rfind("denied", 0) == 0);
 
-        auto cold_options = sandboxed("forked-control");
-        cold_options.keep_spare_kernel = true;
+        auto cold_options = with_spare("forked-control");
         cold_options.host_environment["IPYBOX_FORK_KERNELS"] = "0";
         code_executor cold(cold_options);
         cold.execute("pass");
@@ -291,11 +306,9 @@ TEST_SUITE("sandbox.kernel") {
     TEST_CASE(
         "a repository nested in the workspace after the template started is protected from the "
         "next kernel on: neither the template nor a spare forked from it is used again") {
-        auto options = sandboxed("nested-later");
-        options.keep_spare_kernel = true;
+        auto options = with_spare("nested-later");
         code_executor executor(options);
-        executor.execute("pass");
-        executor.reset();
+        use_forked_kernel(executor);
         const auto first_template = parent_of(executor.kernel_pid());
         REQUIRE(command_line(first_template).find("kernel_template") != std::string::npos);
         // The spare is forked before the repository is made. The control: the kernel forked
@@ -309,8 +322,7 @@ TEST_SUITE("sandbox.kernel") {
         CHECK(parent_of(executor.kernel_pid()) != first_template);
         CHECK(executor.execute(write_code(git / "config")).text.rfind("denied", 0) == 0);
         executor.reset();  // from a new template, started with the repository in its settings
-        CHECK(command_line(parent_of(executor.kernel_pid())).find("kernel_template") !=
-              std::string::npos);
+        CHECK(forked_from_template(executor.kernel_pid()));
         CHECK(parent_of(executor.kernel_pid()) != first_template);
         CHECK(executor.execute(write_code(git / "config")).text.rfind("denied", 0) == 0);
     }
@@ -333,8 +345,7 @@ kernel_template.main()
 )py";
         for (const std::string mode : {"refuse", "allow"}) {
             CAPTURE(mode);
-            auto options = sandboxed("join-" + mode);
-            options.keep_spare_kernel = true;
+            auto options = with_spare("join-" + mode);
             // The template's command line ends with 1024 underscores (kernel_command.cpp).
             const auto wrapper = "case \"$*\" in *" + std::string(1024, '_') +
                                  ") exec /usr/bin/python3 " + (dir / "template.py").string() + " " +
@@ -361,11 +372,9 @@ kernel_template.main()
     TEST_CASE(
         "a forked kernel can neither read the memory of its template or of the spare kernel "
         "beside it (control: a process of its own, of the same user, it can)") {
-        auto options = sandboxed("undumpable");
-        options.keep_spare_kernel = true;
+        auto options = with_spare("undumpable");
         code_executor executor(options);
-        executor.execute("pass");
-        executor.reset();
+        use_forked_kernel(executor);
         CHECK(executor.execute(wait_for_sibling_code).text != "0");
         const auto text = executor.execute(reach_code).text;
         // The kernel runs without capabilities in the sandbox (root's would mask the check).
@@ -378,13 +387,10 @@ kernel_template.main()
     TEST_CASE(
         "no file a forked kernel can read holds its session key (control: a cold kernel's "
         "connection file holds it)") {
-        auto options = sandboxed("key");
-        options.keep_spare_kernel = true;
+        auto options = with_spare("key");
         code_executor executor(options);
-        executor.execute("pass");
-        executor.reset();
-        CHECK(command_line(parent_of(executor.kernel_pid())).find("kernel_template") !=
-              std::string::npos);
+        use_forked_kernel(executor);
+        CHECK(forked_from_template(executor.kernel_pid()));
         CHECK(executor.execute(key_search_code).text == "[]");
 
         code_executor cold(sandboxed("key-control"));
