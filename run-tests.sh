@@ -7,6 +7,8 @@
 #   ./run-tests.sh -L docker     the Docker image tier (slow; not part of the default run)
 #   ./run-tests.sh -L release    ./release.sh and the .deb on a clean Debian 12 (slow; not default)
 #   ./run-tests.sh -L wheel      the wheel from a local index through uvx and the plugin (slow; not default)
+#   ./run-tests.sh -L reference  bench/reference_bench.mjs --quick against ipybox 0.9.2 from PyPI,
+#                                checking that both servers answer every step (needs PyPI; not default)
 #   ./run-tests.sh -L lint       only clang-tidy over native/ (part of the default run)
 #   ./run-tests.sh -L sanitize   unit tests of the byte-level modules under ASan and UBSan (not default)
 set -euo pipefail
@@ -79,6 +81,8 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 # sanitize) is opt-in: ./run-tests.sh -L sanitize. Next to the build and the lint tier it would
 # take CI to about 38 of its 40 minutes on two cores (measured).
 # The wheel tier (a third, portable build, then uvx and Claude Code against a local index) is
-# opt-in as well: ./run-tests.sh -L wheel.
-if [ $# -eq 0 ]; then set -- -LE 'docker|release|sanitize|wheel'; fi
+# opt-in as well: ./run-tests.sh -L wheel. So is the reference tier (label reference, 1-2 minutes):
+# it installs the Python reference, ipybox 0.9.2, from PyPI into .cache/ and runs the benchmark's
+# quick mode against it and the build, checking the table's shape, never its timings.
+if [ $# -eq 0 ]; then set -- -LE 'docker|release|sanitize|wheel|reference'; fi
 ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600 "$@"

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 
-import { EVERYTHING, REPO, importPeer, options, percentile, summary } from "./node_peers.mjs";
+import { EVERYTHING, REPO, echoTimingCell, importPeer, options, percentile, summary } from "./node_peers.mjs";
 
 const { Client } = await importPeer("@modelcontextprotocol/sdk", "./client");
 const { StdioClientTransport } = await importPeer("@modelcontextprotocol/sdk", "./client/stdio.js");
@@ -121,20 +121,7 @@ async function generatedApiCalls(client, runs) {
     arguments: { server_name: "everything", server_params: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
   });
   if (registered.isError) throw new Error(`register_mcp_server failed: ${JSON.stringify(registered)}`);
-  const inKernel = JSON.parse(await execute(client, [
-    "import json, time",
-    "from mcptools.everything import echo",
-    "for _ in range(20):",
-    "    echo.run(echo.Params(message='x'))",
-    "samples = []",
-    `for _ in range(${runs}):`,
-    "    start = time.perf_counter()",
-    "    echo.run(echo.Params(message='x'))",
-    "    samples.append((time.perf_counter() - start) * 1000)",
-    "samples.sort()",
-    "print(json.dumps({'p50_ms': samples[int(0.5 * (len(samples) - 1))],",
-    "                  'p99_ms': samples[int(0.99 * (len(samples) - 1))], 'runs': len(samples)}))",
-  ].join("\n"), 600));
+  const inKernel = JSON.parse(await execute(client, echoTimingCell(runs), 600));
   const perCell = await roundTrips(client, "_ = echo.run(echo.Params(message='x'))", runs);
   return { in_kernel: inKernel, per_cell: perCell };
 }

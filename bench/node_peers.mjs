@@ -44,3 +44,22 @@ export function options(defaults) {
   }
   return result;
 }
+
+// A cell that calls server-everything's echo `runs` times through the generated API (after 20
+// warm-up calls), each timed in the kernel with perf_counter, and prints {p50_ms, p99_ms, runs}.
+export function echoTimingCell(runs) {
+  return [
+    "import json, time",
+    "from mcptools.everything import echo",
+    "for _ in range(20):",
+    "    echo.run(echo.Params(message='x'))",
+    "samples = []",
+    `for _ in range(${runs}):`,
+    "    start = time.perf_counter()",
+    "    echo.run(echo.Params(message='x'))",
+    "    samples.append((time.perf_counter() - start) * 1000)",
+    "samples.sort()",
+    "print(json.dumps({'p50_ms': samples[int(0.5 * (len(samples) - 1))],",
+    "                  'p99_ms': samples[int(0.99 * (len(samples) - 1))], 'runs': len(samples)}))",
+  ].join("\n");
+}

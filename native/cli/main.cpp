@@ -1,4 +1,6 @@
 // The ipybox command line. One file per subcommand (cmd_*.cpp); this file only wires them up.
+#include <malloc.h>
+
 #include <iostream>
 
 #include "cmd_doctor.hpp"
@@ -12,6 +14,11 @@
 
 int main(int argc, char** argv) {
     using namespace ipybox::cli;
+    // Blocks of 1 MiB or more (a kernel's message, an image) are mapped on their own and go back
+    // to the system when freed. glibc would raise this threshold to the largest block freed so
+    // far, and later blocks that size would come from heaps that keep their pages: a cell that
+    // displayed large images left ipybox holding hundreds of MB while idle.
+    mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
     CLI::App app{"ipybox: a stateful IPython sandbox for AI agents, with typed MCP tool calling"};
     app.set_version_flag("--version", std::string("ipybox ") + ipybox::core::version);
     app.require_subcommand(0, 1);

@@ -57,8 +57,11 @@ Judge = jsonschema.validators.extend(
 def closed_for_inputs(root: Any) -> Any:
     """A copy of an input schema as generated input models read it: an object schema that
     declares properties and says nothing of other keys takes none (the generator's typo guard).
-    allOf members, and the definitions they refer to, stay open; their holder takes no key that
-    no member declares (``unevaluatedProperties``), as the merged model does."""
+    allOf members stay open; their holder takes no key that no member declares
+    (``unevaluatedProperties``), as the merged model does. A member that refers to a definition
+    becomes an open copy of it: the definition itself, where something else refers to it, is a
+    model of its own and closed (seed 1317234161: a value valid through a definition that was
+    also an allOf member, and so left open, was taken for valid)."""
     closed = copy.deepcopy(root)
     members_of_all_of = set()
 
@@ -82,9 +85,23 @@ def closed_for_inputs(root: Any) -> Any:
             for value in node:
                 walk(value, visit)
 
+    def inline_members(node: Any) -> None:
+        members = node.get("allOf")
+        if not isinstance(members, list):
+            return
+        for index, member in enumerate(members):
+            found = target(member)
+            if found is member or not isinstance(found, dict):
+                continue
+            copied = copy.deepcopy(found)
+            for key, value in member.items():
+                if key != "$ref":
+                    copied.setdefault(key, value)
+            members[index] = copied
+
     def collect(node: Any) -> None:
         for member in node.get("allOf") if isinstance(node.get("allOf"), list) else []:
-            members_of_all_of.update({id(member), id(target(member))})
+            members_of_all_of.add(id(member))
 
     def says_other_keys(node: Any) -> bool:
         return "additionalProperties" in node or "unevaluatedProperties" in node
@@ -103,6 +120,7 @@ def closed_for_inputs(root: Any) -> Any:
         elif node.get("properties") and id(node) not in members_of_all_of:
             node["additionalProperties"] = False
 
+    walk(closed, inline_members)
     walk(closed, collect)
     walk(closed, close)
     return closed

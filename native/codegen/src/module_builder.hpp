@@ -111,4 +111,9 @@ class module_builder {
 type_ref make_type(type_kind kind, std::string class_name = {});
 bool contains(const std::vector<std::string>& items, std::string_view item);
 
+// Members of a union, simplified so that both pydantic versions keep the caller's value:
+// duplicates go, literals merge into one Literal, and `int` goes when a `float` accepts all it
+// does (ir_unions.cpp).
+std::vector<type_ref> simplify_members(std::vector<type_ref> members);
+
 }  // namespace ipybox::codegen::detail

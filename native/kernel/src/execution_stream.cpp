@@ -214,6 +214,14 @@ execution_outcome execution_stream::finish() {
         return outcome;
     }
     outcome.result.notices = record.notices;
+    if (const auto left_out = entry_->channel->events.images_left_out(); left_out > 0) {
+        outcome.result.notices.push_back(
+            std::to_string(left_out) + (left_out == 1 ? " image" : " images") +
+            " displayed by this code " + (left_out == 1 ? "was" : "were") + " left out: over the " +
+            process::describe_bytes(entry_->channel->events.image_budget()) +
+            " of images one execution may display (base64, as the kernel sends them). Save "
+            "large or many images to files instead (e.g. fig.savefig).");
+    }
     if (record.stopped_by == stop_reason::cancel && (record.restarted || reply_.status != "ok")) {
         outcome.ending = kind::cancelled;
         if (record.restarted) {
@@ -221,6 +229,16 @@ execution_outcome execution_stream::finish() {
                 "The cancelled code did not stop when interrupted; the kernel "
                 "was restarted and its state was lost.");
         }
+    } else if (!reply_.dropped.empty()) {
+        // The code ran; only its reply was lost (a payload, such as text for a pager, made it
+        // too big). Its output and the kernel's state are intact.
+        return exception_outcome(
+            "KernelReplyTooLarge",
+            "the kernel's reply to this code was dropped unread: it was " + reply_.dropped +
+                ", ipybox's bound for a message on the kernel's shell channel. Output printed "
+                "before it is kept; the kernel and its state are intact. (A reply carries the "
+                "code's payloads, such as text for a pager: print large text instead.)",
+            "", std::move(output));
     } else if (reply_.status == "aborted") {
         return exception_outcome("ExecutionAborted", "the kernel aborted this execution", "",
                                  std::move(output));

@@ -15,12 +15,27 @@
 namespace ipybox::kernel {
 namespace {
 
-// Fast: find_spec does not import ipykernel (which takes half a second).
+// Fast: find_spec does not import ipykernel (which takes half a second), and the versions come
+// from the name of the distribution's metadata folder beside the package (name-version.dist-info,
+// name-version[-pyX.Y].egg-info); importlib.metadata, the fallback, reads every distribution on
+// sys.path first (half of the probe's time: 116 ms against 68 ms in all, measured).
 constexpr const char* probe_script = R"PY(
 import importlib.util, json, os, platform, socket, sys
 def version(name):
-    if importlib.util.find_spec(name) is None:
+    spec = importlib.util.find_spec(name)
+    if spec is None:
         return ""
+    base = os.path.dirname(spec.origin or "")
+    folder = os.path.dirname(base) if spec.submodule_search_locations else base
+    try:
+        entries = os.listdir(folder) if folder else []
+    except OSError:
+        entries = []
+    for entry in entries:
+        stem, dot, kind = entry.rpartition(".")
+        distribution, _, rest = stem.partition("-")
+        if kind in ("dist-info", "egg-info") and rest and distribution.lower() == name:
+            return rest.split("-")[0]
     try:
         from importlib.metadata import version as v
         return v(name)

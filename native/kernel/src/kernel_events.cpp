@@ -25,13 +25,38 @@ struct event_queue::overflow {
     }
 };
 
-event_queue::event_queue(std::size_t stream_budget, std::size_t keep_bytes)
-    : stream_budget_(stream_budget), keep_bytes_(keep_bytes) {}
+event_queue::event_queue(std::size_t stream_budget, std::size_t keep_bytes,
+                         std::size_t image_budget)
+    : stream_budget_(stream_budget), keep_bytes_(keep_bytes), image_budget_(image_budget) {}
 
-void event_queue::bound(std::size_t stream_budget, std::size_t keep_bytes) {
+void event_queue::bound(std::size_t stream_budget, std::size_t keep_bytes,
+                        std::size_t image_budget) {
     std::lock_guard lock(mutex_);
     stream_budget_ = stream_budget;
     keep_bytes_ = keep_bytes;
+    image_budget_ = image_budget;
+}
+
+std::size_t event_queue::images_left_out() const {
+    std::lock_guard lock(mutex_);
+    return images_left_out_;
+}
+
+std::size_t event_queue::image_budget() const {
+    std::lock_guard lock(mutex_);
+    return image_budget_;
+}
+
+bool event_queue::over_image_budget(const display_output& display) {
+    const auto png = display.data.find("image/png");
+    if (png == display.data.end() || !png->is_string()) return false;
+    const auto size = png->get_ref<const std::string&>().size();
+    if (size > image_budget_ - image_bytes_) {
+        ++images_left_out_;
+        return true;
+    }
+    image_bytes_ += size;
+    return false;
 }
 
 std::size_t event_queue::held_stream_bytes() const {
@@ -65,6 +90,8 @@ void event_queue::push(kernel_event event) {
             // Merged into a piece already queued: whoever waits was told of that one.
             if (merge_into_overflow(*piece)) return;
             queued_stream_bytes_ += piece->text.size();
+        } else if (auto* display = std::get_if<display_output>(&event)) {
+            if (over_image_budget(*display)) return;
         }
         events_.push_back(std::move(event));
         notify.swap(notify_);

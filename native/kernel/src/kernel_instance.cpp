@@ -88,7 +88,8 @@ struct kernel_instance::impl {
         log->trace("shell execute_reply {} for {}", msg.content.value("status", ""), parent);
         it->second.execution->push_progress(execute_reply{msg.content.value("status", "ok"),
                                                           msg.content.value("execution_count", 0),
-                                                          timestamp_of(msg.metadata, "started")},
+                                                          timestamp_of(msg.metadata, "started"),
+                                                          {}},
                                             execution_progress::replied);
         it->second.replied = true;
         if (it->second.idle) routes.erase(it);
@@ -123,17 +124,33 @@ struct kernel_instance::impl {
     }
 
     // A message the connection dropped unread (over its size limits): it may have been the
-    // output of any execution under way, so each says that output was lost.
+    // output of any execution under way, so each says that output was lost. On the shell channel
+    // it can only be a reply to what ipybox asked, and the executions still waiting for theirs
+    // will not get one: each ends now with the reason, instead of waiting out its timeout.
     void on_dropped(jupyter::channel which, const std::string& reason) {
         std::lock_guard lock(mutex);
-        for (auto& entry : routes) {
-            if (entry.second.idle) continue;
-            stream_output notice;
-            notice.name = "stderr";
-            notice.text = "\n[ipybox] a message from the kernel on " +
-                          std::string(jupyter::to_string(which)) + " was dropped (" + reason +
-                          "): output may be missing\n";
-            entry.second.execution->events.push(std::move(notice));
+        for (auto it = routes.begin(); it != routes.end();) {
+            auto& waiting = it->second;
+            if (which == channel::shell) {
+                if (waiting.replied) {
+                    ++it;
+                    continue;
+                }
+                execute_reply lost{"error", 0, std::nullopt, reason};
+                waiting.execution->push_progress(std::move(lost), execution_progress::replied);
+                waiting.replied = true;
+                it = waiting.idle ? routes.erase(it) : std::next(it);
+                continue;
+            }
+            if (!waiting.idle) {
+                stream_output notice;
+                notice.name = "stderr";
+                notice.text = "\n[ipybox] a message from the kernel on " +
+                              std::string(jupyter::to_string(which)) + " was dropped (" + reason +
+                              "): output may be missing\n";
+                waiting.execution->events.push(std::move(notice));
+            }
+            ++it;
         }
     }
 

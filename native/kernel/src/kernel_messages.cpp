@@ -19,9 +19,17 @@ kernel_event to_event(jupyter::message&& msg) {
         return out;
     }
     if (type == "display_data" || type == "execute_result") {
-        auto data = c.find("data");
-        return display_output{data != c.end() ? std::move(*data) : nlohmann::json::object(),
-                              type == "execute_result"};
+        // Only what the output collector reads is kept: the other types of a bundle (HTML,
+        // JPEG, widget state) would wait in the queue for nothing.
+        auto kept = nlohmann::json::object();
+        if (const auto data = c.find("data"); data != c.end() && data->is_object()) {
+            for (const char* mime : {"image/png", "text/plain"}) {
+                if (const auto it = data->find(mime); it != data->end()) {
+                    kept[mime] = std::move(*it);
+                }
+            }
+        }
+        return display_output{std::move(kept), type == "execute_result"};
     }
     error_output error{c.value("ename", "Error"), c.value("evalue", ""), {}};
     if (const auto tb = c.find("traceback"); tb != c.end() && tb->is_array()) {

@@ -80,4 +80,29 @@ print('sent')
         CHECK(executor.execute(raw_stream_of(10)).text.find(std::string(10, 'y')) !=
               std::string::npos);
     }
+
+    // A payload (text for a pager) travels in the execute_reply on the shell channel, whose
+    // bound is 1 MiB: a reply over it is dropped unread, and the cell must not wait for it.
+    std::string paged_cell(std::size_t size) {
+        return "x = 7\nprint('before')\nget_ipython().payload_manager.write_payload("
+               "{'source': 'page', 'data': {'text/plain': 'P' * " +
+               std::to_string(size) + "}, 'start': 0})\nprint('after')";
+    }
+
+    TEST_CASE("an execute_reply over the reply bound ends the cell at once with the bound named") {
+        code_executor executor(executor_options_for("reply-oversized"));
+        // Without the rule the cell waits out this timeout and blames the code for ignoring the
+        // interrupt; the assertions are on the error, never on the time.
+        const auto error =
+            testing::expect_error(executor, paged_cell(3000000), std::chrono::seconds(60));
+        CHECK(error.ename() == "KernelReplyTooLarge");
+        CHECK(std::string(error.what()).find("over 1048576 bytes") != std::string::npos);
+        CHECK(error.state_kept());
+        CHECK(error.output() == "before\nafter");
+        // The kernel lives on with its state.
+        CHECK(executor.execute("x").text == "7");
+        // Control: a reply just under the bound passes through.
+        CHECK(executor.execute(paged_cell(1000000), std::chrono::seconds(60)).text ==
+              "before\nafter");
+    }
 }

@@ -220,6 +220,31 @@ test("images beyond 8 MiB in one result are listed as files, not inlined, so the
   assert.equal((textOf(result).match(/^- \[/gm) ?? []).length, 12, "every image is listed as a file");
 });
 
+test("100 images of 6 MB from one cell: those past the 32 MiB image budget are dropped and counted, ipybox stays under 128 MiB", async () => {
+  // A server of its own: its high-water mark is this cell's alone.
+  const own = await startServer({ workspace: path.join(root, "images-flood"), stateDir: root });
+  try {
+    const highWater = () => Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${own.pid}/status`, "utf8"))[1]) / 1024;
+    const result = await callTool(own.client, "execute_ipython_cell", { code: [
+      "import base64, os",
+      "from IPython.display import publish_display_data",
+      "image = base64.b64encode(b'\\x89PNG' + os.urandom(6_000_000)).decode()",
+      "for _ in range(100):",
+      "    publish_display_data({'image/png': image})",
+      "print('done')",
+    ].join("\n"), timeout: 300 });
+    const peak = highWater();
+    assert.ok(peak < 128, `ipybox mcp peaked at ${peak.toFixed(1)} MiB`);
+    const text = textOf(result);
+    assert.ok(!result.isError, text);
+    // 8,000,008 characters each: four fit in 32 MiB, and the rest are counted, not kept.
+    assert.match(text, /\[ipybox\] \d+ images displayed by this code were left out: over the 32 MiB of images one execution may display/);
+    assert.equal((text.match(/^- \[/gm) ?? []).length, 4, text.slice(0, 2000));
+  } finally {
+    assert.deepEqual(await own.close(), [], "child processes outlived the server");
+  }
+});
+
 test("the image links survive clipping of long output", async () => {
   const result = await runCell(client,
     "import matplotlib.pyplot as plt\nprint('z' * 5000)\nplt.plot([1, 2])\nplt.show()", { max_output_chars: 300 });

@@ -122,3 +122,22 @@ TEST_CASE("whatever the consumer's pace, it keeps the same head and tail as with
         }());
     }
 }
+
+TEST_CASE("images past the execution's image budget are dropped as they arrive and counted") {
+    event_queue queue(1 << 20, 0, 100);
+    const auto image = [](std::size_t size) {
+        return display_output{{{"image/png", std::string(size, 'A')}, {"text/plain", "<Image>"}}};
+    };
+    queue.push(image(60));  // control: within the budget, queued as it came
+    queue.push(image(60));  // would pass it: dropped
+    queue.push(display_output{{{"text/plain", "text only"}}});  // no image: not counted
+    queue.push(image(40));                                      // fits what is left
+    queue.push(image(1));                                       // the budget is spent
+    CHECK(queue.images_left_out() == 2);
+    CHECK(std::get<display_output>(*pop_now(queue)).data["image/png"].get<std::string>().size() ==
+          60);
+    CHECK(std::get<display_output>(*pop_now(queue)).data["text/plain"] == "text only");
+    CHECK(std::get<display_output>(*pop_now(queue)).data["image/png"].get<std::string>().size() ==
+          40);
+    CHECK_FALSE(pop_now(queue));
+}

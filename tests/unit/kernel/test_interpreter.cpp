@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -101,5 +102,28 @@ TEST_SUITE("kernel.interpreter") {
             CHECK(message.find("-m pip install ipykernel") != std::string::npos);
             CHECK(message.find("/usr/bin/python3") == std::string::npos);
         }
+    }
+
+    TEST_CASE("the probe reports the versions importlib.metadata gives, without reading it") {
+        const auto probe =
+            kernel::probe_interpreter("/usr/bin/python3", {{"PATH", "/usr/bin:/bin"}});
+        REQUIRE(probe.usable);
+        // The control: importlib.metadata's answers, from the same interpreter.
+        const char* script =
+            "/usr/bin/python3 -I -c \"import importlib.metadata as m\n"
+            "def v(n):\n"
+            "    try: return m.version(n)\n"
+            "    except m.PackageNotFoundError: return ''\n"
+            "print(v('ipykernel'), v('pydantic'), v('matplotlib'), sep='|')\"";
+        std::string expected;
+        if (FILE* pipe = ::popen(script, "r")) {
+            char buffer[256];
+            while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) expected += buffer;
+            ::pclose(pipe);
+        }
+        CHECK(probe.ipykernel_version + "|" + probe.pydantic_version + "|" +
+                  probe.matplotlib_version + "\n" ==
+              expected);
+        CHECK_FALSE(probe.ipykernel_version.empty());
     }
 }

@@ -250,6 +250,48 @@ TEST_SUITE("mcp.session.client_protocol") {
         CHECK(over.error_message().find("more than 10000 tools") != std::string::npos);
     }
 
+    TEST_CASE("list_tools reads at most 64 MiB of tools, and exactly 64 MiB is a listing") {
+        // Pages of 8 tools with descriptions of about 1 MiB, until the tools' JSON text comes
+        // to `total` bytes: the last tool's description makes up the difference.
+        const auto listing = [](std::size_t total) {
+            raw_server_fixture f("2025-11-25");
+            auto sent = std::make_shared<std::size_t>(0);
+            f.server->dispatcher->on_request(
+                "tools/list", [total, sent](const incoming_request& request, responder r) {
+                    const int page = std::stoi(request.params.value("cursor", std::string("0")));
+                    json tools = json::array();
+                    for (int i = 0; i < 8 && *sent < total; ++i) {
+                        json tool = {{"name", "t" + std::to_string(page) + "_" + std::to_string(i)},
+                                     {"description", ""}};
+                        const auto bare = tool.dump().size();
+                        const auto room = total - *sent - bare;
+                        tool["description"] =
+                            std::string(std::min<std::size_t>(room, 1 << 20), 'd');
+                        *sent += tool.dump().size();
+                        tools.push_back(std::move(tool));
+                    }
+                    json page_result = {{"tools", std::move(tools)}};
+                    if (*sent < total) page_result["nextCursor"] = std::to_string(page + 1);
+                    r.reply(std::move(page_result));
+                });
+            REQUIRE_FALSE(f.initialize().error());
+            outcome<std::vector<tool_descriptor>> result;
+            f.client->list_tools(result.handler());
+            REQUIRE(run_until(
+                f.io, [&] { return result.done(); }, 60s));
+            return result;
+        };
+        const std::size_t bound = 64 * 1024 * 1024;
+        const auto bounded = listing(bound);  // control: exactly the bound
+        REQUIRE_MESSAGE(!bounded.error(), bounded.error_message());
+        CHECK(bounded.value().size() > 60);
+        const auto over = listing(bound + 1);
+        CHECK(over.failed_with<protocol_error>());
+        CHECK(over.error_message().find("the tools of MCP server") != std::string::npos);
+        CHECK(over.error_message().find("more than 64 MiB of JSON (67108864 bytes)") !=
+              std::string::npos);
+    }
+
     TEST_CASE("the pages of one listing share its total limit") {
         client_options options;
         options.request_timeout = 10s;  // no page waits this long

@@ -11,13 +11,40 @@
 namespace ipybox::mcp::session {
 namespace {
 
+// The length of `value` as compact JSON text, escapes not counted (so at most what the server
+// sent for it), without writing the text out.
+std::size_t json_text_size(const json& value) {
+    switch (value.type()) {
+        case json::value_t::object: {
+            std::size_t size = 2 + (value.empty() ? 0 : value.size() - 1);
+            for (const auto& [key, member] : value.items()) {
+                size += key.size() + 3 + json_text_size(member);
+            }
+            return size;
+        }
+        case json::value_t::array: {
+            std::size_t size = 2 + (value.empty() ? 0 : value.size() - 1);
+            for (const auto& element : value) size += json_text_size(element);
+            return size;
+        }
+        case json::value_t::string:
+            return value.get_ref<const std::string&>().size() + 2;
+        default:
+            return value.dump().size();
+    }
+}
+
 // Follows nextCursor until the server stops sending one. Each page has the request timeout;
-// all pages together share one total limit. A listing holds at most max_tools tools from at
-// most max_pages pages, and a repeated cursor ends it: a server that pages forever fails the
-// listing, and what it had sent is freed, instead of growing ipybox's memory without end.
+// all pages together share one total limit. A listing holds at most max_tools tools and
+// max_tool_bytes of their JSON from at most max_pages pages, and a repeated cursor ends it: a
+// server that pages forever fails the listing, and what it had sent is freed, instead of
+// growing ipybox's memory without end. The byte bound is there because the others leave 1,000
+// pages of up to 16 MiB each: 64 MiB is hundreds of times the tools of the largest servers
+// known (a few hundred tools, well under 1 MiB of JSON), and 10,000 tools of 6 KiB each.
 struct list_tools_operation : std::enable_shared_from_this<list_tools_operation> {
     static constexpr std::size_t max_pages = 1000;
     static constexpr std::size_t max_tools = 10000;
+    static constexpr std::size_t max_tool_bytes = 64 * 1024 * 1024;
 
     std::weak_ptr<detail::protocol_core> protocol;  // weak: the session owns it
     std::string server;                             // its name, for the errors
@@ -27,6 +54,7 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
     jsonrpc::cancellation_token cancellation;
     jsonrpc::completion<std::vector<tool_descriptor>> done;
     std::vector<tool_descriptor> tools;
+    std::size_t tool_bytes = 0;  // json_text_size of the tools read so far
     std::set<std::string> cursors;
 
     void fetch(const std::optional<std::string>& cursor) {
@@ -81,7 +109,19 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
                         server + "' lists more than " + std::to_string(max_tools) +
                         " tools, and ipybox reads at most " + std::to_string(max_tools) + " tools");
             }
-            for (const auto& entry : *list) tools.push_back(tool_descriptor::from_json(entry));
+            for (const auto& entry : *list) {
+                const auto size = json_text_size(entry);
+                if (size > max_tool_bytes - tool_bytes) {
+                    throw protocol_error("tools/list",
+                                         "stopped after " + std::to_string(cursors.size() + 1) +
+                                             " pages: the tools of MCP server '" + server +
+                                             "' take more than 64 MiB of JSON (" +
+                                             std::to_string(max_tool_bytes) +
+                                             " bytes), and ipybox reads at most that much");
+                }
+                tool_bytes += size;
+                tools.push_back(tool_descriptor::from_json(entry));
+            }
             const auto next = result.find("nextCursor");
             if (next != result.end() && next->is_string() && !next->get<std::string>().empty()) {
                 const auto cursor = next->get<std::string>();

@@ -39,6 +39,9 @@ struct execute_reply {
     std::string status;  // "ok", "error" or "aborted"
     int execution_count = 0;
     std::optional<long long> started_micros;  // kernel clock, from reply metadata "started"
+    // Set when the reply was dropped unread for its size (status "error"): why, as the connection
+    // said it ("over 1048576 bytes").
+    std::string dropped;
 };
 
 struct kernel_idle {
@@ -72,9 +75,17 @@ using kernel_event =
 // head and tail, what the consumer ends up with is exactly what an unbounded queue would have
 // given it. While an overflow piece waits, later stream text joins it even if a display event
 // came in between (only when the consumer has fallen that far behind). keep_bytes 0: unbounded.
+//
+// Images (a display's "image/png", base64 as the kernel sent it) have a budget for the whole
+// execution, `image_budget` bytes: a display whose image would pass it is dropped as it arrives,
+// never queued, and counted (images_left_out()). So the images of one execution cost at most
+// the budget however slow the consumer, and which are kept does not depend on its speed.
 class event_queue {
   public:
-    explicit event_queue(std::size_t stream_budget = 1 << 20, std::size_t keep_bytes = 0);
+    static constexpr std::size_t default_image_budget = 32 * 1024 * 1024;
+
+    explicit event_queue(std::size_t stream_budget = 1 << 20, std::size_t keep_bytes = 0,
+                         std::size_t image_budget = default_image_budget);
 
     void push(kernel_event event);
     // The next event, or nullopt if none arrived before `deadline` (a deadline in the past: at
@@ -85,13 +96,18 @@ class event_queue {
     // one, outside the queue's lock. A later call replaces a notify not yet called.
     void notify_when_ready(std::function<void()> notify);
     // Sets the bounds (before the first push).
-    void bound(std::size_t stream_budget, std::size_t keep_bytes);
+    void bound(std::size_t stream_budget, std::size_t keep_bytes,
+               std::size_t image_budget = default_image_budget);
     // Bytes of stream text held right now, queued and merged (for tests and monitoring).
     std::size_t held_stream_bytes() const;
+    // Displays with an image dropped so far for passing the image budget, and the budget.
+    std::size_t images_left_out() const;
+    std::size_t image_budget() const;
 
   private:
     struct overflow;
-    bool merge_into_overflow(stream_output& piece);  // mutex_ held
+    bool merge_into_overflow(stream_output& piece);         // mutex_ held
+    bool over_image_budget(const display_output& display);  // mutex_ held
 
     mutable std::mutex mutex_;
     std::condition_variable ready_;
@@ -100,6 +116,9 @@ class event_queue {
     std::size_t stream_budget_;
     std::size_t keep_bytes_;
     std::size_t queued_stream_bytes_ = 0;
+    std::size_t image_budget_;
+    std::size_t image_bytes_ = 0;  // of the images accepted so far
+    std::size_t images_left_out_ = 0;
     std::shared_ptr<overflow> overflow_;    // the waiting overflow piece, if any
     const kernel_event* marker_ = nullptr;  // its place in events_
 };

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,16 +52,27 @@ const std::set<std::string>& workspace_configuration_directories();
 // point for a missing one, which fails inside a read-only folder: they must exist.
 const std::vector<std::pair<std::string, std::vector<std::string>>>& runtime_entries_inside();
 
+// The search for nested repositories could not cover the whole workspace (nested_git_entries).
+class nested_git_search_incomplete : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
 // The `.git` entries (a repository's folder, or a gitfile naming one) of repositories nested in
-// `workspace` below its own, as they are now: each is protected whole, because git on the host
-// reads more there than srt's nested .git/hooks and .git/config (commondir, say, which can point
-// the repository at a config the kernel wrote, whose core.fsmonitor git then runs). Links are not
-// followed; the workspace's own .git, .ipybox and node_modules folders are not searched; the
-// search stops `max_depth` folders down and after `max_entries` entries (what lies beyond is
-// not protected: README, "nested folders").
+// `workspace` below its own: each is protected whole, because git on the host reads more there
+// than srt's nested .git/hooks and .git/config (commondir, say, which can point the repository
+// at a config the kernel wrote, whose core.fsmonitor git then runs). Searched breadth first,
+// following no link; the workspace's own .git, .ipybox and node_modules folders and a
+// repository's own .git are not searched; folders `max_depth` down are not searched either
+// (README, "nested folders"). Returns what it finds now and every entry found by an earlier
+// call for the same workspace that still exists: a repository once found stays protected for
+// the life of the process.
+// Fails closed: throws nested_git_search_incomplete, naming the workspace and the bound, when
+// it meets more than `max_entries` entries, or a folder of the user's that it cannot read
+// (either could hide a .git from it). Thread-safe.
 std::vector<std::filesystem::path> nested_git_entries(const std::filesystem::path& workspace,
                                                       int max_depth = 8,
-                                                      std::size_t max_entries = 50000);
+                                                      std::size_t max_entries = 200000);
 
 // `home` may be empty (no HOME): the credential list is then left out.
 protected_paths default_protections(const std::filesystem::path& home,

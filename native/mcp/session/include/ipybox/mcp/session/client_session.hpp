@@ -111,8 +111,9 @@ class client_session : public std::enable_shared_from_this<client_session> {
         return initialize(jsonrpc::cancellation_token(), std::forward<Token>(token));
     }
 
-    // All tools, following nextCursor to the end: at most 1,000 pages and 10,000 tools, and a
-    // repeated cursor ends it; past a bound the listing fails with protocol_error. Completes
+    // All tools, following nextCursor to the end: at most 1,000 pages, 10,000 tools and 64 MiB
+    // of their JSON, and a repeated cursor ends it; past a bound the listing fails with
+    // protocol_error. Completes
     // with std::vector<tool_descriptor>.
     template <class Token>
     auto list_tools(jsonrpc::cancellation_token cancellation, Token&& token) {
