@@ -132,9 +132,10 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
             it != environment.end() && it->second == "0") {
             obstacle = "IPYBOX_FORK_KERNELS=0 turns forking off";
         }
-        print_row("kernel start", obstacle.empty()
-                                      ? "forked from a kernel template (under --sandbox: cold)"
-                                      : "cold, with a spare kernel started ahead: " + obstacle);
+        print_row("kernel start",
+                  obstacle.empty()
+                      ? "forked from a kernel template (under --sandbox: inside the sandbox)"
+                      : "cold, with a spare kernel started ahead: " + obstacle);
         if (chosen->pydantic_version.empty()) {
             problems.push_back(
                 "pydantic is needed by generated MCP tool modules: "

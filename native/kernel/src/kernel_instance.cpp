@@ -41,7 +41,8 @@ struct kernel_instance::impl {
     core::private_directory directory;
     jupyter::connection_info info;
 
-    explicit impl(const kernel_launch& l) : launch(l), directory("ipybox-k-", l.runtime_base) {}
+    impl(const kernel_launch& l, const std::filesystem::path& base)
+        : launch(l), directory("ipybox-k-", base) {}
 
     struct route {
         std::shared_ptr<pending_execution> execution;
@@ -234,13 +235,23 @@ std::unique_ptr<kernel_instance> kernel_instance::start(const kernel_launch& lau
 
 std::unique_ptr<kernel_instance> kernel_instance::start(
     const kernel_launch& launch, const std::shared_ptr<kernel_template>& from) {
-    auto state = std::make_unique<impl>(launch);
+    // A kernel forked inside the template's sandbox lives in a folder of the template's, the
+    // one its sandbox lets it write; its siblings can read that folder, so no file there holds
+    // its key: the template hands the connection info to the child itself.
+    const bool shares_sandbox = from && from->sandboxed();
+    std::unique_ptr<impl> state;
+    try {
+        state = std::make_unique<impl>(
+            launch, shares_sandbox ? from->children_directory() : launch.runtime_base);
+    } catch (const std::system_error& e) {
+        throw kernel_start_error(std::string("cannot make the kernel's folder: ") + e.what());
+    }
     auto& s = *state;
     s.info = launch.transport == "tcp"
                  ? jupyter::connection_info::make_tcp()
                  : jupyter::connection_info::make_ipc(s.directory.path() / "k");
     const auto connection_file = s.directory.path() / "kernel.json";
-    {
+    if (!shares_sandbox) {
         std::ofstream out(connection_file);
         out << s.info.to_json().dump(2);
         if (!out) throw kernel_start_error("cannot write " + connection_file.string());
@@ -248,8 +259,12 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
 
     process::spawn_options options;
     try {  // the sandbox's preparation, or the kernel's environment file
-        const auto wrapping =
-            launch.wrap && !from ? launch.wrap(s.directory.path()) : kernel_wrapping{};
+        kernel_wrapping wrapping;
+        if (shares_sandbox) {
+            wrapping.environment = launch.sandbox_scratch(s.directory.path());
+        } else if (launch.wrap && !from) {
+            wrapping = launch.wrap(s.directory.path());
+        }
         options =
             detail::kernel_spawn_options(launch, wrapping, s.directory.path(), connection_file);
     } catch (const std::exception& e) {
@@ -269,6 +284,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
         }
         if (from) {
             s.child = from->fork(std::move(options), {"-f", connection_file.string()},
+                                 shares_sandbox ? s.info.to_json() : nlohmann::json(),
                                  clock::now() + fork_wait);
         } else {
             s.child = process::child_process::spawn(std::move(options));
@@ -393,7 +409,15 @@ void kernel_instance::end_descendants() {
 }
 
 bool kernel_instance::outdated() const {
-    return template_ && template_->outdated();
+    if (!template_) return false;
+    if (template_->outdated()) return true;
+    // A spare that shares its template's sandbox has the sandbox of the template's start: once
+    // a cold kernel would get another (a repository nested since), it is not used.
+    try {
+        return !template_->sandbox_changed().empty();
+    } catch (const std::exception&) {
+        return true;
+    }
 }
 
 bool kernel_instance::alive() const {

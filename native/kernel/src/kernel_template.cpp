@@ -85,6 +85,11 @@ std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& lau
         template_launch.environment["IPYBOX_TREE"] = tree_placeholder;
         const auto wrapping =
             launch.wrap ? launch.wrap(self->directory_->path()) : kernel_wrapping{};
+        if (launch.wrap) {
+            self->sandboxed_ = true;
+            self->settings_now_ = launch.sandbox_settings;
+            self->sandbox_settings_ = launch.sandbox_settings(self->directory_->path());
+        }
         options = detail::program_spawn_options(template_launch, wrapping, self->directory_->path(),
                                                 detail::template_command(launch.python));
         // The template's own lifeline is its channel; each child gets a stdin lifeline of its own.
@@ -163,6 +168,17 @@ bool kernel_template::outdated() const {
     return false;
 }
 
+std::string kernel_template::sandbox_changed() const {
+    if (!sandboxed_) return {};
+    if (settings_now_(directory_->path()) == sandbox_settings_) return {};
+    return "the sandbox changed since the kernel template started (a repository, a credential "
+           "folder or the user site appeared)";
+}
+
+const std::filesystem::path& kernel_template::children_directory() const {
+    return directory_->path();
+}
+
 int kernel_template::pid() const {
     return process_ ? process_->pid() : -1;
 }
@@ -236,14 +252,22 @@ std::string kernel_template::receive(int fd, clock::time_point deadline, int* se
 
 std::unique_ptr<process::child_process> kernel_template::fork(
     process::spawn_options options, const std::vector<std::string>& arguments,
-    clock::time_point deadline) {
+    const nlohmann::json& connection, clock::time_point deadline) {
     std::lock_guard fork_lock(fork_mutex_);
     if (!usable()) throw template_unavailable("the kernel template is gone", false);
-    if (outdated()) {
+    const auto refuse = [this](const std::string& reason) {
         std::lock_guard lock(state_mutex_);
         refused_ = true;
-        throw template_unavailable("packages changed since the kernel template's imports", false);
+        return template_unavailable(reason, false);
+    };
+    if (outdated()) throw refuse("packages changed since the kernel template's imports");
+    std::string changed;
+    try {
+        changed = sandbox_changed();
+    } catch (const std::exception& e) {
+        changed = std::string("the sandbox's settings cannot be computed: ") + e.what();
     }
+    if (!changed.empty()) throw refuse(changed);
     auto [handshake, child_end] = seqpacket_pair();
     const int on = 1;
     ::setsockopt(handshake.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
@@ -259,7 +283,9 @@ std::unique_ptr<process::child_process> kernel_template::fork(
                               {"cmdline", command_line},
                               {"cwd", options.working_directory.string()},
                               {"env", options.environment},
-                              {"limits", limits_of(options.limits)}};
+                              {"limits", limits_of(options.limits)},
+                              {"dumpable", !sandboxed_}};
+    if (!connection.is_null()) request["connection"] = connection;
     std::vector<int> descriptors = {child_end.get(), lifeline.read.get(), output.write.get()};
     for (const int procs : options.cgroup_procs) descriptors.push_back(procs);
     send(request.dump(), descriptors);
@@ -302,7 +328,14 @@ std::unique_ptr<process::child_process> kernel_template::fork(
                                  ? static_cast<int>(pid_field->get<long long>())
                                  : -1;
     int pid = -1;
-    receive(handshake.get(), deadline, &pid);
+    try {
+        receive(handshake.get(), deadline, &pid);
+    } catch (const kernel_start_error& e) {
+        // The child ended (or hung) before it ran: it could not join its kernel's control
+        // groups, say, which fails the same way for every child of this template.
+        reap(template_pid);
+        throw refuse(std::string("the forked kernel failed before it started: ") + e.what());
+    }
     if (pid <= 0) throw kernel_start_error("the forked kernel did not say who it is");
     process::unique_fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
     // The child waits for our go: if its end of the handshake is still open, it still lives, and

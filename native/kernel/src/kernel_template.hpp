@@ -14,13 +14,23 @@
 // (SCM_CREDENTIALS), open a pidfd while it waits for our go, and read its exit status from /proc
 // before the template may reap it (process::child_process::adopt).
 //
+// Under a sandbox (launch.wrap), the template runs inside it, with settings computed for its own
+// private directory, and so do the kernels it forks: each keeps its private directory (sockets,
+// scratch folders) inside the template's, gets its connection info and key in the fork request
+// (no file holds the key), and stays undumpable. The template is undumpable too, so that no
+// child can trace it or read its memory. Before each fork the sandbox a cold kernel would get
+// now is computed again; when it differs, the template is out of date (sandbox_changed).
+//
 // The template keeps running while a kernel it forked lives (each holds a reference): under a
 // sandbox with its own PID namespace, its end would end them.
 //
 // Thread-safety: every method may be called from any thread; forks are served one at a time.
 #include <chrono>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,11 +73,21 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
 
     // Forks a kernel with the environment, working directory, limits, control groups and output
     // handling of `options` (as for a cold kernel; its command line is not used) and `arguments`
-    // (the kernel's own, after the bootstrap). Returns once the child runs on its own. Throws
-    // template_unavailable (then the template is of no further use), kernel_start_error.
+    // (the kernel's own, after the bootstrap). `connection` (null: none): the kernel's
+    // connection info, key included, which it then takes from the request and not from a file.
+    // Returns once the child runs on its own. Throws template_unavailable (then the template is
+    // of no further use: it is outdated, gone, or its child failed before it ran),
+    // kernel_start_error.
     std::unique_ptr<process::child_process> fork(process::spawn_options options,
                                                  const std::vector<std::string>& arguments,
+                                                 const nlohmann::json& connection,
                                                  clock::time_point deadline);
+
+    // True for a template inside the session's sandbox (launch.wrap): its kernels share that
+    // sandbox and keep their private directories inside children_directory(), which it may
+    // write; they stay undumpable (siblings cannot trace them or read their memory).
+    bool sandboxed() const { return sandboxed_; }
+    const std::filesystem::path& children_directory() const;
 
     // False once the template died, refused a fork or went out of date.
     bool usable() const;
@@ -75,6 +95,11 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     // imports (a package installed or removed, a folder of the path made): a kernel forked from
     // it could see old versions of the modules it imported. Reads a few stat()s.
     bool outdated() const;
+    // For a sandboxed template: why a kernel started cold now would get another sandbox than
+    // the template's (a repository nested in the workspace, a credential folder or the user
+    // site appeared since it started), or "" when it would get the same. Computes the settings
+    // again (kernel_launch::sandbox_settings: a walk of the workspace for nested .git entries).
+    std::string sandbox_changed() const;
     int pid() const;
 
   private:
@@ -95,6 +120,10 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     std::vector<std::pair<std::string, std::optional<std::pair<std::uint64_t, std::uint64_t>>>>
         watched_;
     std::uint64_t next_id_ = 0;
+    bool sandboxed_ = false;
+    // The sandbox's settings when the template started, and how to compute them now.
+    std::string sandbox_settings_;
+    std::function<std::string(const std::filesystem::path&)> settings_now_;
 };
 
 }  // namespace ipybox::kernel

@@ -28,7 +28,13 @@ std::string message_of(const std::exception_ptr& failure) {
 // template if it is up, else starts cold at once.
 std::shared_ptr<kernel_instance> session_core::start_kernel(bool spare) const {
     std::shared_ptr<kernel_instance> kernel = templates_->start_kernel(spare);
-    kernel->wait_ready(clock::now() + options_.start_timeout);
+    try {
+        kernel->wait_ready(clock::now() + options_.start_timeout);
+    } catch (const kernel_start_error& e) {
+        if (!kernel->forked()) throw;
+        kernel = templates_->start_cold_after(e.what());
+        kernel->wait_ready(clock::now() + options_.start_timeout);
+    }
     return kernel;
 }
 

@@ -19,12 +19,12 @@ template_holder::template_holder(kernel_launch launch, std::chrono::milliseconds
         cold_reason_ = "this system has no pidfd_open (Linux 5.3 or later)";
     }
     if (pidfd >= 0) ::close(pidfd);
-    // Each sandboxed kernel has a sandbox of its own (its mount and PID namespaces, its scratch
-    // folders). Children of one template would share the template's: the kernel being retired
-    // could reach the spare that replaces it (its folder, its process). Until each child gets
-    // namespaces of its own, sandboxed kernels start cold.
-    if (launch_.wrap && cold_reason_.empty()) {
-        cold_reason_ = "sandboxed kernels start cold: forked kernels would share one sandbox";
+    // A sandboxed session's template runs inside a sandbox made for it, and its kernels share
+    // it (kernel_template.hpp): that needs the settings a cold kernel would get, to tell when
+    // the template's are out of date, and scratch folders for each kernel.
+    if (launch_.wrap && (!launch_.sandbox_settings || !launch_.sandbox_scratch) &&
+        cold_reason_.empty()) {
+        cold_reason_ = "sandboxed kernels start cold: the sandbox cannot be shared";
     }
 }
 
@@ -95,6 +95,11 @@ std::unique_ptr<kernel_instance> template_holder::start_kernel(bool may_wait) {
             core::logger("kernel")->info("kernel template {} replaced: {}", from->pid(), e.what());
         }
     }
+    return kernel_instance::start(launch_);
+}
+
+std::unique_ptr<kernel_instance> template_holder::start_cold_after(const std::string& failure) {
+    give_up("a kernel forked from the template did not start: " + failure);
     return kernel_instance::start(launch_);
 }
 

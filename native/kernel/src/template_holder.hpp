@@ -25,6 +25,12 @@ class template_holder {
     // kernel_start_error.
     std::unique_ptr<kernel_instance> start_kernel(bool may_wait);
 
+    // A kernel forked from the template did not become ready (`failure`): it ended before it
+    // served (it could not join its control groups, say: it fails closed) or stayed silent. The
+    // template is given up, kernels start cold from now on, and this returns one started cold.
+    // Throws kernel_start_error.
+    std::unique_ptr<kernel_instance> start_cold_after(const std::string& failure);
+
     // Why kernels start cold ("" while they are forked).
     std::string cold_reason() const;
     // True while a template is up: a kernel started now is forked without waiting for imports.

@@ -145,9 +145,11 @@ def main(
     argv: list[str] | None = None,
     watch_parent: bool = True,
     before_start: Callable[[Any], None] | None = None,
+    configure: Callable[[Any], None] | None = None,
 ) -> None:
-    """Starts the kernel. `before_start(app)` runs once it is initialized, before it serves (and
-    so before any code of the user's runs)."""
+    """Starts the kernel. `configure(app)` runs before the application is initialized (a
+    forked kernel's connection, kernel_template._use_connection); `before_start(app)` once it
+    is, before it serves (and so before any code of the user's runs)."""
     prepare_environment()
     _exit_with_parent(watch_parent)
     from ipybox_runtime import kernel_output
@@ -156,6 +158,8 @@ def main(
 
     arguments = _kernel_arguments(sys.argv[1:] if argv is None else argv)
     app = _application(arguments)
+    if configure is not None:
+        configure(app)
     app.initialize(arguments)
     # Only now, with ipykernel started and before any user code: the workspace (and the current
     # directory, as IPython gives it) become importable.

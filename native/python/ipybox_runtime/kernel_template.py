@@ -11,7 +11,10 @@ Messages from the native side are JSON objects, with descriptors passed alongsid
 
 * ``{"op": "fork", "id": N, "argv": [...], "cmdline": [...], "cwd": ..., "env": {...},
   "limits": {...}}`` with the descriptors ``[handshake, stdin, output, *cgroup_procs]``
-  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``).
+  (``cmdline``: the command line a cold start would have run, for ``/proc/<pid>/cmdline``;
+  optional ``"connection"``: the kernel's connection info, key included, used instead of a
+  connection file; optional ``"dumpable": false``: the kernel stays undumpable, see
+  ``_set_dumpable``).
   The template answers ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child
   becomes a fresh kernel (see ``_become_kernel``); or ``{"id": N, "error": ...}``.
 * ``{"op": "reap", "pid": P}``: the native side has read the exit status of the child P from
@@ -61,6 +64,16 @@ TREE_PLACEHOLDER = "0" * 32  # the native side's tags are 32 hex digits
 # gets the thread count a cold kernel would have (_restore_blas_threads).
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS",)
 MAX_MESSAGE = 1 << 20
+# What a kernel's connection info says of its channels (the key and scheme go to its Session).
+CHANNEL_FIELDS = (
+    "transport",
+    "ip",
+    "shell_port",
+    "iopub_port",
+    "stdin_port",
+    "control_port",
+    "hb_port",
+)
 MAX_DESCRIPTORS = 16
 
 
@@ -328,6 +341,76 @@ def _reseed() -> None:
                 cached.cache_clear()
 
 
+def _set_dumpable(dumpable: bool) -> None:
+    """PR_SET_DUMPABLE: a process that is not dumpable cannot be traced, nor its memory, its
+    descriptors or its environment opened through /proc, by another process of the same user
+    (short of CAP_SYS_PTRACE). The template is never dumpable: its children run user code as
+    the same user. A forked kernel is dumpable again, like a cold one, unless it shares the
+    template's sandbox with its siblings (the kernel being retired must not reach into the spare
+    that replaces it)."""
+    import ctypes
+
+    pr_set_dumpable = 4
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(pr_set_dumpable, int(dumpable), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
+def _use_connection(app: Any, info: dict[str, Any]) -> None:
+    """Configures the kernel application `app` (not yet initialized) from the fork request's
+    connection info, not from a file.
+
+    A kernel forked inside the template's sandbox shares its folders with its siblings: a
+    connection file would put the key where they can read it, and one planted before the
+    kernel reads it would give it ports and a key of a sibling's choosing. So none is read or
+    written; the key stays in this process's memory.
+    """
+    from traitlets.config import Config
+
+    config = Config()
+    for name in CHANNEL_FIELDS:
+        setattr(config.IPKernelApp, name, info[name])
+    config.Session.key = str(info["key"]).encode()
+    config.Session.signature_scheme = info.get("signature_scheme", "hmac-sha256")
+    app.update_config(config)
+    app.init_connection_file = lambda: None  # type: ignore[method-assign]
+    app.write_connection_file = lambda: None  # type: ignore[method-assign]
+    _skip_profile_code(app)
+
+
+def _skip_profile_code(app: Any) -> None:
+    """Runs no config file and no startup script of the kernel's IPython profile.
+
+    The profile lies in the kernel's own IPYTHONDIR, made empty just before the fork, so a cold
+    kernel would find nothing there either; but its siblings can write it (they share the
+    sandbox): the kernel being retired could plant code there for the spare that replaces it.
+    The system's config and startup folders (read-only in the sandbox) are still read.
+    """
+    load_config_file = app.load_config_file
+    run_startup_files = app._run_startup_files
+
+    def load_config_file_but_the_profiles(*args: Any, **kwargs: Any) -> Any:
+        profile = os.path.realpath(app.profile_dir.location)
+        app.config_file_paths = [
+            path for path in app.config_file_paths if os.path.realpath(path) != profile
+        ]
+        return load_config_file(*args, **kwargs)
+
+    def run_startup_files_but_the_profiles() -> None:
+        # Set around the observer, which would make the folder (traitlets keeps the values in
+        # _trait_values): a path under /dev/null holds no file.
+        values = app.profile_dir._trait_values
+        kept = values["startup_dir"]
+        values["startup_dir"] = os.path.join(os.devnull, "startup")
+        try:
+            run_startup_files()
+        finally:
+            values["startup_dir"] = kept
+
+    app.load_config_file = load_config_file_but_the_profiles  # type: ignore[method-assign]
+    app._run_startup_files = run_startup_files_but_the_profiles  # type: ignore[method-assign]
+
+
 def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
     code = 1
     try:
@@ -348,6 +431,7 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
             link.send(json.dumps({"pid": os.getpid()}).encode())
             if link.recv(1) != b"g":
                 os._exit(1)
+        _set_dumpable(bool(request.get("dumpable", True)))
         environment = request["env"]
         os.environ.clear()
         os.environ.update(environment)
@@ -361,7 +445,13 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
             joining.wait()
             _restore_blas_threads_on_first_cell(app.shell)
 
-        kernel_main.main(request["argv"], watch_parent=False, before_start=before_start)
+        connection = request.get("connection")
+        kernel_main.main(
+            request["argv"],
+            watch_parent=False,
+            before_start=before_start,
+            configure=(lambda app: _use_connection(app, connection)) if connection else None,
+        )
         code = 0
     except SystemExit as exit_request:
         code = exit_request.code if isinstance(exit_request.code, int) else 1
@@ -381,6 +471,7 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
 
 
 def main() -> None:
+    _set_dumpable(False)
     # Standard input is the channel; the template itself reads /dev/null there, as a kernel does.
     channel = socket.socket(fileno=os.dup(0))
     os.set_inheritable(channel.fileno(), False)

@@ -110,6 +110,15 @@ before(async () => {
       { server_name: "everything", server_params: everythingParams({ LITERAL_TOKEN: "tok-123" }) });
     assert.ok(!result.isError, textOf(result));
   }
+  // The attacks run in forked kernels: after a reset the kernel is the spare, a child of the
+  // kernel template (inside the sandbox under --sandbox).
+  for (const server of [plain, boxed]) {
+    const reset = await callTool(server.client, "reset");
+    assert.ok(!reset.isError, textOf(reset));
+    const parent = await runOk(server.client,
+      "import os\nprint(b'kernel_template' in open(f'/proc/{os.getppid()}/cmdline', 'rb').read())");
+    assert.equal(parent.trim(), "True", "the kernel was not forked from the template");
+  }
 });
 
 after(async () => {

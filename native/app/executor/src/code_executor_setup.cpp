@@ -249,6 +249,8 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
         options.workspace, (states.empty() ? sandbox_dir->path() : states.front()) / "holds");
 #endif
     launch.wrap = app::srt_kernel_wrapper(*options.sandbox, context);
+    launch.sandbox_settings = app::srt_kernel_settings(*options.sandbox, context);
+    launch.sandbox_scratch = app::sandbox_scratch();
     core::logger("app")->info("kernels run sandboxed by {} (settings in {})", srt.string(),
                               sandbox_dir->path().string());
 }

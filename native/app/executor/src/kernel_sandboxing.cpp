@@ -16,124 +16,167 @@ bool strictly_inside(const std::filesystem::path& path, const std::filesystem::p
     return !relative.empty() && relative != "." && *relative.begin() != "..";
 }
 
-}  // namespace
+bool is_folder(const std::filesystem::path& path) {
+    std::error_code ignored;
+    return std::filesystem::symlink_status(path, ignored).type() ==
+           std::filesystem::file_type::directory;
+}
 
-std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_wrapper(
-    const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
+// What every kernel of the executor is denied or shown, whichever its directory.
+struct sandbox_rules {
+    nlohmann::json settings;
+    kernel_sandbox_context context;
+    std::vector<std::filesystem::path> unreadable;
+    std::vector<std::filesystem::path> readable;
+    std::vector<std::filesystem::path> config_files;
+};
+
+sandbox_rules rules_of(const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
+    sandbox_rules rules{sandbox.settings, context, sandbox.unreadable, {}, sandbox.unwritable};
     const auto protections = sandbox::default_protections(
         context.home, context.workspace, context.state_directories, sandbox.unwritable, false);
-    auto unreadable = sandbox.unreadable;
-    unreadable.insert(unreadable.end(), protections.unreadable.begin(),
-                      protections.unreadable.end());
-    unreadable.push_back(context.workspace / ".env");
-    for (const char* hidden : {"/tmp", "/run", "/var/run"}) unreadable.emplace_back(hidden);
+    rules.unreadable.insert(rules.unreadable.end(), protections.unreadable.begin(),
+                            protections.unreadable.end());
+    rules.unreadable.push_back(context.workspace / ".env");
+    for (const char* hidden : {"/tmp", "/run", "/var/run"}) rules.unreadable.emplace_back(hidden);
     // Only paths inside a hidden folder are read back in: an allowRead of "/" or "/usr" would
     // open /tmp again.
-    std::vector<std::filesystem::path> readable;
     auto candidates = context.visible;
     candidates.push_back(context.workspace);
     if (!context.user_site_packages.empty()) candidates.push_back(context.user_site_packages);
     for (const auto& path : candidates) {
-        if (std::any_of(unreadable.begin(), unreadable.end(),
+        if (std::any_of(rules.unreadable.begin(), rules.unreadable.end(),
                         [&](const auto& dir) { return strictly_inside(path, dir); })) {
-            readable.push_back(path);
+            rules.readable.push_back(path);
         }
     }
-    return [settings = sandbox.settings, context, unreadable = std::move(unreadable),
-            readable = std::move(readable),
-            config_files = sandbox.unwritable](const std::filesystem::path& kernel_dir) {
-        // The kernel's scratch space is its own: nothing it leaves there (an IPython startup
-        // script, say) reaches the kernel after it.
-        kernel::kernel_wrapping wrapping;
-        for (const auto& [variable, name] :
-             {std::pair{"TMPDIR", "tmp"}, std::pair{"IPYTHONDIR", "ipython"},
-              std::pair{"MPLCONFIGDIR", "matplotlib"}}) {
-            std::filesystem::create_directories(kernel_dir / name);
-            wrapping.environment[variable] = (kernel_dir / name).string();
-        }
-        sandbox::sandbox_paths paths;
-        paths.writable = {context.workspace, kernel_dir};
-        // srt (on Linux) can hide only what exists when the kernel starts; a credential folder
-        // made later is hidden from the next kernel on. Checked here, at each kernel's start.
-        for (const auto& path : unreadable) {
-            std::error_code ignored;
-            if (std::filesystem::symlink_status(path, ignored).type() !=
-                std::filesystem::file_type::not_found) {
-                paths.unreadable.push_back(path);
-            }
-        }
-        paths.readable = readable;
-        paths.readable.push_back(kernel_dir);
-        // What does not exist yet is held by ipybox's own placeholders, made before this kernel
-        // starts and kept until no sandboxed kernel of the workspace runs (placeholder_hold.hpp):
-        // srt's would go with the first kernel that ends. A missing .claude or .git becomes an
-        // empty folder, protected whole like an existing one; inside each, only the entries srt
-        // denies itself (sandbox::runtime_entries_inside) need to exist, or srt would try to
-        // make their mount points inside a read-only folder and fail to start. Nothing else is
-        // made there (an empty settings.json would not parse).
-        std::set<std::filesystem::path> directories;
-        for (const auto& name : sandbox::workspace_configuration_directories()) {
-            directories.insert(name);
-        }
-        const auto claude = context.workspace / ".claude";
-        const auto is_folder = [](const std::filesystem::path& path) {
-            std::error_code ignored;
-            return std::filesystem::symlink_status(path, ignored).type() ==
-                   std::filesystem::file_type::directory;
-        };
+    return rules;
+}
+
+// The scratch space of a kernel is its own: nothing it leaves there (an IPython startup script,
+// say) reaches the kernel after it.
+process::environment_map make_scratch(const std::filesystem::path& kernel_dir) {
+    process::environment_map environment;
+    for (const auto& [variable, name] :
+         {std::pair{"TMPDIR", "tmp"}, std::pair{"IPYTHONDIR", "ipython"},
+          std::pair{"MPLCONFIGDIR", "matplotlib"}}) {
+        std::filesystem::create_directories(kernel_dir / name);
+        environment[variable] = (kernel_dir / name).string();
+    }
+    return environment;
+}
+
+// What exists is made before the paths are read: placeholders for the protected paths that do
+// not exist yet, and the user site. See paths_of for why.
+void prepare(const sandbox_rules& rules) {
+    const auto& context = rules.context;
+    // What does not exist yet is held by ipybox's own placeholders, made before this kernel
+    // starts and kept until no sandboxed kernel of the workspace runs (placeholder_hold.hpp):
+    // srt's would go with the first kernel that ends. A missing .claude or .git becomes an
+    // empty folder, protected whole like an existing one; inside each, only the entries srt
+    // denies itself (sandbox::runtime_entries_inside) need to exist, or srt would try to make
+    // their mount points inside a read-only folder and fail to start. Nothing else is made
+    // there (an empty settings.json would not parse).
+    std::set<std::filesystem::path> directories;
+    for (const auto& name : sandbox::workspace_configuration_directories()) {
+        directories.insert(name);
+    }
+    if (context.placeholders) {
+        context.placeholders->ensure(
+            sandbox::default_protections({}, context.workspace, {}, rules.config_files,
+                                         is_folder(context.workspace / ".claude"))
+                .unwritable,
+            directories);
+    }
+    for (const auto& [folder, entries] : sandbox::runtime_entries_inside()) {
+        if (!is_folder(context.workspace / folder)) continue;
+        std::vector<std::filesystem::path> inside;
+        for (const auto& entry : entries) inside.push_back(context.workspace / folder / entry);
         if (context.placeholders) {
-            context.placeholders->ensure(
-                sandbox::default_protections({}, context.workspace, {}, config_files,
-                                             is_folder(claude))
-                    .unwritable,
-                directories);
-        }
-        for (const auto& [folder, entries] : sandbox::runtime_entries_inside()) {
-            if (!is_folder(context.workspace / folder)) continue;
-            std::vector<std::filesystem::path> inside;
-            for (const auto& entry : entries) inside.push_back(context.workspace / folder / entry);
-            if (context.placeholders) {
-                context.placeholders->ensure(inside, directories);
-            } else {
-                for (const auto& path : inside) {
-                    std::error_code ignored;
-                    if (directories.count(path.lexically_relative(context.workspace)) != 0) {
-                        std::filesystem::create_directory(path, ignored);
-                    }
+            context.placeholders->ensure(inside, directories);
+        } else {
+            for (const auto& path : inside) {
+                std::error_code ignored;
+                if (directories.count(path.lexically_relative(context.workspace)) != 0) {
+                    std::filesystem::create_directory(path, ignored);
                 }
             }
         }
-        const bool claude_exists = is_folder(claude);
-        paths.unwritable =
-            sandbox::default_protections({}, context.workspace, {}, config_files, claude_exists)
-                .unwritable;
-        // Repositories nested in the workspace, as they are when this kernel starts: protected
-        // whole like the workspace's own .git (srt keeps only their hooks and config).
-        for (auto& entry : sandbox::nested_git_entries(context.workspace)) {
-            paths.unwritable.push_back(std::move(entry));
+    }
+    // srt denies writes only to what exists: the folder is made, if missing, before each kernel
+    // starts (settings that widen allowWrite must not let a kernel create it).
+    if (!context.user_site_packages.empty()) {
+        std::error_code ignored;
+        std::filesystem::create_directories(context.user_site_packages, ignored);
+    }
+}
+
+// The paths of the sandbox of a kernel whose private directory is `kernel_dir`, as the
+// filesystem is now. Reads, never writes.
+sandbox::sandbox_paths paths_of(const sandbox_rules& rules,
+                                const std::filesystem::path& kernel_dir) {
+    const auto& context = rules.context;
+    sandbox::sandbox_paths paths;
+    paths.writable = {context.workspace, kernel_dir};
+    // srt (on Linux) can hide only what exists when the kernel starts; a credential folder made
+    // later is hidden from the next kernel on. Checked here, at each kernel's start.
+    for (const auto& path : rules.unreadable) {
+        std::error_code ignored;
+        if (std::filesystem::symlink_status(path, ignored).type() !=
+            std::filesystem::file_type::not_found) {
+            paths.unreadable.push_back(path);
         }
-        // srt denies writes only to what exists: the folder is made, if missing, before each
-        // kernel starts (settings that widen allowWrite must not let a kernel create it).
-        if (!context.user_site_packages.empty()) {
-            std::error_code ignored;
-            std::filesystem::create_directories(context.user_site_packages, ignored);
-            if (std::filesystem::is_directory(context.user_site_packages, ignored)) {
-                paths.unwritable.push_back(context.user_site_packages);
-            }
-        }
-        // srt keeps its own scratch folder writable whatever is hidden around it; it is shared by
-        // every srt sandbox on the host, so a kernel could leave things there for others.
+    }
+    paths.readable = rules.readable;
+    paths.readable.push_back(kernel_dir);
+    paths.unwritable = sandbox::default_protections({}, context.workspace, {}, rules.config_files,
+                                                    is_folder(context.workspace / ".claude"))
+                           .unwritable;
+    // Repositories nested in the workspace, as they are when this kernel starts: protected
+    // whole like the workspace's own .git (srt keeps only their hooks and config).
+    for (auto& entry : sandbox::nested_git_entries(context.workspace)) {
+        paths.unwritable.push_back(std::move(entry));
+    }
+    if (!context.user_site_packages.empty() && is_folder(context.user_site_packages)) {
+        paths.unwritable.push_back(context.user_site_packages);
+    }
+    // srt keeps its own scratch folder writable whatever is hidden around it; it is shared by
+    // every srt sandbox on the host, so a kernel could leave things there for others.
 #ifdef __APPLE__
-        paths.unwritable.emplace_back("/private/tmp/claude");
+    paths.unwritable.emplace_back("/private/tmp/claude");
 #else
-        paths.unwritable.emplace_back("/tmp/claude");
+    paths.unwritable.emplace_back("/tmp/claude");
 #endif
-        const auto file = context.settings_directory / (kernel_dir.filename().string() + ".json");
-        sandbox::write_settings(file, sandbox::srt_settings(settings, paths));
-        wrapping.command_prefix = sandbox::command_prefix(context.srt, file);
-        wrapping.wrapper_environment = context.wrapper_environment;
+    return paths;
+}
+
+}  // namespace
+
+std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_wrapper(
+    const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
+    return [rules = rules_of(sandbox, context)](const std::filesystem::path& kernel_dir) {
+        kernel::kernel_wrapping wrapping;
+        wrapping.environment = make_scratch(kernel_dir);
+        prepare(rules);
+        const auto file =
+            rules.context.settings_directory / (kernel_dir.filename().string() + ".json");
+        sandbox::write_settings(file,
+                                sandbox::srt_settings(rules.settings, paths_of(rules, kernel_dir)));
+        wrapping.command_prefix = sandbox::command_prefix(rules.context.srt, file);
+        wrapping.wrapper_environment = rules.context.wrapper_environment;
         return wrapping;
     };
+}
+
+std::function<std::string(const std::filesystem::path&)> srt_kernel_settings(
+    const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
+    return [rules = rules_of(sandbox, context)](const std::filesystem::path& kernel_dir) {
+        return sandbox::srt_settings(rules.settings, paths_of(rules, kernel_dir)).dump();
+    };
+}
+
+std::function<process::environment_map(const std::filesystem::path&)> sandbox_scratch() {
+    return make_scratch;
 }
 
 }  // namespace ipybox::app

@@ -1,6 +1,8 @@
 #pragma once
 // What a sandboxed kernel may see and write, as a kernel_launch::wrap function: each kernel gets
-// its own srt settings file (in a directory no kernel can write) and its own scratch space.
+// its own srt settings file (in a directory no kernel can write) and its own scratch space. A
+// kernel template gets one the same way, for its own directory; the kernels it forks share that
+// sandbox and keep their scratch space in folders of that directory (sandbox_scratch).
 //
 // Each kernel may write the workspace and its own private directory (its ipc:// sockets, TMPDIR,
 // IPYTHONDIR, MPLCONFIGDIR), nothing else; inside the workspace not the files a later session
@@ -47,5 +49,18 @@ struct kernel_sandbox_context {
 // cannot be held (the kernel then fails to start).
 std::function<kernel::kernel_wrapping(const std::filesystem::path& kernel_directory)>
 srt_kernel_wrapper(const kernel_sandbox& sandbox, const kernel_sandbox_context& context);
+
+// The settings srt_kernel_wrapper would write for `kernel_directory` now (as JSON text), made
+// and written nothing: kernel_launch::sandbox_settings. What a kernel is denied depends on what
+// exists when it starts (a nested .git, a credential folder, the user site); two calls return
+// the same text exactly when a kernel would get the same sandbox. Throws what srt_settings
+// throws (a config that is not one).
+std::function<std::string(const std::filesystem::path& kernel_directory)> srt_kernel_settings(
+    const kernel_sandbox& sandbox, const kernel_sandbox_context& context);
+
+// Makes a sandboxed kernel's scratch folders (TMPDIR, IPYTHONDIR, MPLCONFIGDIR) in `directory`
+// and returns the variables naming them: kernel_launch::sandbox_scratch, also what
+// srt_kernel_wrapper adds to each kernel's environment. Throws std::filesystem::filesystem_error.
+std::function<process::environment_map(const std::filesystem::path& directory)> sandbox_scratch();
 
 }  // namespace ipybox::app

@@ -57,6 +57,13 @@ struct kernel_launch {
     // returns what to put before the kernel's command line and variables to add to its
     // environment. May throw (the start then fails). Unset: the kernel runs directly.
     std::function<kernel_wrapping(const std::filesystem::path& kernel_directory)> wrap;
+    // With `wrap`, for kernels forked from a template inside the sandbox (template_holder): the
+    // settings `wrap` would give a kernel whose private directory is `kernel_directory`, computed
+    // now without making or writing anything (equal texts: the same sandbox); and the scratch
+    // folders (TMPDIR, ...) of a kernel that lives in `directory` inside another's sandbox,
+    // made there, as variables for its environment. Either unset: sandboxed kernels start cold.
+    std::function<std::string(const std::filesystem::path& kernel_directory)> sandbox_settings;
+    std::function<process::environment_map(const std::filesystem::path& directory)> sandbox_scratch;
     // Containment: each kernel gets its own group with these limits (containment.hpp); the whole
     // tree ends with the kernel. Unset: the kernel runs uncontained (its process group only).
     std::shared_ptr<process::containment_host> containment;
@@ -129,8 +136,13 @@ class kernel_instance {
     void interrupt();
 
     bool alive() const;
+    // True for a kernel forked from a kernel template (false: started cold).
+    bool forked() const { return template_ != nullptr; }
     // True for a kernel forked from a template whose imports are out of date (a package was
-    // installed since): a kernel started now would see other modules. Cheap (a few stat()s).
+    // installed since): a kernel started now would see other modules; or, inside the template's
+    // sandbox, whose sandbox is (a kernel started now would get another: a repository nested
+    // in the workspace since, say). A few stat()s, and under a sandbox a walk of the workspace
+    // for nested repositories (as each sandboxed start does).
     bool outdated() const;
     // Why the process exited ("killed by signal 9 (SIGKILL)"; "exceeded its memory limit of
     // 2 GiB and was stopped" when a limit ended it), or "" while it runs.
