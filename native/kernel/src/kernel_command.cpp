@@ -36,7 +36,7 @@ constexpr const char* template_bootstrap =
 }  // namespace
 
 std::vector<std::string> template_command(const std::filesystem::path& python) {
-    // Room for each child's own command line (kernel_template.py, _retitle): a kernel's is the
+    // Room for each child's own command line (forked_kernel.py, retitle): a kernel's is the
     // interpreter, the kernel's bootstrap and its connection file.
     return {python.string(), "-c", template_bootstrap, std::string(1024, '_')};
 }

@@ -45,7 +45,7 @@ std::string text_field(const nlohmann::json& answer, const char* name) {
     return found->is_string() ? found->get<std::string>() : found->dump();
 }
 // The tree tag's stand-in in the template's environment, as long as a tag (32 hex digits): each
-// child writes its own tag over it (kernel_template.py, _retag).
+// child writes its own tag over it (forked_kernel.py, retag).
 constexpr const char* tree_placeholder = "00000000000000000000000000000000";
 
 std::pair<process::unique_fd, process::unique_fd> seqpacket_pair() {

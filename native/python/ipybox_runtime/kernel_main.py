@@ -148,7 +148,7 @@ def main(
     configure: Callable[[Any], None] | None = None,
 ) -> None:
     """Starts the kernel. `configure(app)` runs before the application is initialized (a
-    forked kernel's connection, kernel_template._use_connection); `before_start(app)` once it
+    forked kernel's connection, forked_kernel.use_connection); `before_start(app)` once it
     is, before it serves (and so before any code of the user's runs)."""
     prepare_environment()
     _exit_with_parent(watch_parent)

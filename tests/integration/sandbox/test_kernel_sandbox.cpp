@@ -334,13 +334,13 @@ TEST_SUITE("sandbox.kernel") {
         // (or not: the control), as it would where the sandbox kept it from them.
         const auto dir = fresh_directory("sandbox-join");
         std::ofstream(dir / "template.py") << R"py(import os, sys
-from ipybox_runtime import kernel_template
+from ipybox_runtime import forked_kernel, kernel_template
 def cannot_join(self):
     for fd in self._descriptors:
         os.close(fd)
     self._error = PermissionError("the move was refused (test)")
 if sys.argv[1] == "refuse":
-    kernel_template._Joining._run = cannot_join
+    forked_kernel.Joining._run = cannot_join
 kernel_template.main()
 )py";
         for (const std::string mode : {"refuse", "allow"}) {
@@ -502,7 +502,7 @@ TEST_CASE("a sandboxed kernel (and srt, bubblewrap) shares no socket with ipybox
 
 // The kernel being retired shares its sandbox with the spare that replaces it, and can write the
 // spare's IPython folder before the spare reads it: a forked sandboxed kernel runs nothing from
-// its profile (kernel_template.py, _skip_profile_code). Run outside the sandbox: the race with a
+// its profile (forked_kernel.py, _skip_profile_code). Run outside the sandbox: the race with a
 // sibling cannot be won on purpose, the planted profile can be.
 TEST_CASE(
     "a kernel configured from the fork request runs no config file or startup script of its "
@@ -523,8 +523,8 @@ info = {"transport": "ipc", "ip": os.path.join(here, mode + "-k"), "shell_port":
 from ipykernel.kernelapp import IPKernelApp
 app = IPKernelApp.instance()
 if mode == "forked":
-    from ipybox_runtime import kernel_template
-    kernel_template._use_connection(app, info)
+    from ipybox_runtime import forked_kernel
+    forked_kernel.use_connection(app, info)
 app.initialize(["-f", os.path.join(here, mode + "-kernel.json"), "--IPKernelApp.quiet=True"])
 left = sorted(n for n in os.listdir(here) if n.startswith(mode + "-") and "-k-" not in n)
 with open(os.path.join(here, mode + ".json"), "w") as out:
