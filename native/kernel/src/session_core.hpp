@@ -155,6 +155,10 @@ class session_core : public std::enable_shared_from_this<session_core> {
     void use_as_current(std::shared_ptr<kernel_instance> kernel);
     void start_spare();
     void publish_spares();  // after spares_ or spares_starting_ changed
+    // While two spares are kept: once no head has taken a kernel for back_to_back_within, one
+    // is kept again and a ready spare past it is retired (so that a session at rest holds one).
+    void watch_for_calm();
+    void keep_spares(std::size_t count);
     void retire(std::shared_ptr<kernel_instance> kernel);
     void run_hook(queued_reset& reset);
     void hook_finished();
@@ -178,6 +182,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
     boost::asio::strand<boost::asio::io_context::executor_type> strand_;
     boost::asio::steady_timer timer_;
     std::uint64_t timer_generation_ = 0;
+    boost::asio::steady_timer calm_timer_;  // ends the two spares' time (watch_for_calm)
     session_state state_ = session_state::idle;
     std::deque<operation> queue_;
     std::shared_ptr<kernel_instance> current_;
@@ -186,9 +191,8 @@ class session_core : public std::enable_shared_from_this<session_core> {
     std::deque<std::shared_ptr<kernel_instance>> spares_;
     std::size_t spares_starting_ = 0;
     std::size_t spare_target_ = 1;
-    clock::time_point last_acquired_{};  // when the last head took a kernel (acquire_kernel)
-    static constexpr std::chrono::seconds back_to_back_within{1};
-    std::atomic<std::size_t> ready_spares_{0};     // spares_.size(), for other threads
+    clock::time_point last_acquired_{};         // when the last head took a kernel (acquire_kernel)
+    std::atomic<std::size_t> ready_spares_{0};  // spares_.size(), for other threads
     std::atomic<std::size_t> starting_spares_{0};  // spares_starting_, for other threads
     bool waiting_for_spare_ = false;
 };

@@ -3,6 +3,7 @@
 // shutting down kernels blocks, so it runs on the session's pool and reports back to the strand.
 #include <sys/resource.h>
 
+#include <boost/asio/bind_executor.hpp>
 #include <future>
 
 #include "ipybox/core/log.hpp"
@@ -55,12 +56,14 @@ void session_core::use_as_current(std::shared_ptr<kernel_instance> kernel) {
 // starts: the head would wait for each spare in turn. When a head finds the spare still starting
 // while the template is up (so the wait is a fork's, not the template's imports), the session
 // keeps two spares, which start side by side (a forked spare costs little memory: it shares its
-// pages with the template). It keeps one again from the first head that comes a second or more
-// after the one before (the extra spare, if ready, is used first).
+// pages with the template). It keeps one again once a second passes without a head taking a
+// kernel (watch_for_calm), or from the first head that comes a second or more after the one
+// before.
 bool session_core::acquire_kernel() {
     const auto now = clock::now();
-    if (now - last_acquired_ >= back_to_back_within) spare_target_ = 1;
+    if (now - last_acquired_ >= options_.back_to_back_within) spare_target_ = 1;
     last_acquired_ = now;
+    watch_for_calm();
     while (!spares_.empty()) {
         auto spare = std::move(spares_.front());
         spares_.pop_front();
@@ -76,7 +79,10 @@ bool session_core::acquire_kernel() {
     publish_spares();
     if (spares_starting_ > 0) {
         waiting_for_spare_ = true;
-        if (templates_->forking()) spare_target_ = 2;
+        if (templates_->forking()) {
+            spare_target_ = 2;
+            watch_for_calm();
+        }
     } else {
         start_job(false);
     }
@@ -124,7 +130,7 @@ void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
     }
     if (!waiting_for_spare_) {
         if (kernel) spares_.push_back(std::move(kernel));
-        return publish_spares();
+        return keep_spares(spare_target_);  // one more than kept, had calm come meanwhile
     }
     waiting_for_spare_ = false;
     if (!kernel || !kernel->alive() || kernel->outdated()) {
@@ -143,6 +149,29 @@ void session_core::start_spare() {
     while (spares_.size() + spares_starting_ < spare_target_) {
         ++spares_starting_;
         start_job(true);
+    }
+    publish_spares();
+}
+
+void session_core::watch_for_calm() {
+    if (spare_target_ < 2) return;
+    calm_timer_.expires_at(last_acquired_ + options_.back_to_back_within);
+    calm_timer_.async_wait(boost::asio::bind_executor(
+        strand_, [self = shared_from_this()](const boost::system::error_code& error) {
+            if (error || self->state_ == session_state::stopped) return;  // rearmed, or stopped
+            if (clock::now() - self->last_acquired_ < self->options_.back_to_back_within) {
+                return self->watch_for_calm();
+            }
+            self->spare_target_ = 1;
+            self->keep_spares(1);
+        }));
+}
+
+// Retires the ready spares past `count`, the newest first.
+void session_core::keep_spares(std::size_t count) {
+    while (spares_.size() > count) {
+        retire(std::move(spares_.back()));
+        spares_.pop_back();
     }
     publish_spares();
 }
@@ -238,6 +267,7 @@ void session_core::stop_now() {
     state_ = session_state::stopped;
     ++timer_generation_;
     timer_.cancel();
+    calm_timer_.cancel();
     auto queue = std::move(queue_);
     queue_.clear();
     const auto failure =

@@ -26,7 +26,8 @@ session_core::session_core(session_options options, core::work_pool& blocking_wo
       blocking_work_(&blocking_work),
       io_(*options_.launch.io),
       strand_(boost::asio::make_strand(io_)),
-      timer_(strand_) {}
+      timer_(strand_),
+      calm_timer_(strand_) {}
 
 void session_core::refuse_on_loop(const char* call) const {
     if (!io_.get_executor().running_in_this_thread()) return;

@@ -122,7 +122,7 @@ def join_groups(descriptors: list[int]) -> Joining:
 
 
 def restore_blas_threads_on_first_cell(shell: Any) -> None:
-    """OpenBLAS was loaded with one thread (see kernel_template._preload); a cold kernel has one per CPU.
+    """OpenBLAS was loaded with one thread (kernel_template._preload); a cold kernel has one a CPU.
 
     New OpenBLAS threads spin for their first work for a while (about 70 ms of CPU here): done
     at start, that would slow every kernel's start and the spare's next to it. A cold kernel

@@ -47,8 +47,8 @@
 //    kernel_died saying so: they were written for the state that is gone.
 //  * reset() swaps in the spare kernel (fast), retires the old one in the background and starts
 //    a new spare. While resets come back to back faster than a forked kernel starts (one finds
-//    its spare still starting), two spares are kept, started side by side; one again from the
-//    first reset (or start) a second or more after the one before.
+//    its spare still starting), two spares are kept, started side by side; one again once
+//    back_to_back_within passes without a reset or restart (the extra spare is shut down).
 //  * Kernels are forked from the session's kernel template (fork_kernels): the spare always
 //    (the first one waits for the template's imports), any other start when the template is up
 //    (else it starts cold, without waiting). A template that died, or that saw a package
@@ -83,6 +83,9 @@ struct session_options {
     std::chrono::milliseconds start_timeout{30000};
     std::chrono::milliseconds interrupt_grace{3000};
     bool keep_spare = true;
+    // Resets (and restarts) this close together are back to back: two spares are kept while
+    // they come so, one again once this long passes without one.
+    std::chrono::milliseconds back_to_back_within{1000};
     // Kernels are forked from a kernel template (a process that has done a kernel's imports)
     // instead of started cold: the spare, and the kernel of every start once the template is
     // up. Off: every kernel starts cold (cold_start_reason says why).
