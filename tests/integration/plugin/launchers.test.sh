@@ -40,14 +40,46 @@ make_fake_ipybox() {  # make_fake_ipybox <path> <version>
     cat > "$1" <<EOF
 #!/bin/sh
 if [ "\$1" = --version ]; then echo "ipybox $2"; exit 0; fi
-{ printf 'cwd=%s\n' "\$PWD"; for a in "\$@"; do printf 'arg=%s\n' "\$a"; done; } > "$SCRATCH/record"
+{ printf 'cwd=%s\n' "\$PWD"; printf 'path=%s\n' "\$PATH"; for a in "\$@"; do printf 'arg=%s\n' "\$a"; done; } > "$SCRATCH/record"
 EOF
     chmod +x "$1"
 }
 make_fake_ipybox "$SCRATCH/fakebin/ipybox" "$VERSION"
 make_fake_ipybox "$SCRATCH/old-ipybox" "0.0.1"
 
-# Runs a launcher with a minimal environment; extra VAR=value arguments come first.
+# Every launch hides the copies of ipybox and uv installed on this machine, which the launcher
+# would otherwise find (and rightly run) instead of the fakes: it runs in a private mount namespace
+# with a tmpfs over /usr/local/bin and /dev/null (not executable) over any ipybox, uvx or uv in
+# /usr/bin and /bin; HOME and the plugin's data folder lie in $SCRATCH. Hiding needs root and
+# unshare (as in CI); without them, an installed copy makes every launch fail, saying why.
+HIDDEN_NAMES="ipybox uvx uv"
+installed_copies() {
+    local dir name
+    for dir in /usr/local/bin /usr/bin /bin; do
+        for name in $HIDDEN_NAMES; do [ -e "$dir/$name" ] && echo "$dir/$name"; done
+    done
+}
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && unshare --mount true 2> /dev/null; then
+    CAN_HIDE=yes
+else
+    CAN_HIDE=no
+fi
+# Run by sh in the new namespace: hide, put $1 (if any) in the emptied /usr/local/bin, run the rest.
+HIDE='
+usr_local_ipybox="$1"
+shift
+mount -t tmpfs ipybox-test-hidden /usr/local/bin || exit 98
+for dir in /usr/bin /bin; do
+    for name in '"$HIDDEN_NAMES"'; do
+        if [ -e "$dir/$name" ] && ! mount --bind /dev/null "$dir/$name"; then exit 98; fi
+    done
+done
+if [ -n "$usr_local_ipybox" ]; then cp "$usr_local_ipybox" /usr/local/bin/ipybox || exit 98; fi
+exec "$@"'
+
+# Runs a launcher with a minimal environment, installed copies hidden; extra VAR=value arguments
+# come first. USR_LOCAL_IPYBOX=<file> (a variable of the caller) puts that file at the hidden
+# /usr/local/bin/ipybox for this launch.
 launch() {  # launch <launcher> [VAR=value ...] -- [arguments...]
     local launcher="$1"
     shift
@@ -55,9 +87,21 @@ launch() {  # launch <launcher> [VAR=value ...] -- [arguments...]
     while [ "$1" != -- ]; do variables+=("$1"); shift; done
     shift
     rm -f "$SCRATCH/record"
-    (cd "$SCRATCH/elsewhere" && env -i HOME="$SCRATCH/home" PATH="/usr/bin:/bin" "${variables[@]}" \
-        "$launcher" "$@" > "$SCRATCH/out" 2> "$SCRATCH/err")
-    echo $? > "$SCRATCH/status"
+    local command=(env -i HOME="$SCRATCH/home" PATH="/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/plugin-data"
+        "${variables[@]}" "$launcher" "$@")
+    if [ "$CAN_HIDE" = yes ]; then
+        (cd "$SCRATCH/elsewhere" && unshare --mount sh -c "$HIDE" sh "${USR_LOCAL_IPYBOX:-}" "${command[@]}" \
+            > "$SCRATCH/out" 2> "$SCRATCH/err")
+        echo $? > "$SCRATCH/status"
+    elif [ -n "$(installed_copies)" ] || [ -n "${USR_LOCAL_IPYBOX:-}" ]; then
+        echo "FAIL: cannot hide the installed $(installed_copies | tr '\n' ' ')(or plant one) for this test:" \
+            "that needs root and unshare --mount" > "$SCRATCH/err"
+        : > "$SCRATCH/out"
+        echo 99 > "$SCRATCH/status"
+    else
+        (cd "$SCRATCH/elsewhere" && "${command[@]}" > "$SCRATCH/out" 2> "$SCRATCH/err")
+        echo $? > "$SCRATCH/status"
+    fi
 }
 status_is() { [ "$(cat "$SCRATCH/status")" = "$1" ]; }
 
@@ -82,34 +126,27 @@ launch "$DEFAULT" IPYBOX_BIN="$SCRATCH/nonexistent" --
 check "a wrong IPYBOX_BIN is named, with the install hint, exit 127" \
     eval 'status_is 127 && contains "$SCRATCH/err" "IPYBOX_BIN is set to" && contains "$SCRATCH/err" "install.sh"'
 
-# Nothing anywhere: hide a real /usr/local/bin/ipybox in a private mount namespace if there is one.
-run_without_installed_ipybox() {  # run_without_installed_ipybox <launcher> [VAR=value ...]
-    local launcher="$1"
-    shift
-    if [ ! -e /usr/local/bin/ipybox ]; then
-        launch "$launcher" "$@" --
-        return
-    fi
-    if [ "$(id -u)" != 0 ] || ! command -v unshare > /dev/null; then
-        echo "FAIL: /usr/local/bin/ipybox exists; hiding it for this test needs root and unshare" > "$SCRATCH/err"
-        echo 99 > "$SCRATCH/status"
-        return
-    fi
-    rm -f "$SCRATCH/record"
-    (cd "$SCRATCH/elsewhere" && unshare --mount sh -c 'mount -t tmpfs none /usr/local/bin && exec "$@"' sh \
-        env -i HOME="$SCRATCH/home" PATH="/usr/bin:/bin" "$@" "$launcher" > "$SCRATCH/out" 2> "$SCRATCH/err")
-    echo $? > "$SCRATCH/status"
-}
-run_without_installed_ipybox "$DEFAULT"
+launch "$DEFAULT" --
 check "without a binary: exit 127, the places looked at, and this clone's install.sh" \
     eval 'status_is 127 && contains "$SCRATCH/err" "native ipybox binary was not found" && contains "$SCRATCH/err" "$ROOT/install.sh"'
 check "without a binary and without a checksum for this machine in release.txt: nothing is fetched" \
     eval 'contains "$SCRATCH/err" "lists no prebuilt ipybox for linux-$(uname -m)" && lacks "$SCRATCH/err" "downloading"'
 
 cp -r "$ROOT/plugins/codeact-default" "$SCRATCH/cached-copy"
-run_without_installed_ipybox "$SCRATCH/cached-copy/bin/ipybox-mcp"
+launch "$SCRATCH/cached-copy/bin/ipybox-mcp" --
 check "without a binary, from an installed copy: says to clone and run ./install.sh" \
     eval 'status_is 127 && contains "$SCRATCH/err" "clone the ipybox repository, then run ./install.sh"'
+
+# Control for the hiding above: an ipybox of the plugin's version at /usr/local/bin (PATH left
+# at /usr/bin:/bin) is what the launcher runs, so only hiding keeps installed copies out of the tests.
+if [ "$CAN_HIDE" = yes ]; then
+    USR_LOCAL_IPYBOX="$SCRATCH/fakebin/ipybox" launch "$DEFAULT" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+    check "control: an ipybox at /usr/local/bin, not on PATH, is found and run (hidden in every other launch)" \
+        eval 'status_is 0 && contains "$SCRATCH/record" "arg=mcp" && [ ! -s "$SCRATCH/err" ]'
+else
+    echo "cannot hide or plant /usr/local/bin/ipybox: needs root and unshare --mount" > "$SCRATCH/err"
+    check "control: an ipybox at /usr/local/bin, not on PATH, is found and run (hidden in every other launch)" false
+fi
 
 # --- fetching the release copy into CLAUDE_PLUGIN_DATA --------------------------------------
 # A loopback HTTP server serves <release URL>/v<version>/<file>; the plugin copy's release.txt
@@ -141,29 +178,29 @@ cp -r "$ROOT/plugins/codeact-default" "$SCRATCH/fetching"
 } > "$SCRATCH/fetching/release.txt"
 FETCHING="$SCRATCH/fetching/bin/ipybox-mcp"
 
-run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
 check "first start without a binary: downloads the release, unpacks it into CLAUDE_PLUGIN_DATA and runs it" \
     eval 'status_is 0 && contains "$SCRATCH/err" "downloading ipybox $VERSION from http://127.0.0.1:$port/v$VERSION/$TARBALL" && [ -x "$SCRATCH/data/ipybox/bin/ipybox" ] && contains "$SCRATCH/record" "arg=$SCRATCH/project" && [ "$(downloads)" = 1 ]'
 
-run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
 check "second start: runs the copy in CLAUDE_PLUGIN_DATA without downloading again" \
     eval 'status_is 0 && [ ! -s "$SCRATCH/err" ] && contains "$SCRATCH/record" "arg=mcp" && [ "$(downloads)" = 1 ]'
 
 make_fake_ipybox "$SCRATCH/data/ipybox/bin/ipybox" "0.0.1"
-run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
 check "a copy of another version is replaced by the plugin's version, on the same path" \
     eval 'status_is 0 && [ "$(downloads)" = 2 ] && [ "$("$SCRATCH/data/ipybox/bin/ipybox" --version)" = "ipybox $VERSION" ] && contains "$SCRATCH/record" "arg=mcp"'
 
 # A tarball that is not the one the plugin lists: its binary would leave a mark if it ever ran.
 make_release_tarball "$VERSION" "$SCRATCH/releases/v$VERSION/$TARBALL" "touch $SCRATCH/tampered-binary-ran"
-run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-tampered"
+launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-tampered" --
 check "a tampered tarball is refused with both checksums, nothing from it unpacked or run, exit 127" \
     eval 'status_is 127 && contains "$SCRATCH/err" "refusing http://127.0.0.1:$port/v$VERSION/$TARBALL: its SHA-256 is" && [ ! -e "$SCRATCH/tampered-binary-ran" ] && [ ! -e "$SCRATCH/data-tampered/ipybox" ] && [ -z "$(ls -A "$SCRATCH/data-tampered")" ]'
 cp "$SCRATCH/good/$TARBALL" "$SCRATCH/releases/v$VERSION/$TARBALL"
-run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-control"
+launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-control" --
 check "control: the same start with the listed tarball is accepted" eval 'status_is 0 && [ -x "$SCRATCH/data-control/ipybox/bin/ipybox" ]'
 
-run_without_installed_ipybox "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-offline" IPYBOX_RELEASE_URL="http://127.0.0.1:1/nothing"
+launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-offline" IPYBOX_RELEASE_URL="http://127.0.0.1:1/nothing" --
 check "an unreachable release URL (IPYBOX_RELEASE_URL) gives the install hint, exit 127" \
     eval 'status_is 127 && contains "$SCRATCH/err" "could not download http://127.0.0.1:1/nothing/v$VERSION/$TARBALL" && contains "$SCRATCH/err" "sudo apt-get install ./ipybox_${VERSION}_" && contains "$SCRATCH/err" "install.sh"'
 
@@ -183,7 +220,7 @@ make_fake_runner "$SCRATCH/uvhome/.local/bin/uvx"
 args_are() { [ "$(grep ^arg= "$SCRATCH/record" | tr "\n" " ")" = "$1" ]; }
 UVX_ARGS="arg=--from arg=ipybox-native==$VERSION arg=ipybox arg=mcp arg=--workspace arg=$SCRATCH/project "
 
-run_without_installed_ipybox "$DEFAULT" PATH="$SCRATCH/uvbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+launch "$DEFAULT" PATH="$SCRATCH/uvbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
 check "no ipybox, uvx on PATH: runs 'uvx --from ipybox-native==<plugin version> ipybox mcp --workspace <project>'" \
     eval 'status_is 0 && contains "$SCRATCH/record" "runner=$SCRATCH/uvbin/uvx" && args_are "$UVX_ARGS"'
 check "the uvx start says what it does and how to raise MCP_TIMEOUT" \
@@ -206,15 +243,15 @@ launch "$DEFAULT" PATH="$SCRATCH/oldbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRA
 check "control: without uv and without a release, the other version starts, with the warning" \
     eval 'status_is 0 && lacks "$SCRATCH/record" "runner=" && contains "$SCRATCH/err" "but this plugin is $VERSION"'
 
-run_without_installed_ipybox "$DEFAULT" PATH="$SCRATCH/uvonly:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+launch "$DEFAULT" PATH="$SCRATCH/uvonly:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
 check "with uv but no uvx: 'uv tool run --from ipybox-native==<version> ipybox mcp'" \
     eval 'contains "$SCRATCH/record" "runner=$SCRATCH/uvonly/uv" && args_are "arg=tool arg=run $UVX_ARGS"'
 
-run_without_installed_ipybox "$DEFAULT" HOME="$SCRATCH/uvhome" CLAUDE_PROJECT_DIR="$SCRATCH/project"
+launch "$DEFAULT" HOME="$SCRATCH/uvhome" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
 check "uvx where uv's installer puts it (~/.local/bin), though not on Claude Code's PATH" \
     eval 'contains "$SCRATCH/record" "runner=$SCRATCH/uvhome/.local/bin/uvx" && args_are "$UVX_ARGS"'
 
-run_without_installed_ipybox "$DEFAULT"
+launch "$DEFAULT" --
 check "with nothing at all: the three ways to install, each with the plugin's version" \
     eval 'status_is 127 && contains "$SCRATCH/err" "pip install --user uv" && contains "$SCRATCH/err" "pip install --user '"'"'ipybox-native==$VERSION'"'"'" && contains "$SCRATCH/err" "3. from source: $ROOT/install.sh"'
 
@@ -229,16 +266,16 @@ cp -r "$ROOT/plugins/codeact-default" "$cached"
 printf '#!/bin/sh\nfor a in "$@"; do last="$a"; done\necho "$last" > %s/curl-url\nexit 6\n' "$SCRATCH" > "$SCRATCH/curlbin/curl"
 chmod +x "$SCRATCH/curlbin/curl"
 echo '{"ipybox": {"source": {"source": "github", "repo": "someowner/somerepo"}}}' > "$plugins_dir/known_marketplaces.json"
-run_without_installed_ipybox "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived"
+launch "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived" --
 check "no url in release.txt: the tarball comes from the marketplace's GitHub repository's releases" \
     eval 'status_is 127 && contains "$SCRATCH/err" "from https://github.com/someowner/somerepo/releases/download/v$VERSION/$TARBALL" && [ "$(cat "$SCRATCH/curl-url")" = "https://github.com/someowner/somerepo/releases/download/v$VERSION/$TARBALL" ]'
 echo '{"ipybox": {"source": {"source": "git", "url": "https://github.com/other/repo.git"}}}' > "$plugins_dir/known_marketplaces.json"
-run_without_installed_ipybox "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived"
+launch "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived" --
 check "a marketplace added by its GitHub git URL gives the same releases URL" \
     contains "$SCRATCH/err" "from https://github.com/other/repo/releases/download/v$VERSION/"
 echo '{"ipybox": {"source": {"source": "directory", "path": "/srv/marketplace"}}}' > "$plugins_dir/known_marketplaces.json"
 rm -f "$SCRATCH/curl-url"
-run_without_installed_ipybox "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived"
+launch "$cached/bin/ipybox-mcp" PATH="$SCRATCH/curlbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-derived" --
 check "control: a marketplace that is not on GitHub gives no URL, nothing is downloaded" \
     eval 'status_is 127 && contains "$SCRATCH/err" "no release URL" && [ ! -e "$SCRATCH/curl-url" ]'
 rm -rf "$SCRATCH/home/.claude"
@@ -275,8 +312,96 @@ check "an explicit --sandbox-config is not doubled" \
     eval '[ "$(grep -c "arg=--sandbox-config" "$SCRATCH/record")" = 1 ] && contains "$SCRATCH/record" "arg=/etc/x.json"'
 
 launch "$DEFAULT" IPYBOX_BIN="$SCRATCH/fakebin/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
-check "codeact-default ignores sandbox-config.json" lacks "$SCRATCH/record" "sandbox"
+check "codeact-default ignores sandbox-config.json" lacks "$SCRATCH/record" "arg=--sandbox"
 rm "$SCRATCH/project/sandbox-config.json"
+
+# --- under --sandbox nothing in the project runs ------------------------------------------------
+# What a sandboxed kernel can write (the project) must not be run on the host by the launcher: an
+# ipybox, uvx or sed planted in <project>/.venv/bin, found through a venv on Claude Code's PATH,
+# would leave a mark. Each control runs the very same files with the project elsewhere (the attack
+# primitive works there: they lie outside that workspace, and run).
+planted="$SCRATCH/project/.venv/bin"
+mkdir -p "$planted" "$SCRATCH/other-project"
+make_planted() {  # make_planted <name> <shell line>: a program that leaves $SCRATCH/ran-<name>
+    printf '#!/bin/sh\ntouch %s/ran-%s\n%s\n' "$SCRATCH" "$1" "$2" > "$planted/$1"
+    chmod +x "$planted/$1"
+}
+make_planted ipybox "[ \"\$1\" = --version ] && echo 'ipybox $VERSION'; exit 0"
+make_planted uvx "exit 0"
+make_planted sed 'exec /usr/bin/sed "$@"'
+ran() { [ -e "$SCRATCH/ran-$1" ]; }
+VENV_PATH="PATH=$planted:/usr/bin:/bin"
+
+launch "$SANDBOX" "$VENV_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: a planted <project>/.venv/bin/ipybox, uvx and sed on PATH are not run; ipybox and uvx are named" \
+    eval '! ran ipybox && ! ran uvx && ! ran sed && status_is 127 && contains "$SCRATCH/err" "not running $planted/ipybox" && contains "$SCRATCH/err" "not running $planted/uvx" && contains "$SCRATCH/err" "native ipybox binary was not found"'
+launch "$SANDBOX" "$VENV_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/other-project" -- --sandbox
+check "control: with the project elsewhere, the same PATH runs that ipybox and sed" \
+    eval 'ran ipybox && ran sed && status_is 0'
+rm -f "$SCRATCH"/ran-*
+
+mv "$planted/ipybox" "$SCRATCH/planted-ipybox"
+launch "$SANDBOX" "$VENV_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: a planted uvx is not run either when it would be the runner" \
+    eval '! ran uvx && status_is 127 && contains "$SCRATCH/err" "not running $planted/uvx"'
+launch "$SANDBOX" "$VENV_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/other-project" -- --sandbox
+check "control: with the project elsewhere, that uvx runs" eval 'ran uvx && status_is 0'
+rm -f "$SCRATCH"/ran-*
+mv "$SCRATCH/planted-ipybox" "$planted/ipybox"
+
+# Links: a PATH entry outside the project that leads into it, the project reached through a link,
+# and an ipybox outside the project that is a link to a file inside it.
+ln -s "$planted" "$SCRATCH/venv-link"
+ln -s "$SCRATCH/project" "$SCRATCH/project-link"
+mkdir -p "$SCRATCH/linkbin"
+ln -s "$planted/ipybox" "$SCRATCH/linkbin/ipybox"
+launch "$SANDBOX" PATH="$SCRATCH/venv-link:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: a PATH entry that is a link into the project is dropped" \
+    eval '! ran ipybox && ! ran sed && contains "$SCRATCH/err" "not running $SCRATCH/venv-link/ipybox"'
+launch "$SANDBOX" "$VENV_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/project-link" -- --sandbox
+check "--sandbox: the project given through a link is the same project" eval '! ran ipybox && ! ran sed'
+launch "$SANDBOX" PATH="$SCRATCH/linkbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: an ipybox outside the project that links to a file inside it is not run" \
+    eval '! ran ipybox && contains "$SCRATCH/err" "not running $SCRATCH/linkbin/ipybox (which is $planted/ipybox)"'
+launch "$SANDBOX" PATH="$SCRATCH/linkbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/other-project" -- --sandbox
+check "control: with the project elsewhere, that link runs" eval 'ran ipybox && status_is 0'
+rm -f "$SCRATCH"/ran-*
+
+# The other places the launcher looks, when they lie in the project.
+mkdir -p "$SCRATCH/project/.local/bin" "$SCRATCH/project/data/ipybox/bin"
+cp "$planted/ipybox" "$SCRATCH/project/.local/bin/ipybox"
+cp "$planted/ipybox" "$SCRATCH/project/data/ipybox/bin/ipybox"
+launch "$SANDBOX" HOME="$SCRATCH/project" CLAUDE_PLUGIN_DATA="$SCRATCH/project/data" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox with the project as HOME: ~/.local/bin/ipybox and the release copy in the data folder are not run" \
+    eval '! ran ipybox && status_is 127 && contains "$SCRATCH/err" "not running $SCRATCH/project/.local/bin/ipybox" && contains "$SCRATCH/err" "not running $SCRATCH/project/data/ipybox/bin/ipybox"'
+launch "$SANDBOX" HOME="$SCRATCH/project" CLAUDE_PLUGIN_DATA="$SCRATCH/project/data" CLAUDE_PROJECT_DIR="$SCRATCH/other-project" -- --sandbox
+check "control: with the project elsewhere, that ~/.local/bin/ipybox runs" eval 'ran ipybox && status_is 0'
+rm -f "$SCRATCH"/ran-*
+launch "$SANDBOX" IPYBOX_BIN="$planted/ipybox" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: an IPYBOX_BIN in the project is refused, exit 127" \
+    eval '! ran ipybox && status_is 127 && contains "$SCRATCH/err" "not running $planted/ipybox"'
+rm -rf "$SCRATCH/project/.local" "$SCRATCH/project/data"
+
+# The release is not fetched into a data folder in the project (a kernel could swap the copy).
+launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/project/data" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: no release is fetched into a data folder in the project" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "not fetching into $SCRATCH/project/data" && [ ! -e "$SCRATCH/project/data/ipybox" ]'
+rm -rf "$SCRATCH/project/data"
+
+# Empty and relative PATH entries mean the current directory: dropped, whatever it is.
+cp "$planted/ipybox" "$SCRATCH/elsewhere/ipybox"
+launch "$SANDBOX" PATH=".::/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: empty and relative PATH entries are dropped" eval '! ran ipybox && status_is 127'
+rm "$SCRATCH/elsewhere/ipybox"
+
+launch "$SANDBOX" PATH="$planted:$SCRATCH/fakebin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" -- --sandbox
+check "--sandbox: ipybox gets the trusted PATH (real paths, nothing in the project)" \
+    eval '! ran ipybox && contains "$SCRATCH/record" "path=$SCRATCH/fakebin:" && lacks "$SCRATCH/record" "$planted"'
+
+launch "$DEFAULT" "$VENV_PATH" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "codeact-default (no --sandbox) runs an ipybox in the project's venv: the rule is the sandbox's" \
+    eval 'ran ipybox && status_is 0'
+rm -rf "$SCRATCH"/ran-* "$planted" "$SCRATCH/venv-link" "$SCRATCH/project-link" "$SCRATCH/linkbin"
 
 # --- docker --------------------------------------------------------------------------------
 # A fake docker: `image inspect` answers per $FAKE_DOCKER_MODE, `run` records its arguments.
