@@ -443,6 +443,16 @@ launch "$DOCKER" "$DOCKER_PATH" FAKE_DOCKER_MODE=otheruid --
 check "docker: an image built for another UID is warned about, and still runs" \
     eval 'status_is 0 && contains "$SCRATCH/err" "runs as UID 4321" && contains "$SCRATCH/record" "arg=run"'
 
+# The container's kernel writes the project: a docker planted in <project>/.venv/bin is not run.
+mkdir -p "$planted"
+make_planted docker "exit 0"
+launch "$DOCKER" PATH="$planted:$SCRATCH/dockerbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "docker: a planted <project>/.venv/bin/docker is not run, and is named; the one outside is" \
+    eval '! ran docker && status_is 0 && contains "$SCRATCH/record" "arg=run" && contains "$SCRATCH/err" "not running $planted/docker"'
+launch "$DOCKER" PATH="$planted:$SCRATCH/dockerbin:/usr/bin:/bin" CLAUDE_PROJECT_DIR="$SCRATCH/other-project" --
+check "control: with the project elsewhere, that docker runs" eval 'ran docker && status_is 0'
+rm -rf "$SCRATCH"/ran-* "$planted"
+
 mkdir -p "$SCRATCH/nodocker"
 for tool in sed head dirname id; do ln -s "$(command -v "$tool")" "$SCRATCH/nodocker/$tool"; done
 launch "$DOCKER" PATH="$SCRATCH/nodocker" --
