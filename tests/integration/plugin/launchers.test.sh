@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The plugins' launchers (plugins/*/bin/ipybox-mcp) against fake `ipybox` and `docker` programs:
-# how they find the binary, which workspace and flags they pass, and what they say when
-# something is missing. No Claude Code and no real server needed; runs in about a second.
+# how they find the binary, which workspace and flags they pass, what they say when something
+# is missing, and that under --sandbox (and codeact-docker) they run nothing from the project.
+# Each launch hides the machine's installed ipybox and uv (see launch: needs root and unshare).
+# No Claude Code and no real server needed; runs in a few seconds.
 #
 #   tests/integration/plugin/launchers.test.sh
 # shellcheck disable=SC2016,SC2034 # the checks are strings, eval'd (and expanded) when they run
