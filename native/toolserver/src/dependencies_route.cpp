@@ -86,6 +86,15 @@ void handle_dependencies(http_request request, const route_context& context, res
     if (auto problem = dependencies_problem(asked); !problem.empty()) {
         return done(detail::error_response(400, error_type::bad_request, problem));
     }
+    std::string not_granted;
+    try {
+        not_granted = context.dependencies->refusal(asked);
+    } catch (const std::exception& e) {
+        not_granted = std::string("cannot tell what this project has registered: ") + e.what();
+    }
+    if (!not_granted.empty()) {
+        return done(detail::error_response(409, error_type::bad_request, not_granted));
+    }
     // The adder gets exactly what the person approved.
     context.gate.decide(*needs, [&context, needs,
                                  done = std::move(done)](const approval::decision& decision) {

@@ -55,6 +55,12 @@ void guarded_dependencies::add(const approval::add_dependencies& what, dependenc
     inner_.add(what, std::move(done));
 }
 
+std::string guarded_dependencies::refusal(const approval::add_dependencies& what) const {
+    if (!guard_.enter()) return stopping;
+    section_exit exit{guard_};
+    return inner_.refusal(what);
+}
+
 gentool_save_outcome guarded_library::save(const gentool_save& request) {
     if (!guard_.enter()) return gentool_save_outcome::failure(error_type::server_error, stopping);
     section_exit exit{guard_};

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, test } from "node:test";
 
-import { buildWheel, everythingParams, runFailing, runOk, startServer } from "./support.mjs";
+import { buildWheel, callTool, everythingParams, runFailing, runOk, startServer, textOf } from "./support.mjs";
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join("/var/tmp", "ipybox-dependencies-")));
 const dataHome = path.join(root, "data");
@@ -149,4 +149,44 @@ test("kernel code cannot smuggle a pip option or a reserved server name past the
   assert.match(text, /ToolRunnerError .*invalid server name '\.\.\/x'/);
   assert.match(text, /ToolRunnerError .*there is nothing to add/);
   assert.deepEqual(asked, []);  // refused before anyone is asked
+});
+
+// Issue 35, item 2: a proposal under the name of a server the user registered, with another
+// command, used to be asked as if it were new, and the approved replacement ran and was kept.
+test("a proposal that would replace the user's registration is refused before anyone is asked", async () => {
+  const project = path.join(root, "project-e");
+  const { client, asked } = await start(project, { answers: [false] });
+  const registered = await callTool(client, "register_mcp_server",
+    { server_name: "everything", server_params: everythingParams() });
+  assert.ok(!registered.isError, textOf(registered));
+  const recorded = fs.readFileSync(path.join(project, "mcptools", "everything", "registration.json"), "utf8");
+  const marker = path.join(root, "replaced-server-ran");
+  const propose = (name, params) => [
+    "from ipybox_runtime import tool_client",
+    "try:",
+    `    print(tool_client.add_dependencies('gentools.x.y', {${JSON.stringify(name)}: ${JSON.stringify(params)}}, []))`,
+    "except Exception as error:",
+    "    print(type(error).__name__, error)",
+  ].join("\n");
+  const planted = { command: "sh", args: ["-c", `touch ${marker}`] };
+
+  const refused = await runOk(client, propose("everything", planted));
+  assert.match(refused, /ToolRunnerError .*already has MCP servers registered as everything with other parameters/);
+  assert.match(refused, /never replaces a registration.*nobody was asked/);
+  assert.deepEqual(asked, []);
+  assert.equal(fs.readFileSync(path.join(project, "mcptools", "everything", "registration.json"), "utf8"), recorded);
+  assert.equal(fs.existsSync(marker), false);
+  // The registration in use is still the user's: the server answers.
+  assert.equal(await runOk(client, "from mcptools.everything import echo\nprint(echo.run(echo.Params(message='still')))"),
+    "Echo: still");
+
+  // The same registration as the user's is no replacement: it reaches the question (declined).
+  const same = await runOk(client, propose("everything", everythingParams()));
+  assert.match(same, /ApprovalRejectedError/);
+  // The control: the same proposal under a name nobody registered reaches the question too.
+  const fresh = await runOk(client, propose("other", planted));
+  assert.match(fresh, /ApprovalRejectedError/);
+  assert.equal(asked.length, 2);
+  assert.match(asked[1], /server:    other \(registered for this project; a command in it runs on this machine\)/);
+  assert.equal(fs.existsSync(marker), false);
 });

@@ -139,10 +139,12 @@ class recording_adder : public toolserver::dependency_adder {
   public:
     std::vector<approval::add_dependencies> added;
     toolserver::dependency_outcome answer{true, "registered MCP server everything\n"};
+    std::string refused;  // refusal()'s answer
     void add(const approval::add_dependencies& what, toolserver::dependency_handler done) override {
         added.push_back(what);
         done(answer);
     }
+    std::string refusal(const approval::add_dependencies&) const override { return refused; }
 };
 
 }  // namespace ipybox::testing

@@ -106,6 +106,21 @@ TEST_SUITE("toolserver.dependencies") {
         CHECK(gate.asked == 1);
     }
 
+    TEST_CASE("what the adder refuses (a registration it would replace) is refused unasked") {
+        recording_invoker invoker;
+        fixed_gate gate(verdict::approved);
+        recording_adder adder;
+        adder.refused = "this project already has MCP servers registered as everything";
+        const auto response = post(needs_body(), {"secret", gate, invoker, false, nullptr, &adder});
+        CHECK(response.status == 409);
+        CHECK(error_of(response)["message"] == adder.refused);
+        CHECK(gate.asked == 0);
+        CHECK(adder.added.empty());
+        adder.refused.clear();  // the control: the same request is asked about and added
+        CHECK(post(needs_body(), {"secret", gate, invoker, false, nullptr, &adder}).status == 200);
+        CHECK(adder.added.size() == 1);
+    }
+
     TEST_CASE("without an adder the endpoint is off and names the calls to use instead") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);

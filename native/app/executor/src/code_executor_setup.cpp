@@ -9,14 +9,17 @@
 #include "ipybox/codegen/naming.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/executor/mcp_runtime.hpp"
 #include "ipybox/executor/package_installer.hpp"
 #include "ipybox/gentools/user_library_writer.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/mcp_sources.hpp"
 #include "ipybox/process/environment.hpp"
+#include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
+#include "ipybox/workspace/secret_strength.hpp"
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
 #include "pool_tool_invoker.hpp"
@@ -43,6 +46,21 @@ code_executor::impl::impl(code_executor_options given) : options(std::move(given
         root = std::filesystem::weakly_canonical(std::filesystem::absolute(root));
     }
     if (options.images_directory.empty()) options.images_directory = options.workspace / "images";
+    if (options.sandbox) {
+        // What ipybox runs on the host (srt, and what srt runs: node, bwrap, socat, rg; MCP
+        // servers named by a bare command such as npx; the interpreter probe) is never found in
+        // the workspace, where the sandboxed kernel could have planted it (an activated .venv
+        // puts <workspace>/.venv/bin on PATH). The kernel inherits the same PATH.
+        auto& path = options.host_environment["PATH"];
+        const auto kept = process::path_outside(path, {options.workspace});
+        if (kept != path) {
+            core::logger("app")->info(
+                "--sandbox: PATH entries that are relative or lie in the workspace are left out "
+                "of what ipybox starts ({} -> {})",
+                path, kept);
+        }
+        path = kept;
+    }
 }
 
 code_executor::impl::~impl() {
@@ -71,6 +89,21 @@ void code_executor::impl::start_tool_services() {
     // ${VAR}: the host's environment wins over the workspace .env, which is re-read at every
     // server start so that edits apply without restarting ipybox.
     pool_options.variables = host_variables(options.host_environment, options.workspace / ".env");
+    if (options.sandbox) {
+        // A sandboxed kernel must not be able to find a filled value by guessing it (redaction
+        // tells it when a guess echoed back was right): guessable values are not filled.
+        pool_options.variables = [lookup = pool_options.variables,
+                                  allowed = options.sandbox->guessable_secrets_allowed](
+                                     std::string_view name) -> std::optional<std::string> {
+            auto value = lookup(name);
+            if (value && value->size() >= core::redactor::min_value_length &&
+                workspace::guessing_bits(*value) < workspace::min_secret_bits &&
+                allowed.count(std::string(name)) == 0) {
+                throw workspace::guessable_secret_error({std::string(name)});
+            }
+            return value;
+        };
+    }
     pool_options.default_cwd = options.workspace;
     pool_options.inherited_environment =
         process::filter_environment(options.host_environment, process::default_allowlist());
@@ -92,8 +125,8 @@ void code_executor::impl::start_tool_services() {
     }
     if (options.add_dependencies) {
         dependency_work = std::make_unique<core::work_pool>("dependencies", 1);
-        dependencies =
-            std::make_unique<app::dependency_runner>(*dependency_work, options.add_dependencies);
+        dependencies = std::make_unique<app::dependency_runner>(
+            *dependency_work, options.add_dependencies, options.dependencies_refusal);
     }
     tool_token = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
@@ -189,7 +222,7 @@ kernel::kernel_session& code_executor::impl::session() {
 
 void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
     const auto srt = sandbox::find_srt(options.sandbox->srt, options.host_environment,
-                                       options.sandbox->srt_fallbacks);
+                                       options.sandbox->srt_fallbacks, {options.workspace});
     // The settings files live where no kernel can write: a sandboxed kernel must not be able to
     // loosen the sandbox of the kernel that replaces it.
     sandbox_dir = std::make_unique<core::private_directory>("ipybox-sbx-");

@@ -16,13 +16,20 @@ namespace ipybox::app {
 class dependency_runner : public toolserver::dependency_adder {
   public:
     using work = std::function<dependencies_added(const approval::add_dependencies&)>;
-    dependency_runner(core::work_pool& pool, work run) : pool_(pool), run_(std::move(run)) {}
+    using check = std::function<std::string(const approval::add_dependencies&)>;
+    // `refuse` (may be empty: nothing refused) answers refusal().
+    dependency_runner(core::work_pool& pool, work run, check refuse)
+        : pool_(pool), run_(std::move(run)), refuse_(std::move(refuse)) {}
 
     void add(const approval::add_dependencies& what, toolserver::dependency_handler done) override;
+    std::string refusal(const approval::add_dependencies& what) const override {
+        return refuse_ ? refuse_(what) : std::string();
+    }
 
   private:
     core::work_pool& pool_;
     work run_;
+    check refuse_;
 };
 
 }  // namespace ipybox::app

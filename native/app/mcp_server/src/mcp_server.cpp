@@ -125,8 +125,9 @@ int run_mcp_server(const mcp_server_options& options) {
         // Fail closed, and early (before anything is written to the workspace): without the
         // sandbox runtime no kernel may start at all.
         try {
-            srt = sandbox::find_srt(options.sandbox->srt, options.host_environment,
-                                    options.sandbox->srt_fallbacks);
+            srt = sandbox::find_srt(
+                options.sandbox->srt, options.host_environment, options.sandbox->srt_fallbacks,
+                {std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace))});
         } catch (const sandbox::sandbox_unavailable& e) {
             log->error("--sandbox: {}; refusing to run the kernel unsandboxed", e.what());
             return 3;
@@ -152,6 +153,11 @@ int run_mcp_server(const mcp_server_options& options) {
         std::lock_guard lock(target->mutex);
         if (!target->tools) return dependencies_added{false, "ipybox is starting or stopping"};
         return target->tools->add_dependencies(what);
+    };
+    executor_options.dependencies_refusal = [target](const approval::add_dependencies& what) {
+        std::lock_guard lock(target->mutex);
+        if (!target->tools) return std::string("ipybox is starting or stopping");
+        return target->tools->dependencies_refusal(what);
     };
     // One loop for the whole server: the MCP session with the client, the executor's
     // connections to MCP servers and its tool server. It outlives the executor.

@@ -6,6 +6,32 @@
 #include "server_tools.hpp"
 
 namespace ipybox::app {
+namespace {
+
+// The names of `servers` registered in `registered` with other parameters, as one sentence, or
+// "" when there is none.
+std::string replaced_registrations(const std::map<std::string, nlohmann::json>& servers,
+                                   const std::map<std::string, nlohmann::json>& registered) {
+    std::string names;
+    for (const auto& [name, params] : servers) {
+        const auto found = registered.find(name);
+        if (found == registered.end() || found->second == params) continue;
+        names += (names.empty() ? "" : ", ") + name;
+    }
+    if (names.empty()) return {};
+    return "this project already has MCP servers registered as " + names +
+           " with other parameters, and adding a saved action's dependencies never replaces a "
+           "registration. If the action's registration is the one wanted, "
+           "register it with register_mcp_server (which the user approves as such); else adapt "
+           "the action to the registered server";
+}
+
+}  // namespace
+
+std::string server_tools::dependencies_refusal(const approval::add_dependencies& what) const {
+    auto refused = replaced_registrations(what.servers, registry_.load());
+    return refused.empty() ? refused : refused + " (nobody was asked)";
+}
 
 dependencies_added server_tools::add_dependencies(const approval::add_dependencies& what) {
     dependencies_added result{true, {}};
@@ -13,9 +39,16 @@ dependencies_added server_tools::add_dependencies(const approval::add_dependenci
         result.added = false;
         result.report += line + "\n";
     };
+    const auto registered = registry_.load();
     for (const auto& [name, params] : what.servers) {
         try {
             codegen::validate_server_name(name);
+            // Registered since the question was asked: the user's registration stays.
+            if (auto refused = replaced_registrations({{name, params}}, registered);
+                !refused.empty()) {
+                fail("did not register MCP server " + name + ": " + refused);
+                continue;
+            }
             const auto previous = module_hashes(options_.workspace / "mcptools", name);
             std::vector<std::string> loose_typing;
             const auto modules = executor_.register_mcp_server(name, params, true, &loose_typing);

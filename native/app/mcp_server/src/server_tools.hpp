@@ -69,6 +69,12 @@ class server_tools {
     // install_package does. Runs while the cell that asked waits, so it sends nothing to the
     // kernel. server_dependencies.cpp.
     dependencies_added add_dependencies(const approval::add_dependencies& what);
+    // Why `what` cannot be granted in this project, before anyone is asked ("" when it can): a
+    // server registered here under one of its names with other parameters (adding never
+    // replaces a registration the user made; they re-register it themselves if they want the
+    // action's). Checked again by add_dependencies, in case a registration came meanwhile.
+    // server_dependencies.cpp.
+    std::string dependencies_refusal(const approval::add_dependencies& what) const;
 
     nlohmann::json update_action_pins(const std::map<std::string, std::string>& previous = {});
     // Tells a running kernel about flagged actions (catalog() and search mark them).

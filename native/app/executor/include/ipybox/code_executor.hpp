@@ -24,6 +24,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -56,6 +57,10 @@ struct kernel_sandbox {
     // Files ipybox reads as configuration (the sandbox config, the approval policy): the kernel
     // must not be able to change what the next session trusts.
     std::vector<std::filesystem::path> unwritable;
+    // Variables whose values may be filled into servers even though they are easy to guess
+    // (workspace/secret_strength.hpp): by default such a value is refused when the server
+    // starts, since the kernel could find it by trying candidates through an echoing tool.
+    std::set<std::string> guessable_secrets_allowed;
 };
 
 // What adding a saved action's dependencies did (code_executor_options::add_dependencies).
@@ -115,6 +120,11 @@ struct code_executor_options {
     // approved, this does the work, on a thread of the executor's own (it may block). Unset:
     // kernel code is told to call register_mcp_server and install_package instead.
     std::function<dependencies_added(const approval::add_dependencies&)> add_dependencies;
+    // Asked before a person is: why such a request cannot be granted in this project ("" when
+    // it can). Adding dependencies never replaces what the user set up: a server already
+    // registered under one of the names with other parameters refuses the request, and nobody
+    // is asked. Unset: nothing is refused here.
+    std::function<std::string(const approval::add_dependencies&)> dependencies_refusal;
     // MCP servers the kernel may call from the start, by name (a Python identifier other than
     // "ipybox", by which approval policies name shell commands and saves): {"command", "args",
     // "env"} or

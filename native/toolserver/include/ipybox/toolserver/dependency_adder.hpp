@@ -30,6 +30,11 @@ class dependency_adder {
     // any thread, possibly after the adder is gone (what it runs must not need the adder).
     // Must not block: registering a server and pip take long.
     virtual void add(const approval::add_dependencies& what, dependency_handler done) = 0;
+    // Why `what` (of a valid shape) cannot be granted here, or "" when it can: asked before the
+    // person is, so that no question offers what would replace the user's own set-up (a server
+    // registered under the same name with other parameters). May read files; must not block for
+    // long.
+    virtual std::string refusal(const approval::add_dependencies& what) const = 0;
 };
 
 // Why `what` cannot be asked about (nothing to add, too many items, a server name that is not
