@@ -12,7 +12,7 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
                     "Kernel working directory; mcptools/, images/ and .env live here")
         ->capture_default_str();
     mcp->add_option("--python", options.python, "Python interpreter with ipykernel");
-    add_sandbox_flags(*mcp, options.sandbox, options.sandbox_config);
+    add_sandbox_flags(*mcp, options.sandbox, options.sandbox_config, options.guessable_secrets);
     add_limit_flags(*mcp, options.limits);
     add_library_flag(*mcp, options.library);
     mcp->add_option("--approval-policy", options.approval_policy,
@@ -30,7 +30,8 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
 int run_mcp(const mcp_command_options& options, process::environment_map environment) {
     core::set_log_level(options.log_level);
     mcp_server_options server;
-    server.sandbox = sandbox_from_flags(options.sandbox, options.sandbox_config);
+    server.sandbox =
+        sandbox_from_flags(options.sandbox, options.sandbox_config, options.guessable_secrets);
     server.limits = limits_from_flags(options.limits, environment);
     server.workspace =
         std::filesystem::weakly_canonical(std::filesystem::absolute(options.workspace));

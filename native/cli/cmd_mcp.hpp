@@ -10,6 +10,7 @@ struct mcp_command_options {
     std::optional<std::string> python;
     bool sandbox = false;
     std::optional<std::string> sandbox_config;
+    std::vector<std::string> guessable_secrets;  // --allow-guessable-secret NAME
     std::vector<std::string> library;
     std::optional<std::string> approval_policy;
     bool approve_shell_commands = false;

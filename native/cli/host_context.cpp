@@ -38,7 +38,7 @@ void add_kernel_flags(CLI::App& command, kernel_flags& flags) {
         .add_option("--log-level", flags.log_level,
                     "Log level on stderr: trace, debug, info, warning, error, off")
         ->capture_default_str();
-    add_sandbox_flags(command, flags.sandbox, flags.sandbox_config);
+    add_sandbox_flags(command, flags.sandbox, flags.sandbox_config, flags.guessable_secrets);
     add_limit_flags(command, flags.limits);
     add_library_flag(command, flags.library);
 }
@@ -79,19 +79,27 @@ std::vector<std::filesystem::path> library_roots(const std::vector<std::string>&
     return roots;
 }
 
-void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config) {
+void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config,
+                       std::vector<std::string>& guessable_secrets) {
     command.add_flag("--sandbox", sandbox,
                      "Run the kernel under srt: no network, writes only to the workspace, no .env "
                      "(fails closed when srt cannot run)");
     command.add_option("--sandbox-config", config,
                        "srt settings for the kernel sandbox (JSON: network.allowedDomains, "
                        "filesystem.allowWrite, ...); implies --sandbox");
+    command.add_option(
+        "--allow-guessable-secret", guessable_secrets,
+        "Fill ${NAME} into servers a sandboxed kernel can call even though its value "
+        "is easy to guess (refused by default: the kernel could find it by trying "
+        "candidates); repeatable");
 }
 
-std::optional<kernel_sandbox> sandbox_from_flags(bool sandbox,
-                                                 const std::optional<std::string>& config) {
+std::optional<kernel_sandbox> sandbox_from_flags(
+    bool sandbox, const std::optional<std::string>& config,
+    const std::vector<std::string>& guessable_secrets) {
     if (!sandbox && !config) return std::nullopt;
     kernel_sandbox result;
+    result.guessable_secrets_allowed.insert(guessable_secrets.begin(), guessable_secrets.end());
     result.srt_fallbacks = installed_srt();
     if (config) {
         result.settings = parse_json_argument("--sandbox-config", "@" + *config);
@@ -141,7 +149,8 @@ code_executor_options executor_options(const kernel_flags& flags,
     }
     options.runtime_directory = runtime_directory(environment);
     options.transport = flags.transport;
-    options.sandbox = sandbox_from_flags(flags.sandbox, flags.sandbox_config);
+    options.sandbox =
+        sandbox_from_flags(flags.sandbox, flags.sandbox_config, flags.guessable_secrets);
     options.limits = limits_from_flags(flags.limits, environment);
     options.library_roots = library_roots(flags.library, environment);
     constexpr std::string_view prefix = "KERNEL_ENV_";

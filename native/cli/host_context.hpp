@@ -29,13 +29,15 @@ struct kernel_flags {
     std::string log_level = "warning";
     bool sandbox = false;
     std::optional<std::string> sandbox_config;
+    std::vector<std::string> guessable_secrets;  // --allow-guessable-secret NAME
     limit_flags limits;
     std::vector<std::string> library;  // --library DIR: more gentools roots
 };
 
 void add_kernel_flags(CLI::App& command, kernel_flags& flags);
-// --sandbox and --sandbox-config FILE (which implies --sandbox).
-void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config);
+// --sandbox, --sandbox-config FILE (which implies --sandbox) and --allow-guessable-secret NAME.
+void add_sandbox_flags(CLI::App& command, bool& sandbox, std::optional<std::string>& config,
+                       std::vector<std::string>& guessable_secrets);
 
 // --library DIR (repeatable): a gentools root after the project's and the user's library.
 void add_library_flag(CLI::App& command, std::vector<std::string>& library);
@@ -51,7 +53,8 @@ std::vector<std::filesystem::path> library_roots(const std::vector<std::string>&
 // kernel_sandbox says, then in the copy install.sh puts next to the binary
 // (<prefix>/share/ipybox/sandbox-runtime).
 std::optional<kernel_sandbox> sandbox_from_flags(bool sandbox,
-                                                 const std::optional<std::string>& config);
+                                                 const std::optional<std::string>& config,
+                                                 const std::vector<std::string>& guessable_secrets);
 
 // <exe>/../share/ipybox, where an installed ipybox keeps its data.
 std::optional<std::filesystem::path> installed_share_directory();

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     mcp_command_options mcp;
     app.add_option("--workspace", mcp.workspace,
                    "Without a subcommand: serve MCP for this workspace");
-    add_sandbox_flags(app, mcp.sandbox, mcp.sandbox_config);  // `ipybox --workspace . --sandbox`
+    add_sandbox_flags(app, mcp.sandbox, mcp.sandbox_config,
+                      mcp.guessable_secrets);  // `ipybox --workspace . --sandbox`
 
     run_options run;
     doctor_options doctor;

@@ -1,0 +1,36 @@
+// How guessable a secret's value is (issue 35, item 4: a six-digit PIN filled into a server could
+// be found from a sandboxed kernel through an echoing tool, one candidate per call).
+#include "ipybox/workspace/secret_strength.hpp"
+
+#include <doctest/doctest.h>
+
+using ipybox::workspace::guessable_secret_error;
+using ipybox::workspace::guessing_bits;
+using ipybox::workspace::min_secret_bits;
+
+TEST_SUITE("workspace.secret_strength") {
+    TEST_CASE("PINs, short words and repeated characters are guessable") {
+        for (const auto* value : {"", "123456", "0000000000000000000000", "hunter2", "password",
+                                  "Summer24", "abcdefgh"}) {
+            CAPTURE(value);
+            CHECK(guessing_bits(value) < min_secret_bits);
+        }
+    }
+
+    TEST_CASE("tokens and long mixed values are not") {
+        for (const auto* value :
+             {"ghp_2x8Kq0vLmN3pR7tY9wZ1aB4cD6eF8gH0", "sk-0123456789abcdefABCDEF",
+              "correct-horse-battery", "4f8a2c9e1b7d3f60"}) {
+            CAPTURE(value);
+            CHECK(guessing_bits(value) >= min_secret_bits);
+        }
+    }
+
+    TEST_CASE("the error names each variable and the flag that allows it, never a value") {
+        const guessable_secret_error error({"PIN", "CODE"});
+        const std::string text = error.what();
+        CHECK(text.find("${PIN}, ${CODE} are too easy to guess") != std::string::npos);
+        CHECK(text.find("--allow-guessable-secret PIN --allow-guessable-secret CODE") !=
+              std::string::npos);
+    }
+}
