@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "test_paths.hpp"
 
@@ -43,6 +44,46 @@ TEST_SUITE("sandbox.launcher") {
             CHECK(what.find("/nonexistent/srt (IPYBOX_SRT)") != std::string::npos);
             CHECK(what.find("npm install -g @anthropic-ai/sandbox-runtime") != std::string::npos);
         }
+    }
+
+    TEST_CASE(
+        "an srt the sandboxed kernel could have planted in the workspace is never chosen "
+        "(control: the same file outside the workspace is)") {
+        const auto workspace = fresh_directory("srt-workspace");
+        const auto planted_dir = workspace / ".venv" / "bin";
+        std::filesystem::create_directories(planted_dir);
+        const auto planted = fake_executable(planted_dir);
+        const auto outside = fresh_directory("srt-outside");
+        const auto real = fake_executable(outside);
+        const std::vector<std::filesystem::path> roots{workspace};
+        // On PATH first: passed over for the one after it.
+        CHECK(find_srt(std::nullopt, {{"PATH", planted_dir.string() + ":" + outside.string()}}, {},
+                       roots) == real);
+        // The control: without the workspace named, the planted one wins.
+        CHECK(find_srt(std::nullopt, {{"PATH", planted_dir.string() + ":" + outside.string()}}) ==
+              planted);
+        // Named, or reached through a link from outside: refused, saying why.
+        CHECK_THROWS_WITH_AS(find_srt(std::nullopt, {{"IPYBOX_SRT", planted.string()}}, {}, roots),
+                             doctest::Contains("lies in the workspace"), sandbox_unavailable);
+        const auto link_dir = fresh_directory("srt-link");
+        std::filesystem::create_symlink(planted, link_dir / "srt");
+        CHECK_THROWS_AS(find_srt(std::nullopt, {{"PATH", link_dir.string()}}, {}, roots),
+                        sandbox_unavailable);
+        CHECK_THROWS_AS(find_srt(std::nullopt, {}, {planted}, roots), sandbox_unavailable);
+    }
+
+    TEST_CASE(
+        "path_outside leaves out entries in the workspace, through links too, and relative "
+        "ones, keeping the order of the rest") {
+        const auto workspace = fresh_directory("path-workspace");
+        std::filesystem::create_directories(workspace / ".venv" / "bin");
+        const auto links = fresh_directory("path-links");
+        std::filesystem::create_symlink(workspace / ".venv" / "bin", links / "venv-bin");
+        const std::string path = (workspace / ".venv" / "bin").string() +
+                                 ":/usr/bin::bin:" + (links / "venv-bin").string() + ":" +
+                                 workspace.string() + ":/bin";
+        CHECK(ipybox::process::path_outside(path, {workspace}) == "/usr/bin:/bin");
+        CHECK(ipybox::process::path_outside("/usr/bin:/bin", {workspace}) == "/usr/bin:/bin");
     }
 
     TEST_CASE("the prefix passes the command after -- and the settings file is private") {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ipybox/sandbox/protected_paths.hpp"
+#include "ipybox/sandbox/settings_floor.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
 
@@ -22,6 +23,65 @@ bool is_folder(const std::filesystem::path& path) {
            std::filesystem::file_type::directory;
 }
 
+// `path` as it is written and, where they differ, with its links resolved (a link the kernel
+// made in the workspace can point a config's entry at anything).
+std::vector<std::filesystem::path> forms_of(const std::filesystem::path& path) {
+    std::vector<std::filesystem::path> forms{path.lexically_normal()};
+    std::error_code failed;
+    auto resolved = std::filesystem::weakly_canonical(path, failed);
+    if (!failed && resolved != forms.front()) forms.push_back(std::move(resolved));
+    return forms;
+}
+
+std::vector<std::filesystem::path> all_forms(const std::vector<std::filesystem::path>& paths) {
+    std::vector<std::filesystem::path> forms;
+    for (const auto& path : paths) {
+        for (auto& form : forms_of(path)) forms.push_back(std::move(form));
+    }
+    return forms;
+}
+
+// The paths the user's config grants (filesystem.allowRead and allowWrite), resolved as srt
+// would resolve them: `~` is the home directory, a relative path lies in the workspace (srt's
+// working directory), a pattern counts from its base folder.
+std::vector<sandbox::granted_path> grants_of(const nlohmann::json& settings,
+                                             const kernel_sandbox_context& context) {
+    std::vector<sandbox::granted_path> grants;
+    const auto filesystem =
+        settings.is_object() ? settings.value("filesystem", nlohmann::json()) : nlohmann::json();
+    if (!filesystem.is_object()) return grants;
+    for (const char* list : {"allowRead", "allowWrite"}) {
+        const auto entries = filesystem.value(list, nlohmann::json::array());
+        if (!entries.is_array()) continue;  // srt_settings names it
+        for (const auto& entry : entries) {
+            const bool literal = entry.is_object();
+            const auto text =
+                literal ? entry.value("path", std::string()) : entry.get<std::string>();
+            std::string base = text;
+            const bool glob = !literal && text.find_first_of("*?[{") != std::string::npos;
+            if (glob) base = text.substr(0, text.rfind('/', text.find_first_of("*?[{")) + 1);
+            std::filesystem::path path;
+            if (base == "~" || base.rfind("~/", 0) == 0) {
+                path = context.home / base.substr(std::min<std::size_t>(base.size(), 2));
+            } else {
+                path = context.workspace / base;  // an absolute base replaces the workspace
+            }
+            grants.push_back({list, text, forms_of(path), glob});
+        }
+    }
+    return grants;
+}
+
+// Throws std::invalid_argument when the user's config would open what `floor` protects.
+void check_grants(const nlohmann::json& settings, const kernel_sandbox_context& context,
+                  const sandbox::protected_floor& floor) {
+    for (const auto& grant : grants_of(settings, context)) {
+        if (auto breach = sandbox::floor_breach(grant, floor); !breach.empty()) {
+            throw std::invalid_argument(breach);
+        }
+    }
+}
+
 // What every kernel of the executor is denied or shown, whichever its directory.
 struct sandbox_rules {
     nlohmann::json settings;
@@ -32,6 +92,7 @@ struct sandbox_rules {
 };
 
 sandbox_rules rules_of(const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
+    sandbox::check_accepted_settings(sandbox.settings);
     sandbox_rules rules{sandbox.settings, context, sandbox.unreadable, {}, sandbox.unwritable};
     const auto protections = sandbox::default_protections(
         context.home, context.workspace, context.state_directories, sandbox.unwritable, false);
@@ -50,6 +111,13 @@ sandbox_rules rules_of(const kernel_sandbox& sandbox, const kernel_sandbox_conte
             rules.readable.push_back(path);
         }
     }
+    // Refused at once, not only when the first kernel starts (paths_of checks again then).
+    auto unwritable = sandbox::default_protections({}, context.workspace, {}, rules.config_files,
+                                                   is_folder(context.workspace / ".claude"))
+                          .unwritable;
+    if (!context.user_site_packages.empty()) unwritable.push_back(context.user_site_packages);
+    check_grants(rules.settings, context,
+                 {all_forms(rules.unreadable), all_forms(unwritable), {context.workspace}});
     return rules;
 }
 
@@ -147,6 +215,10 @@ sandbox::sandbox_paths paths_of(const sandbox_rules& rules,
 #else
     paths.unwritable.emplace_back("/tmp/claude");
 #endif
+    // Checked at each start, as the filesystem is now: a grant that was harmless when ipybox
+    // started may lead elsewhere through a link the last kernel made.
+    check_grants(rules.settings, context,
+                 {all_forms(rules.unreadable), all_forms(paths.unwritable), paths.writable});
     return paths;
 }
 

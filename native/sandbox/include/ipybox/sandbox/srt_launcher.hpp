@@ -27,10 +27,13 @@ class sandbox_unavailable : public std::runtime_error {
 
 // `explicit_path` if given, else $IPYBOX_SRT (a path, or a name looked up on PATH), else `srt`
 // on the environment's PATH, else the first executable of `fallbacks` (a copy installed with
-// ipybox). Throws sandbox_unavailable.
+// ipybox). Never one whose real path lies in `untrusted_roots` (the workspace, which the
+// sandboxed kernel can write): PATH entries there are not searched, and a named srt or fallback
+// there is refused. Throws sandbox_unavailable.
 std::filesystem::path find_srt(const std::optional<std::filesystem::path>& explicit_path,
                                const process::environment_map& environment,
-                               const std::vector<std::filesystem::path>& fallbacks = {});
+                               const std::vector<std::filesystem::path>& fallbacks = {},
+                               const std::vector<std::filesystem::path>& untrusted_roots = {});
 
 // Writes the settings file (mode 0600). Throws std::runtime_error.
 void write_settings(const std::filesystem::path& file, const nlohmann::json& settings);
