@@ -13,6 +13,7 @@
 #include "ipybox/core/random.hpp"
 #include "ipybox/jupyter/kernel_connection.hpp"
 #include "ipybox/process/child_process.hpp"
+#include "ipybox/process/signal_state.hpp"
 #include "kernel_command.hpp"
 #include "kernel_instance_state.hpp"
 #include "kernel_messages.hpp"
@@ -246,6 +247,21 @@ int kernel_instance::pid() const {
 nlohmann::json kernel_instance::info() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->kernel_info;
+}
+
+void kernel_instance::end_now() {
+    auto& s = *impl_;
+    if (!s.child) return;
+    s.child->signal_group(SIGKILL);
+    end_descendants();
+    if (!s.child->wait_for(std::chrono::milliseconds(5000))) {
+        s.log->warn("kernel {} did not end within 5 s of SIGKILL", s.child->pid());
+    }
+}
+
+std::string kernel_instance::signalled() const {
+    if (!alive()) return "it has exited";
+    return process::signal_trouble(pid());
 }
 
 void kernel_instance::shutdown(std::chrono::milliseconds grace) {

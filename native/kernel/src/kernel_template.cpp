@@ -14,6 +14,7 @@
 #include "ipybox/core/json_decode.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/private_directory.hpp"
+#include "ipybox/process/signal_state.hpp"
 #include "kernel_command.hpp"
 
 namespace ipybox::kernel {
@@ -110,7 +111,7 @@ std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& lau
     self->channel_ = std::move(ours);
     std::string answer;
     try {
-        answer = self->receive(self->channel_.get(), deadline, nullptr);
+        answer = self->receive(self->channel_.get(), deadline, &self->python_pid_);
     } catch (const kernel_start_error& e) {
         self->process_->wait_output_end(std::chrono::milliseconds(200));
         throw kernel_start_error(std::string(e.what()) + ". Its last output:\n" +
@@ -150,8 +151,21 @@ kernel_template::~kernel_template() {
 }
 
 bool kernel_template::usable() const {
-    std::lock_guard lock(state_mutex_);
-    return !refused_ && process_ && !process_->poll_exit();
+    {
+        std::lock_guard lock(state_mutex_);
+        if (refused_ || !process_ || process_->poll_exit()) return false;
+    }
+    // The Python process itself (inside srt's sandbox under --sandbox, where the kernels it
+    // forked can reach it): one that was stopped or signalled would hold or hurt the next fork.
+    if (python_pid_ <= 0) return true;
+    if (const auto trouble = process::signal_trouble(python_pid_); !trouble.empty()) {
+        core::logger("kernel")->warn("the kernel template {} is given up: {}", python_pid_,
+                                     trouble);
+        std::lock_guard lock(state_mutex_);
+        refused_ = true;
+        return false;
+    }
+    return true;
 }
 
 bool kernel_template::outdated() const {

@@ -114,7 +114,8 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     std::mutex fork_mutex_;  // one fork at a time: replies come in request order
     std::mutex send_mutex_;  // a reap may be sent while a fork waits for its reply
     mutable std::mutex state_mutex_;
-    bool refused_ = false;
+    mutable bool refused_ = false;  // set by usable() too, once it finds the template signalled
+    int python_pid_ = -1;           // the template's Python process, as its first message's sender
     // Each folder the template's imports depended on, with its inode and modification time
     // (nullopt: missing) when they were done.
     std::vector<std::pair<std::string, std::optional<std::pair<std::uint64_t, std::uint64_t>>>>

@@ -78,6 +78,8 @@ struct queued_reset {
     completion done;
     bool hook_started = false;
     bool hook_done = false;
+    bool old_ending = false;  // the kernel it replaces is being ended (end_now, on the pool)
+    bool old_ended = false;
     bool swapped = false;
 };
 
@@ -162,6 +164,9 @@ class session_core : public std::enable_shared_from_this<session_core> {
     void retire(std::shared_ptr<kernel_instance> kernel);
     void run_hook(queued_reset& reset);
     void hook_finished();
+    // Ends `old` (end_now) on the pool, then old_kernel_ended() on the strand: the reset goes on.
+    void end_for_reset(std::shared_ptr<kernel_instance> old);
+    void old_kernel_ended();
     void fail_head(const std::exception_ptr& failure);
     void stop_now();
     // Posts `handler` to the strand; while stopping, keeps `kernel` for stop() instead.

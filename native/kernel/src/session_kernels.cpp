@@ -67,8 +67,12 @@ bool session_core::acquire_kernel() {
     while (!spares_.empty()) {
         auto spare = std::move(spares_.front());
         spares_.pop_front();
-        // A spare forked before a package was installed would not see it: replaced too.
-        if (spare->alive() && !spare->outdated()) {
+        // A spare forked before a package was installed would not see it: replaced too. So is
+        // one another process stopped or signalled (a sibling in the template's sandbox).
+        if (const auto trouble = spare->signalled(); !trouble.empty() && spare->alive()) {
+            core::logger("kernel")->warn("the spare kernel {} is not used: {}", spare->pid(),
+                                         trouble);
+        } else if (spare->alive() && !spare->outdated()) {
             use_as_current(std::move(spare));
             start_spare();
             publish_spares();
@@ -133,7 +137,7 @@ void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
         return keep_spares(spare_target_);  // one more than kept, had calm come meanwhile
     }
     waiting_for_spare_ = false;
-    if (!kernel || !kernel->alive() || kernel->outdated()) {
+    if (!kernel || !kernel->alive() || kernel->outdated() || !kernel->signalled().empty()) {
         retire(std::move(kernel));
         return start_job(false);
     }
@@ -214,6 +218,20 @@ void session_core::run_hook(queued_reset& reset) {
 void session_core::hook_finished() {
     if (state_ != session_state::resetting || queue_.empty()) return;
     if (auto* reset = std::get_if<queued_reset>(&queue_.front())) reset->hook_done = true;
+    state_ = session_state::idle;
+    pump();
+}
+
+void session_core::end_for_reset(std::shared_ptr<kernel_instance> old) {
+    blocking_work_->post([self = shared_from_this(), old = std::move(old)] {
+        old->end_now();
+        self->deliver([self] { self->old_kernel_ended(); }, nullptr);
+    });
+}
+
+void session_core::old_kernel_ended() {
+    if (state_ != session_state::resetting || queue_.empty()) return;
+    if (auto* reset = std::get_if<queued_reset>(&queue_.front())) reset->old_ended = true;
     state_ = session_state::idle;
     pump();
 }

@@ -363,6 +363,17 @@ bool session_core::run_reset(queued_reset& reset) {
         state_ = session_state::resetting;
         return false;
     }
+    // The kernel given up is ended, with everything it started, before another is handed over:
+    // while it runs it could still stop or kill the spare (in a sandbox they share a PID
+    // namespace), which would then be handed over stopped or about to die.
+    if (!reset.swapped && !reset.old_ended && current_ && current_->alive()) {
+        if (!reset.old_ending) {
+            reset.old_ending = true;
+            end_for_reset(current_);
+        }
+        state_ = session_state::resetting;
+        return false;
+    }
     if (!reset.swapped) {
         reset.swapped = true;
         retire(std::move(current_));

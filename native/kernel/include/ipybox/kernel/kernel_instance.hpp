@@ -157,6 +157,15 @@ class kernel_instance {
 
     // shutdown_request on control, up to `grace` to exit, then SIGTERM/SIGKILL to its group.
     void shutdown(std::chrono::milliseconds grace = std::chrono::milliseconds(1000));
+    // SIGKILL to its group and to every process it started, and returns once they are gone (up
+    // to a few seconds): after this, nothing of the kernel can signal another process. For a
+    // kernel whose state is given up (reset), before another kernel it could reach is handed
+    // over. shutdown() after it only cleans up.
+    void end_now();
+    // Why this kernel must not be handed over though alive() says it runs, or "": another
+    // process stopped it or left a signal pending for it (process::signal_trouble), e.g. a
+    // sibling in the template's sandbox.
+    std::string signalled() const;
 
   private:
     struct impl;
