@@ -49,6 +49,24 @@ void template_holder::stop() {
     }
 }
 
+// A start that failed for a reason that may pass (it timed out on a loaded machine, it ended
+// early): this kernel starts cold, and the next spare tries a template again, until
+// max_failed_starts in a row say it will not work here.
+void template_holder::failed_start(const std::string& reason) {
+    std::unique_lock lock(mutex_);
+    if (++failed_starts_ < max_failed_starts) {
+        lock.unlock();
+        core::logger("kernel")->warn(
+            "the kernel template did not start ({}); this kernel starts cold, the next spare tries "
+            "again",
+            reason);
+        return;
+    }
+    lock.unlock();
+    give_up("the kernel template did not start " + std::to_string(max_failed_starts) +
+            " times in a row; the last time: " + reason);
+}
+
 void template_holder::give_up(const std::string& reason) {
     core::logger("kernel")->warn("kernels start cold from now on: {}", reason);
     std::lock_guard lock(mutex_);
@@ -75,11 +93,16 @@ std::shared_ptr<kernel_template> template_holder::current(bool may_start) {
             kernel_template::start(launch_, std::chrono::steady_clock::now() + start_timeout_);
         std::lock_guard lock(mutex_);
         template_ = started;
+        failed_starts_ = 0;
         return started;
     } catch (const template_unavailable& e) {
-        give_up(std::string("the kernel template cannot fork here (") + e.what() + ")");
+        if (e.permanent()) {
+            give_up(std::string("the kernel template cannot fork here (") + e.what() + ")");
+        } else {
+            failed_start(e.what());
+        }
     } catch (const kernel_start_error& e) {
-        give_up(std::string("the kernel template did not start: ") + e.what());
+        failed_start(e.what());
     }
     return nullptr;
 }

@@ -1,7 +1,9 @@
 #pragma once
 // A session's kernel template (private to the kernel module): started when first wanted, started
 // again when it died or found a package installed since its imports, and given up for good (with
-// the reason) when forking cannot work here or is turned off. See kernel_template.hpp.
+// the reason) when forking cannot work here, is turned off, or the template failed to start three
+// times in a row (one failed start, a timeout on a loaded machine say, makes only that kernel
+// start cold). See kernel_template.hpp.
 //
 // Thread-safety: every method may be called from any thread (the session's pool starts kernels).
 #include <chrono>
@@ -41,6 +43,9 @@ class template_holder {
   private:
     std::shared_ptr<kernel_template> current(bool may_start);
     void give_up(const std::string& reason);
+    void failed_start(const std::string& reason);
+
+    static constexpr int max_failed_starts = 3;
 
     const kernel_launch launch_;
     const std::chrono::milliseconds start_timeout_;
@@ -48,6 +53,7 @@ class template_holder {
     std::mutex starting_;  // one template start at a time
     std::shared_ptr<kernel_template> template_;
     std::string cold_reason_;
+    int failed_starts_ = 0;  // template starts that failed in a row (mutex_)
 };
 
 }  // namespace ipybox::kernel::detail
