@@ -17,7 +17,7 @@ JOBS="${JOBS:-$(nproc)}"
 PACKAGES=(
     build-essential cmake pkg-config git
     nlohmann-json3-dev libcli11-dev cppzmq-dev libzmq3-dev libspdlog-dev libfmt-dev doctest-dev
-    libssl-dev libboost-dev libboost-filesystem-dev
+    libssl-dev libboost-dev
     python3 python3-ipykernel python3-jupyter-client python3-zmq python3-pydantic
     python3-matplotlib python3-numpy python3-pip
     # The kernel sandbox (--sandbox): srt from npm runs the kernel under bubblewrap.

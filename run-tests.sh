@@ -84,5 +84,16 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 # opt-in as well: ./run-tests.sh -L wheel. So is the reference tier (label reference, 1-2 minutes):
 # it installs the Python reference, ipybox 0.9.2, from PyPI into .cache/ and runs the benchmark's
 # quick mode against it and the build, checking the table's shape, never its timings.
+# The suite runs as users run it: after `./install.sh`. The fresh build is installed into a prefix
+# of its own, first on PATH for every test; in CI (CI=true) also into /usr/local when nothing is
+# there, so that what a user's machine has (an installed ipybox the plugin's launcher finds) is
+# there in CI too. Tests that must not see an installed copy hide it themselves.
+INSTALLED="$PWD/$BUILD_DIR/installed"
+cmake --install "$BUILD_DIR" --prefix "$INSTALLED" > /dev/null
+export PATH="$INSTALLED/bin:$PATH"
+if [ "${CI:-}" = true ] && [ ! -e /usr/local/bin/ipybox ] && [ -w /usr/local/bin ]; then
+    cmake --install "$BUILD_DIR" --prefix /usr/local > /dev/null
+    echo "run-tests.sh: installed this build to /usr/local as ./install.sh would (CI=true)"
+fi
 if [ $# -eq 0 ]; then set -- -LE 'docker|release|sanitize|wheel|reference'; fi
 ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600 "$@"

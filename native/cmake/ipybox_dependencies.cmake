@@ -7,8 +7,9 @@ if(NOT IPYBOX_PORTABLE)  # else spdlog::spdlog is header-only (ipybox_portable.c
 endif()
 find_package(CLI11 REQUIRED)
 find_package(OpenSSL REQUIRED)
-# Asio, Beast and Process (v1) are header-only; Process v1 needs Boost.Filesystem.
-find_package(Boost 1.74 REQUIRED COMPONENTS filesystem)
+# Asio and Beast are header-only: no compiled Boost library is linked (the spawner is ipybox's
+# own, process/spawn.hpp).
+find_package(Boost 1.74 REQUIRED)
 if(IPYBOX_BUILD_TESTS)
     find_package(cppzmq REQUIRED)  # the tests' fake kernel; ipybox speaks ZMTP itself
     find_package(doctest REQUIRED)

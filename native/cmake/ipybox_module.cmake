@@ -2,7 +2,8 @@
 #
 # One static library per module: target ipybox_<name>, alias ipybox::<name>. Public headers live in
 # <module>/include/ipybox/<module>/. A module sees only the headers of the modules it links, so the
-# DEPS lists below are the dependency rules of ARCHITECTURE.md: a forbidden include fails to build.
+# DEPS lists below are the module graph's dependency rules (README, "How it fits together"): a
+# forbidden include fails to build.
 function(ipybox_target_warnings target)
     target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
                                              -Wno-sign-conversion -Wnon-virtual-dtor)

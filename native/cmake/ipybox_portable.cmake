@@ -1,6 +1,6 @@
 # IPYBOX_PORTABLE: a binary for the portable tarball, which needs nothing from the system but glibc.
 #
-# Linked statically: libstdc++ and libgcc, Boost.Filesystem and OpenSSL; spdlog and fmt are used
+# Linked statically: libstdc++, libgcc and OpenSSL (Boost is header-only); spdlog and fmt are used
 # header-only (Debian ships no .a for them). The binary needs only glibc: the portable tarball
 # (packaging/make-tarball.sh) and the wheel (pyproject.toml) both carry it.
 #
