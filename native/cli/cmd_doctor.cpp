@@ -108,7 +108,7 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
     for (const auto& candidate : kernel::interpreter_candidates(search)) {
         auto probe = kernel::probe_interpreter(candidate, search.environment);
         print_row(probe.path.string(), probe.usable ? "usable (Python " + probe.python_version + ")"
-                                                    : "rejected: " + probe.problem);
+                                                    : "rejected: " + screened(probe.problem));
         if (!probe.usable && !probe.python_version.empty() && plain_python.empty()) {
             plain_python = probe.path.string();
         }

@@ -62,7 +62,7 @@ int run_generate(const generate_command_options& options,
                 // On stderr: stdout lists the generated modules, one per line, for scripts.
                 std::cerr << "ipybox generate: saved code actions call MCP tools whose schema "
                              "changed since they were saved:\n"
-                          << describe_changed_actions(flags)
+                          << screened(describe_changed_actions(flags))
                           << "Read the tools' new interfaces, update these actions and check "
                              "them (ipybox gentools check).\n";
             }

@@ -61,7 +61,7 @@ int run_gentools_check(const gentools_options& options,
     }
     if (!report.is_array()) {
         std::cerr << "ipybox gentools check: unexpected output from the kernel:\n"
-                  << output << "\n";
+                  << screened(output) << "\n";
         return exit_execution_error;
     }
     const auto text_of = [](const nlohmann::json& item, const char* key) {
@@ -72,8 +72,10 @@ int run_gentools_check(const gentools_options& options,
     for (const auto& item : report) {
         const bool ok = item.is_object() && item.contains("ok") && item["ok"] == true;
         broken += ok ? 0 : 1;
-        std::cout << (ok ? "ok      " : "BROKEN  ") << text_of(item, "module") << " ("
-                  << text_of(item, "origin") << "): " << text_of(item, "reason") << "\n";
+        // The reason quotes the action's import error: text of the action and its tools.
+        std::cout << (ok ? "ok      " : "BROKEN  ") << screened(text_of(item, "module")) << " ("
+                  << screened(text_of(item, "origin")) << "): " << screened(text_of(item, "reason"))
+                  << "\n";
     }
     std::cout << report.size() << " actions checked, " << broken << " broken\n";
     return broken == 0 ? exit_ok : exit_execution_error;

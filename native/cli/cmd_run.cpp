@@ -19,7 +19,7 @@ std::optional<std::string> read_file(const std::string& path) {
         return workspace::read_regular_file(path, workspace::max_code_file_bytes,
                                             workspace::link_rule::follow);
     } catch (const std::exception& e) {
-        std::cerr << "ipybox: " << e.what() << "\n";
+        std::cerr << "ipybox: " << screened(e.what()) << "\n";
         return std::nullopt;
     }
 }

@@ -4,6 +4,7 @@
 
 #include "host_context.hpp"
 #include "ipybox/approval/policy.hpp"
+#include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/mcp_server.hpp"
 #include "server_flags.hpp"
@@ -11,17 +12,24 @@
 namespace ipybox::cli {
 namespace {
 
-// The tool's name is the server's text: shown escaped (a name with escape sequences cannot
-// redraw the report).
+// The tool's name is the server's text: redacted as everything else the CLI prints (a value
+// filled from a ${VAR} shows as ${VAR}) and shown escaped, line breaks too (a name with escape
+// sequences or lines of its own cannot redraw the report). The Python name is derived from the
+// raw name: where that held a filled value, the derived name may hold it in a form redaction does
+// not know (characters replaced), so it is left out.
 std::string tool_label(const approval::request& what) {
     const auto* call = std::get_if<approval::tool_call>(&what);
     if (!call) {  // a shell command: the name the policy gives it
         return approval::policy_names(what).front() + " (shell commands, with shell approval on)";
     }
     const auto& tool = *call;
-    std::string label = tool.server_name + "." + core::render_untrusted(tool.tool_name);
-    if (!tool.python_name.empty() && tool.python_name != tool.tool_name) {
-        label += " (Python: " + tool.server_name + "." + tool.python_name + ")";
+    const auto redacted = core::redact_secrets(tool.tool_name);
+    std::string label = tool.server_name + "." + core::render_untrusted(redacted);
+    if (redacted != tool.tool_name) {
+        label += " (Python name not shown: the tool's name holds a secret)";
+    } else if (!tool.python_name.empty() && tool.python_name != tool.tool_name) {
+        label +=
+            " (Python: " + tool.server_name + "." + core::render_untrusted(tool.python_name) + ")";
     }
     return label;
 }
@@ -35,7 +43,8 @@ int check_approval_policy(const std::string& policy_file, const std::filesystem:
         policy = approval::policy::from_json(
             parse_json_argument("--approval-policy", "@" + policy_file));
     } catch (const std::exception& e) {
-        std::cout << "Approval policy " << policy_file << ": INVALID: " << e.what() << "\n";
+        std::cout << "Approval policy " << policy_file << ": INVALID: " << screened(e.what())
+                  << "\n";
         return exit_usage;
     }
     std::cout << "Approval policy " << policy_file << ": valid, default "

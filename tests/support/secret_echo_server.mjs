@@ -1,6 +1,7 @@
 // An MCP server (stdio, JSON lines) that gives away whatever it was started with: its arguments
 // and every environment variable whose name starts with SECRET_. It says them in a line on
-// stdout that is not JSON and on stderr at start, in its tools' descriptions, in a tool's result
+// stdout that is not JSON and on stderr at start, in its tools' descriptions (and, given
+// SECRET_TOOL, in a tool's name: read_<value>), in a tool's result
 // (text and structured content), in a tool error, and on stderr just before it exits in the
 // middle of a call. The redaction tests (tests/integration/cli/test_redaction.cpp,
 // tests/integration/mcp_server/redaction.test.mjs) start it with ${VAR} placeholders in its
@@ -32,6 +33,8 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       tool("tell", "Answers with what the server was started with"),
       tool("fail", "Fails, saying what the server was started with"),
       tool("crash", "Exits in the middle of the call, saying on stderr what it was started with"),
+      // With SECRET_TOOL set: a tool whose very name is that value.
+      ...(process.env.SECRET_TOOL ? [tool(`read_${process.env.SECRET_TOOL}`, "Named after it")] : []),
     ] } });
   } else if (m.method === "tools/call") {
     const name = m.params.name;

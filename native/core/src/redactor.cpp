@@ -17,8 +17,19 @@ std::string ascii_lower(std::string_view text) {
 struct match {
     std::size_t begin;
     std::size_t end;
-    const std::string* name;
+    const std::string* names;
 };
+
+// Whether the '|'-joined `names` hold `name`.
+bool names_include(std::string_view names, std::string_view name) {
+    for (std::size_t begin = 0; begin <= names.size();) {
+        auto end = names.find('|', begin);
+        if (end == std::string_view::npos) end = names.size();
+        if (names.substr(begin, end - begin) == name) return true;
+        begin = end + 1;
+    }
+    return false;
+}
 
 // `value` with every byte outside RFC 3986's unreserved set written %XX; with `plus`, a space
 // as '+' (form encoding).
@@ -114,9 +125,13 @@ void redactor::remember(std::string_view name, std::string_view value) {
 
     std::unique_lock lock(mutex_);
     for (auto& form : forms) {
-        const bool known = std::any_of(patterns_.begin(), patterns_.end(),
-                                       [&](const pattern& p) { return p.lowered == form; });
-        if (!known) patterns_.push_back({std::move(form), std::string(name)});
+        const auto known = std::find_if(patterns_.begin(), patterns_.end(),
+                                        [&](const pattern& p) { return p.lowered == form; });
+        if (known == patterns_.end()) {
+            patterns_.push_back({std::move(form), std::string(name)});
+        } else if (!names_include(known->names, name)) {
+            known->names += "|" + std::string(name);
+        }
     }
 }
 
@@ -133,28 +148,33 @@ std::string redactor::redact(std::string_view text) const {
     for (const auto& p : patterns_) {
         for (auto at = lowered.find(p.lowered); at != std::string::npos;
              at = lowered.find(p.lowered, at + 1)) {
-            matches.push_back({at, at + p.lowered.size(), &p.name});
+            matches.push_back({at, at + p.lowered.size(), &p.names});
         }
     }
     if (matches.empty()) return std::string(text);
-    std::sort(matches.begin(), matches.end(),
-              [](const match& a, const match& b) { return a.begin < b.begin; });
+    // Longest first where two begin together, so that a match inside another comes after it.
+    std::sort(matches.begin(), matches.end(), [](const match& a, const match& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+    });
 
     std::string out;
     out.reserve(text.size());
     std::size_t copied = 0;
     for (std::size_t i = 0; i < matches.size();) {
-        // One run: this match and every match that overlaps the run so far.
+        // One run: this match and every match that overlaps the run so far. Every earlier match
+        // begins no later than matches[j], so matches[j] lies inside one of them exactly when it
+        // ends no later than the run so far: then it names nothing.
         std::size_t run_end = matches[i].end;
-        std::vector<const std::string*> names{matches[i].name};
+        std::vector<const std::string*> names{matches[i].names};
         std::size_t j = i + 1;
         for (; j < matches.size() && matches[j].begin < run_end; ++j) {
-            run_end = std::max(run_end, matches[j].end);
+            if (matches[j].end <= run_end) continue;
+            run_end = matches[j].end;
             // By name: the forms and pieces of one value are patterns of their own.
-            const bool named = std::any_of(names.begin(), names.end(), [&](const auto* name) {
-                return *name == *matches[j].name;
+            const bool named = std::any_of(names.begin(), names.end(), [&](const auto* names_of) {
+                return *names_of == *matches[j].names;
             });
-            if (!named) names.push_back(matches[j].name);
+            if (!named) names.push_back(matches[j].names);
         }
         out.append(text.substr(copied, matches[i].begin - copied));
         for (const auto* name : names) out += "${" + *name + "}";

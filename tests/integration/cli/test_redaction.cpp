@@ -7,17 +7,20 @@
 // that does not exist, and a server that echoes its arguments and environment in its stdout,
 // stderr, tool descriptions, a result, a tool error and on stderr as it exits mid-call. The
 // control runs the same with the markers put in directly: there they do show, so the search
-// would find a leak.
+// would find a leak. `ipybox doctor --approval-policy` is checked the same way, with a tool whose
+// name holds the value.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
 #include "cli_runner.hpp"
 #include "ipybox/core/random.hpp"
+#include "ipybox/core/sha256.hpp"
 #include "test_paths.hpp"
 
 using namespace ipybox::testing;
@@ -161,9 +164,52 @@ void check_redacted(const std::string& extra_flags) {
     CHECK(leaked(s, e.everything) == std::vector<std::string>{});
 }
 
+// `ipybox doctor --approval-policy` against a workspace whose registry holds the echo server,
+// started with SECRET_TOOL = `tool_name_value`, so that one of its tools is named
+// read_<value>; `environment` fills the placeholders. Its standard output.
+std::string doctor_report(const std::string& tool_name_value, const std::string& environment) {
+    const auto workspace = fresh_directory("doctor-redaction");
+    const auto state = fresh_directory("doctor-redaction-state");
+    const auto echo = source_dir() / "tests" / "support" / "secret_echo_server.mjs";
+    const nlohmann::json registry = {{"servers",
+                                      {{"echo",
+                                        {{"command", "node"},
+                                         {"args", {echo.string()}},
+                                         {"env", {{"SECRET_TOOL", tool_name_value}}}}}}}};
+    const auto registries = state / "ipybox" / "workspaces";
+    std::filesystem::create_directories(registries);
+    const auto key = std::filesystem::weakly_canonical(workspace).string();
+    std::ofstream(registries / (ipybox::core::sha256_hex(key) + ".json")) << registry.dump();
+    const auto policy = workspace / "policy.json";
+    std::ofstream(policy) << R"({"rules": [{"match": "echo.read_*", "action": "deny"}]})";
+    const auto r =
+        run_ipybox("doctor --approval-policy " + shell_quote(policy.string()) + " --workspace " +
+                       shell_quote(workspace.string()),
+                   "", "XDG_STATE_HOME=" + shell_quote(state.string()) + " " + environment);
+    INFO(r.out, r.err);
+    CHECK(r.exit_code == 0);
+    return r.out;
+}
+
 }  // namespace
 
 TEST_SUITE("cli.redaction") {
+    TEST_CASE("doctor shows a tool name that holds a filled value as its ${VAR}") {
+        const auto value = marker("TOOL");
+        const auto report = doctor_report("${TOOL_TOKEN}", "TOOL_TOKEN=" + value);
+        INFO(report);
+        CHECK(report.find("rules[0] \"echo.read_*\" (deny)\n      echo.read_${TOOL_TOKEN} (") !=
+              std::string::npos);
+        CHECK(lower(report).find(lower(value)) == std::string::npos);
+    }
+
+    TEST_CASE("the control: the server does put the value in the tool's name") {
+        const auto value = marker("TOOL");
+        const auto report = doctor_report(value, "");
+        INFO(report);
+        CHECK(report.find("echo.read_" + value) != std::string::npos);
+    }
+
     TEST_CASE("no value filled from a placeholder appears in anything ipybox run emits") {
         check_redacted("");
     }

@@ -24,16 +24,23 @@ std::filesystem::path script() {
 }  // namespace
 
 nlohmann::json far_deadlines() {
-    return {
-        {"connect", 600}, {"request", 600}, {"call", 600}, {"max_request", 600}, {"max_call", 600}};
+    return {{"connect", 600},  {"request", 600},     {"call", 600},
+            {"max_list", 600}, {"max_request", 600}, {"max_call", 600}};
 }
 
 nlohmann::json near_deadlines() {
-    return {{"connect", 10}, {"request", 1}, {"call", 1}, {"max_request", 3}, {"max_call", 3}};
+    return {{"connect", 10}, {"request", 1},     {"call", 1},
+            {"max_list", 3}, {"max_request", 3}, {"max_call", 3}};
 }
 
 nlohmann::json trickle_deadlines() {
-    return {{"connect", 10}, {"request", 2}, {"max_request", 4}};
+    return {{"connect", 10}, {"request", 2}, {"max_list", 3}, {"max_request", 600}};
+}
+
+std::string listing_limit_message(int millis) {
+    return "MCP server 'hostile' did not finish listing its tools within the listing's total "
+           "limit of " +
+           std::to_string(millis) + " ms (tools/list, page 1, 0 tools read so far)";
 }
 
 hostile_connection::hostile_connection(hostile_transport transport, const std::string& mode,

@@ -26,8 +26,10 @@ nlohmann::json far_deadlines();
 // Deadlines a test reaches in about a second: request and call 1 s, totals 3 s.
 nlohmann::json near_deadlines();
 // For answers trickling at 2 bytes a second (a byte every 0.5 s): a 2 s timeout the bytes keep
-// restarting, and a 4 s total limit that ends the request.
+// restarting, and the listing's 3 s total limit (max_list) that ends it; max_request is far.
 nlohmann::json trickle_deadlines();
+// The listing's message when its total limit (max_list) of `millis` ends it.
+std::string listing_limit_message(int millis);
 
 // One hostile server (an HTTP one runs from construction to destruction; a stdio one is started
 // by the pool) registered as "hostile" in a pool of its own.

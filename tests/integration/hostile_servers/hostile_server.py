@@ -18,6 +18,9 @@ tools/list and tools/call get:
     silent-list      tools/list is read and never answered (the connection stays open)
     trickle-list     the correct answer, at 2 bytes a second
     notify-list      notifications every 50 ms, forever, instead of the answer to tools/list
+    notify-trickle-list  the same, each notification written in two halves 0.3 s apart, so
+                     that bytes of a message are always arriving (stdio)
+    slow-list        the correct answer in three pieces 1.2 s apart: slow, but it finishes
     huge-result      tools/call answers with 20 MiB of text
 
 Only the standard library; nothing here is imported by ipybox.
@@ -39,6 +42,8 @@ MODES = {
     "silent-list",
     "trickle-list",
     "notify-list",
+    "notify-trickle-list",
+    "slow-list",
     "huge-result",
 }
 TOOL = {"name": "noop", "description": "Does nothing.", "inputSchema": {"type": "object"}}
@@ -67,7 +72,7 @@ def tool_list_answer(request_id, mode):
         text = '{"tools":[{"name":"noop","inputSchema":{"type":"object","default":%s}}]}' % deep
         # The id after the result, as the TypeScript SDK writes it.
         return b'{"result":' + text.encode() + b',"jsonrpc":"2.0","id":%s}' % encode(request_id)
-    if mode in ("silent-list", "notify-list"):
+    if mode in ("silent-list", "notify-list", "notify-trickle-list"):
         return None
     return answer(request_id, {"tools": [TOOL]})
 
@@ -92,7 +97,8 @@ def respond(message, mode):
         }
         return answer(request_id, result), False, False
     if method == "tools/list":
-        return tool_list_answer(request_id, mode), mode == "trickle-list", mode == "notify-list"
+        notify = mode in ("notify-list", "notify-trickle-list")
+        return tool_list_answer(request_id, mode), mode == "trickle-list", notify
     if method == "tools/call":
         return tool_call_answer(request_id, mode), False, False
     if method == "ping":
@@ -118,6 +124,15 @@ def trickled(data):
         time.sleep(0.5)
 
 
+def in_pieces(data, count, pause):
+    """`data` in `count` pieces, `pause` seconds apart."""
+    size = -(-len(data) // count)
+    for start in range(0, len(data), size):
+        if start:
+            time.sleep(pause)
+        yield data[start : start + size]
+
+
 def serve_stdio(mode):
     out = sys.stdout.buffer
     lock = threading.Lock()
@@ -130,15 +145,20 @@ def serve_stdio(mode):
     def handle(line):
         data, trickle, notify = respond(json.loads(line), mode)
         if notify:
+            halves = 2 if mode == "notify-trickle-list" else 1
             for note in notifications():
-                write(note + b"\n")
+                for piece in in_pieces(note + b"\n", halves, 0.3):
+                    write(piece)
         if data is None:
             return
         if trickle:
-            for piece in trickled(data + b"\n"):
-                write(piece)
+            pieces = trickled(data + b"\n")
+        elif mode == "slow-list" and json.loads(line).get("method") == "tools/list":
+            pieces = in_pieces(data + b"\n", 3, 1.2)
         else:
-            write(data + b"\n")
+            pieces = [data + b"\n"]
+        for piece in pieces:
+            write(piece)
 
     for line in sys.stdin.buffer:
         if line.strip():

@@ -70,15 +70,49 @@ TEST_SUITE("hostile.stdio") {
         CHECK(result.content.at(0)["text"] == "ok");
     }
 
-    TEST_CASE("an answer trickling at 2 bytes a second fails at the total limit") {
+    TEST_CASE("a tool list trickling at 2 bytes a second fails at the listing's own limit") {
+        // max_request is 600 s: only max_list (3 s) can end it in time.
         hostile_connection c(hostile_transport::stdio, "trickle-list", trickle_deadlines());
         const auto message =
             c.failure_of<request_timeout>([&] { return c.pool().list_tools("hostile"); });
-        // The bytes kept restarting the 2 s timeout: only the 4 s total ended it.
+        // The bytes kept restarting the 2 s timeout: only the listing's limit ended it.
+        CHECK_MESSAGE(contains(message, listing_limit_message(3000)), message);
+        CHECK(contains(message,
+                       "raise \"timeouts\": {\"max_list\": <seconds>} in the parameters "
+                       "of MCP server 'hostile'"));
+    }
+
+    TEST_CASE("notifications in pieces, forever, fail the listing at its own limit") {
+        hostile_connection c(
+            hostile_transport::stdio, "notify-trickle-list",
+            {{"connect", 10}, {"request", 10}, {"max_list", 2}, {"max_request", 600}});
+        const auto message =
+            c.failure_of<request_timeout>([&] { return c.pool().list_tools("hostile"); });
+        CHECK_MESSAGE(contains(message, listing_limit_message(2000)), message);
+    }
+
+    TEST_CASE("bytes of notifications are no sign of life for the listing") {
+        // Bytes of some message are always arriving; once each completes it is a notification,
+        // so the 1 s silence ends the listing, long before its 30 s limit.
+        hostile_connection c(
+            hostile_transport::stdio, "notify-trickle-list",
+            {{"connect", 10}, {"request", 1}, {"max_list", 30}, {"max_request", 600}});
+        const auto message =
+            c.failure_of<request_timeout>([&] { return c.pool().list_tools("hostile"); });
         CHECK_MESSAGE(contains(message,
-                               "'tools/list' (request 2) to MCP server 'hostile' got no "
-                               "complete answer within its total limit of 4000 ms"),
+                               "'tools/list' (request 2) to MCP server 'hostile' got no answer "
+                               "within 1000 ms"),
                       message);
+    }
+
+    TEST_CASE("a slow listing that finishes within its limit succeeds (control)") {
+        // Three pieces 1.2 s apart: longer than the 2 s timeout in all, so its bytes count, and
+        // well within the listing's 10 s.
+        hostile_connection c(hostile_transport::stdio, "slow-list",
+                             {{"connect", 10}, {"request", 2}, {"max_list", 10}});
+        const auto tools = c.bounded([&] { return c.pool().list_tools("hostile"); }).get();
+        REQUIRE(tools.size() == 1);
+        CHECK(tools[0].name == "noop");
     }
 
     TEST_CASE("notifications without the answer do not keep tools/list waiting") {

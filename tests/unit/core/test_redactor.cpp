@@ -53,8 +53,28 @@ TEST_SUITE("core.redactor") {
         r.remember("A", "abcdef");
         r.remember("B", "defghi");
         CHECK(r.redact("x abcdefghi y") == "x ${A}${B} y");
-        r.remember("C", "abcd");  // inside A
-        CHECK(r.redact("abcdef") == "${A}${C}");
+        r.remember("C", "abcd");  // inside A: the text is A's value, and names A alone
+        CHECK(r.redact("abcdef") == "${A}");
+        CHECK(r.redact("abcd!") == "${C}!");
+    }
+
+    TEST_CASE(
+        "two values sharing the part before '#': each is named for itself, the part by both") {
+        for (const bool one_first : {true, false}) {
+            redactor r;
+            if (one_first) r.remember("ONE", "abcdefgh#one");
+            r.remember("TWO", "abcdefgh#two");
+            if (!one_first) r.remember("ONE", "abcdefgh#one");
+            // The whole value is the longest match: it names its own variable only.
+            CHECK(r.redact("token abcdefgh#two refused") == "token ${TWO} refused");
+            CHECK(r.redact("token abcdefgh#one refused") == "token ${ONE} refused");
+            CHECK(r.redact("abcdefgh%23two") == "${TWO}");
+            // The shared part alone (a URL cut at '#') could be either: it names both.
+            const auto both = one_first ? "${ONE|TWO}" : "${TWO|ONE}";
+            CHECK(r.redact("GET http://h/abcdefgh") == std::string("GET http://h/") + both);
+            // Each value next to the other: both named, in order, nothing left.
+            CHECK(r.redact("abcdefgh#oneabcdefgh#two") == "${ONE}${TWO}");
+        }
     }
 
     TEST_CASE("values shorter than four characters are left alone (the stated rule)") {

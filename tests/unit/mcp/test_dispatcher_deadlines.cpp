@@ -37,18 +37,27 @@ struct harness {
     }
 };
 
-// Calls note_activity() every 10 ms until stopped: bytes of a message trickling in.
+// Calls note_activity() every 10 ms until stopped: bytes of a message trickling in. With
+// `message_every`, every that many ticks the message completes as a log notification: a peer
+// that trickles notifications instead of the answer.
 struct trickle {
     boost::asio::steady_timer timer;
     std::shared_ptr<dispatcher> d;
+    int message_every = 0;
+    int ticks = 0;
     bool running = true;
-    trickle(boost::asio::io_context& io, std::shared_ptr<dispatcher> target)
-        : timer(io), d(std::move(target)) {
+    trickle(boost::asio::io_context& io, std::shared_ptr<dispatcher> target, int every = 0)
+        : timer(io), d(std::move(target)), message_every(every) {
         tick();
     }
     void tick() {
         if (!running) return;
-        d->note_activity();
+        if (message_every > 0 && ++ticks % message_every == 0) {
+            d->receive(decode(R"({"jsonrpc":"2.0","method":"notifications/message",)"
+                              R"("params":{"level":"info","data":"working"}})"));
+        } else {
+            d->note_activity();
+        }
         timer.expires_after(10ms);
         timer.async_wait([this](const boost::system::error_code& error) {
             if (!error) tick();
@@ -76,6 +85,40 @@ TEST_SUITE("mcp.jsonrpc.dispatcher.deadlines") {
         CHECK(message.find("total limit of 300 ms") != std::string::npos);
         CHECK(h.abandoned.items() == std::vector<std::int64_t>{1});
         CHECK(h.d->pending_requests() == 0);
+    }
+
+    TEST_CASE("bytes that turn out to be notifications do not keep a request alive") {
+        harness h;
+        outcome<json> result;
+        request_options options;
+        options.timeout = 100ms;
+        options.max_duration = 3s;
+        options.activity_resets_timeout = true;
+        h.d->send_request("tools/list", json::object(), options, result.handler());
+        trickle notes(h.io, h.d, 5);  // a notification completes every 50 ms
+        REQUIRE(run_until(h.io, [&] { return result.done(); }));
+        notes.running = false;
+        REQUIRE(result.failed_with<request_timeout>());
+        CHECK_MESSAGE(result.error_message().find("no answer within 100 ms") != std::string::npos,
+                      result.error_message());
+    }
+
+    TEST_CASE("bytes of the answer itself keep a request alive past its timeout (control)") {
+        harness h;
+        outcome<json> result;
+        request_options options;
+        options.timeout = 100ms;
+        options.max_duration = 3s;
+        options.activity_resets_timeout = true;
+        h.d->send_request("tools/list", json::object(), options, result.handler());
+        trickle bytes(h.io, h.d);
+        boost::asio::steady_timer finished(h.io, 400ms);
+        finished.async_wait([&](const boost::system::error_code&) {
+            bytes.running = false;
+            h.d->receive(decode(R"({"jsonrpc":"2.0","id":1,"result":{"tools":[]}})"));
+        });
+        REQUIRE(run_until(h.io, [&] { return result.done(); }));
+        REQUIRE_MESSAGE(!result.error(), result.error_message());
     }
 
     TEST_CASE("without bytes arriving the timeout ends the request before its total limit") {

@@ -291,7 +291,8 @@ TEST_SUITE("mcp.session.client_protocol") {
     TEST_CASE("the pages of one listing share its total limit") {
         client_options options;
         options.request_timeout = 10s;  // no page waits this long
-        options.max_request_duration = 300ms;
+        options.max_list_duration = 300ms;
+        options.max_list_setting = "\"timeouts\": {\"max_list\": seconds}";
         raw_server_fixture f("2025-11-25", options);
         // Each page comes after 50 ms, with yet another cursor.
         f.server->dispatcher->on_request(
@@ -307,8 +308,11 @@ TEST_SUITE("mcp.session.client_protocol") {
         f.client->list_tools(result.handler());
         REQUIRE(run_until(f.io, [&] { return result.done(); }));
         CHECK(result.failed_with<request_timeout>());
-        CHECK(result.error_message().find("'tools/list'") != std::string::npos);
-        CHECK(result.error_message().find("total limit") != std::string::npos);
+        const auto message = result.error_message();
+        CHECK_MESSAGE(message.find("MCP server 'client' did not finish listing its tools within "
+                                   "the listing's total limit of 300 ms (tools/list, page ") == 0,
+                      message);
+        CHECK(message.find("raise \"timeouts\": {\"max_list\": seconds}") != std::string::npos);
     }
 
     TEST_CASE("a cancelled initialize fails at once and closes the session") {

@@ -81,7 +81,7 @@ void mcp_client_pool::refuse_loop_thread(const char* operation) const {
 
 void mcp_client_pool::async_session_for(const std::string& name,
                                         const mcp::jsonrpc::cancellation_token& cancellation,
-                                        session_handler done) {
+                                        session_handler done, bool for_listing) {
     // Every way out goes through the loop, never inside this call (as the sessions do).
     const auto fail = [this, &done](const std::exception_ptr& error) {
         boost::asio::post(io_, [done = std::move(done), error] { done(error, nullptr); });
@@ -117,8 +117,13 @@ void mcp_client_pool::async_session_for(const std::string& name,
                                           options_.inherited_environment, deadlines.close);
             mcp::session::client_options client;
             client.name = name;
-            client.connect_timeout = deadlines.connect;
+            client.connect_timeout =
+                for_listing ? std::min(deadlines.connect, deadlines.max_list) : deadlines.connect;
             client.request_timeout = deadlines.request;
+            client.max_list_duration = deadlines.max_list;
+            client.max_list_setting =
+                "\"timeouts\": {\"max_list\": <seconds>} in the parameters of MCP server '" + name +
+                "'";
             client.max_request_duration = deadlines.max_request;
             client.call_timeout = deadlines.call;
             client.max_call_duration = deadlines.max_call;
@@ -186,16 +191,20 @@ void mcp_client_pool::async_call_tool(const std::string& server, const std::stri
 void mcp_client_pool::async_list_tools(const std::string& server,
                                        const mcp::jsonrpc::cancellation_token& cancellation,
                                        handler<std::vector<mcp::session::tool_descriptor>> done) {
-    async_session_for(server, cancellation,
-                      [cancellation, done = std::move(done)](const std::exception_ptr& error,
-                                                             const session_ptr& session) mutable {
-                          if (error) return done(error, {});
-                          try {
-                              session->list_tools(cancellation, std::move(done));
-                          } catch (...) {
-                              done(std::current_exception(), {});
-                          }
-                      });
+    // The listing's limit counts from here: a server that starts slowly has less left to list.
+    mcp::session::list_options listing{cancellation, std::chrono::steady_clock::now()};
+    async_session_for(
+        server, cancellation,
+        [listing = std::move(listing), done = std::move(done)](const std::exception_ptr& error,
+                                                               const session_ptr& session) mutable {
+            if (error) return done(error, {});
+            try {
+                session->list_tools(std::move(listing), std::move(done));
+            } catch (...) {
+                done(std::current_exception(), {});
+            }
+        },
+        true);
 }
 
 mcp::session::call_tool_result mcp_client_pool::call_tool(const std::string& server,

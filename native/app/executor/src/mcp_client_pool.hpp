@@ -8,7 +8,8 @@
 // later ones). Re-registering a name replaces its parameters and closes its session.
 //
 // Deadlines: every request to a server has them (server_deadlines.hpp: pool-wide defaults from
-// pool_options, per server from its "timeouts" parameter), and an answer that cannot be read
+// pool_options, per server from its "timeouts" parameter; a listing's max_list counts from
+// async_list_tools(), start-up included), and an answer that cannot be read
 // (not UTF-8, nested deeper than 512 levels, over the transports' 16 MiB message limit) fails its
 // request at once with mcp::jsonrpc::unreadable_answer. Tool results are therefore limited to
 // 16 MiB of JSON per answer; a larger one fails with an error naming the limit.
@@ -48,7 +49,8 @@ struct pool_options {
     std::optional<std::map<std::string, std::string>> inherited_environment;
     std::chrono::milliseconds connect_timeout{30000};
     std::chrono::milliseconds call_timeout{600000};
-    // The rest of the defaults (request, max_request, max_call, close); connect and call above.
+    // The rest of the defaults (request, max_list, max_request, max_call, close); connect and
+    // call above.
     server_deadlines deadlines;
 };
 
@@ -114,10 +116,11 @@ class mcp_client_pool {
         std::map<std::string, std::shared_ptr<entry>> entries;
         std::set<std::shared_ptr<mcp::jsonrpc::cancellation_source>> calls;  // in flight
     };
-    // The live session of `name`, started when needed; `done` runs on the loop's thread.
+    // The live session of `name`, started when needed; `done` runs on the loop's thread. A start
+    // `for_listing` has its initialize bounded by max_list as well as connect.
     void async_session_for(const std::string& name,
                            const mcp::jsonrpc::cancellation_token& cancellation,
-                           session_handler done);
+                           session_handler done, bool for_listing = false);
     std::shared_ptr<entry> find(const std::string& name) const;
     void refuse_loop_thread(const char* operation) const;
 

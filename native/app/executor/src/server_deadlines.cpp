@@ -15,9 +15,13 @@ server_deadlines deadlines_for(const nlohmann::json& server_params,
             "server parameter \"timeouts\" must be an object of seconds, e.g. {\"call\": 600}");
     }
     const std::pair<const char*, std::chrono::milliseconds*> fields[] = {
-        {"connect", &deadlines.connect},   {"request", &deadlines.request},
-        {"call", &deadlines.call},         {"max_request", &deadlines.max_request},
-        {"max_call", &deadlines.max_call}, {"close", &deadlines.close}};
+        {"connect", &deadlines.connect},
+        {"request", &deadlines.request},
+        {"call", &deadlines.call},
+        {"max_list", &deadlines.max_list},
+        {"max_request", &deadlines.max_request},
+        {"max_call", &deadlines.max_call},
+        {"close", &deadlines.close}};
     for (const auto& [key, value] : timeouts.items()) {
         std::chrono::milliseconds* target = nullptr;
         for (const auto& [name, field] : fields) {
@@ -26,7 +30,7 @@ server_deadlines deadlines_for(const nlohmann::json& server_params,
         if (target == nullptr) {
             throw std::invalid_argument(
                 "server parameter \"timeouts\" has the unknown key \"" + key.substr(0, 40) +
-                "\" (known: connect, request, call, max_request, max_call, close)");
+                "\" (known: connect, request, call, max_list, max_request, max_call, close)");
         }
         constexpr double week = 7 * 24 * 3600;
         if (!value.is_number() || !(value.get<double>() > 0) || value.get<double>() > week) {

@@ -183,6 +183,7 @@ void dispatcher::handle_response(const request_id& id, std::exception_ptr error,
 void dispatcher::receive(decode_result incoming) {
     const auto& log = impl_->log;
     const auto& name = impl_->options.name;
+    end_transit();
     if (auto* failure = std::get_if<decode_failure>(&incoming)) {
         if (!failure->reply_expected) {  // it looked like an answer to one of our requests
             fail_unreadable_answer(*failure);

@@ -34,7 +34,7 @@ void dispatcher::arm_timer(std::int64_t id) {
     if (!entry.timer) return;
     const auto generation = ++entry.generation;
     auto deadline = clock::time_point::max();
-    if (entry.timeout.count() > 0) deadline = entry.quiet_since + entry.timeout;
+    if (entry.timeout.count() > 0) deadline = impl_->quiet_since(entry) + entry.timeout;
     if (entry.max_duration.count() > 0) {
         deadline = std::min(deadline, entry.started + entry.max_duration);
     }
@@ -47,7 +47,30 @@ void dispatcher::arm_timer(std::int64_t id) {
 }
 
 void dispatcher::note_activity() {
-    impl_->last_activity.store(clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+    const auto now = clock::now().time_since_epoch().count();
+    impl_->last_activity.store(now, std::memory_order_relaxed);
+    auto none = clock::rep{0};
+    impl_->transit_started.compare_exchange_strong(none, now, std::memory_order_relaxed);
+}
+
+clock::time_point dispatcher::impl::quiet_since(const pending& entry) const {
+    const clock::time_point began{clock::duration(transit_started.load(std::memory_order_relaxed))};
+    if (!entry.activity_resets_timeout || began == clock::time_point{}) return entry.quiet_since;
+    // A message that began after the request had been quiet too long cannot save it: that is
+    // how a peer sending one trickled notification after another is still noticed.
+    if (entry.timeout.count() > 0 && began > entry.quiet_since + entry.timeout) {
+        return entry.quiet_since;
+    }
+    const clock::time_point active{clock::duration(last_activity.load(std::memory_order_relaxed))};
+    return std::max(entry.quiet_since, active);
+}
+
+void dispatcher::end_transit() {
+    if (impl_->transit_started.exchange(0, std::memory_order_relaxed) == 0) return;
+    std::lock_guard lock(impl_->mutex);
+    for (const auto& [id, entry] : impl_->outgoing) {
+        if (entry.activity_resets_timeout) arm_timer(id);
+    }
 }
 
 void dispatcher::on_timer(std::int64_t id, std::uint64_t generation) {
@@ -59,13 +82,8 @@ void dispatcher::on_timer(std::int64_t id, std::uint64_t generation) {
         if (found == impl_->outgoing.end() || found->second.generation != generation) return;
         auto& current = found->second;
         const auto now = clock::now();
-        if (current.activity_resets_timeout) {
-            const clock::time_point active{
-                clock::duration(impl_->last_activity.load(std::memory_order_relaxed))};
-            current.quiet_since = std::max(current.quiet_since, active);
-        }
         const bool quiet_too_long =
-            current.timeout.count() > 0 && now >= current.quiet_since + current.timeout;
+            current.timeout.count() > 0 && now >= impl_->quiet_since(current) + current.timeout;
         // The total limit is named only when something kept the request alive up to it.
         total_limit = !quiet_too_long && current.max_duration.count() > 0 &&
                       now >= current.started + current.max_duration;

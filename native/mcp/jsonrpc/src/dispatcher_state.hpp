@@ -63,8 +63,15 @@ struct dispatcher::impl {
     std::map<std::string, notification_handler> notification_handlers;
     std::map<std::int64_t, pending> outgoing;
     std::map<request_id, cancellation_source> incoming;
-    // steady_clock ticks of the last note_activity().
+    // steady_clock ticks of the last note_activity(), and of the first since the last complete
+    // message (zero: no message in transit). See quiet_since().
     std::atomic<std::chrono::steady_clock::rep> last_activity{0};
+    std::atomic<std::chrono::steady_clock::rep> transit_started{0};
+
+    // Since when `entry` counts as quiet: its last real sign of life, or later while bytes of a
+    // message that may be its answer are still arriving (request_options::
+    // activity_resets_timeout). Caller holds the mutex.
+    std::chrono::steady_clock::time_point quiet_since(const pending& entry) const;
 };
 
 }  // namespace ipybox::mcp::jsonrpc

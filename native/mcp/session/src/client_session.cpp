@@ -50,6 +50,7 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
     std::string server;                             // its name, for the errors
     std::chrono::milliseconds timeout{0};
     std::chrono::milliseconds max_duration{0};  // of the whole listing; zero: none
+    std::string max_duration_setting;           // how a user raises it, for its error
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     jsonrpc::cancellation_token cancellation;
     jsonrpc::completion<std::vector<tool_descriptor>> done;
@@ -92,9 +93,34 @@ struct list_tools_operation : std::enable_shared_from_this<list_tools_operation>
         done(error, {});
     }
 
+    // The listing's own total limit, when it is what ended `error`: a page's request_timeout
+    // once the listing's time is spent (each page gets what is left of it). A page's silence
+    // timeout, reached earlier, fails as it is.
+    std::exception_ptr named_limit(const std::exception_ptr& error) const {
+        if (max_duration.count() <= 0 ||
+            std::chrono::steady_clock::now() < started + max_duration) {
+            return error;
+        }
+        try {
+            std::rethrow_exception(error);
+        } catch (const jsonrpc::request_timeout&) {
+        } catch (...) {
+            return error;
+        }
+        return std::make_exception_ptr(jsonrpc::request_timeout(
+            "tools/list", max_duration,
+            "MCP server '" + server + "' did not finish listing its tools within the listing's " +
+                "total limit of " + std::to_string(max_duration.count()) +
+                " ms (tools/list, page " + std::to_string(cursors.size() + 1) + ", " +
+                std::to_string(tools.size()) +
+                " tools read so far); the request was cancelled. If the server really needs "
+                "longer to list its tools, raise " +
+                max_duration_setting));
+    }
+
     void on_page(const std::exception_ptr& error, json result) {
         if (error) {
-            fail(error);
+            fail(named_limit(error));
             return;
         }
         try {
@@ -262,14 +288,16 @@ void client_session::start_initialize(jsonrpc::cancellation_token cancellation,
         });
 }
 
-void client_session::start_list_tools(jsonrpc::cancellation_token cancellation,
+void client_session::start_list_tools(list_options options,
                                       jsonrpc::completion<std::vector<tool_descriptor>> done) {
     auto operation = std::make_shared<list_tools_operation>();
     operation->protocol = state_->protocol;
     operation->server = state_->options.name;
     operation->timeout = state_->options.request_timeout;
-    operation->max_duration = state_->options.max_request_duration;
-    operation->cancellation = std::move(cancellation);
+    operation->max_duration = state_->options.max_list_duration;
+    operation->max_duration_setting = state_->options.max_list_setting;
+    if (options.started) operation->started = *options.started;
+    operation->cancellation = std::move(options.cancellation);
     operation->done = std::move(done);
     require_initialized("tools/list");
     operation->fetch(std::nullopt);

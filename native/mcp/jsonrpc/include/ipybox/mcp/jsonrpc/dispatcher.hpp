@@ -60,9 +60,17 @@ struct request_options {
     std::function<void(const progress_update&)> on_progress;
     // Each progress notification restarts the timeout (for long operations that report).
     bool progress_resets_timeout = false;
-    // Bytes of a message still arriving on the connection restart the timeout (a large answer on
-    // a slow link). The bytes need not belong to this request's answer: the transport cannot
-    // tell before the message is complete, so max_duration is what bounds a chatty peer.
+    // Bytes of a message still arriving on the connection keep the request alive (a large answer
+    // on a slow link). Whose message it is shows only once it is complete, so the credit is
+    // provisional: a message that completes as anything but this request's answer (another
+    // answer, a notification, progress for another request) withdraws it, and the timeout counts
+    // again from the request's last real sign of life (its start, its own progress). A message
+    // that begins after that timeout has passed earns no credit. So a peer that trickles
+    // notifications in pieces does not hold the request beyond its timeout. Where answers to
+    // concurrent requests arrive on separate streams (Streamable HTTP), a message completing on
+    // another stream withdraws the credit of bytes still arriving on this one too: a request
+    // whose own answer trickles for longer than its timeout while other messages complete can
+    // then fail by its timeout (its bytes count again only if they resume before it passes).
     bool activity_resets_timeout = false;
 };
 
@@ -178,6 +186,9 @@ class dispatcher : public std::enable_shared_from_this<dispatcher> {
     void fail_pending(std::int64_t id, std::exception_ptr error, bool notify_peer,
                       const std::string& cancel_reason);
     void arm_timer(std::int64_t id);
+    // A complete message arrived: the bytes in transit were that message's (see
+    // activity_resets_timeout); the timers their credit moved are armed again.
+    void end_transit();
     void abandon(std::int64_t id);
     void send_quietly(message msg);
 

@@ -48,8 +48,12 @@ namespace ipybox::mcp::session {
 // limit that nothing extends: an answer trickling at 2 bytes a second, or a server that reports
 // progress forever, fails when it is reached, with request_timeout naming it.
 //   initialize               connect_timeout, total
-//   tools/list               request_timeout per page; max_request_duration for the whole
-//                            listing, all pages together
+//   tools/list               request_timeout per page; max_list_duration for the whole
+//                            listing, all pages together (and what came before it, when the
+//                            caller says so: list_options::started). Short by default: a
+//                            listing is what a person waits for (registering a server,
+//                            generating its API), and a server that trickles its list or keeps
+//                            it alive with notifications must not hold them for long.
 //   tools/call               call_timeout (default request_timeout); max_call_duration
 //   ping, request()          request_timeout; max_request_duration
 // The session's end is bounded by the transport (stdio: stdin close, SIGTERM, SIGKILL after its
@@ -60,6 +64,10 @@ struct client_options {
     std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);  // initialize
     std::chrono::milliseconds request_timeout = std::chrono::seconds(60);  // default per request
     std::chrono::milliseconds max_request_duration = std::chrono::minutes(10);
+    std::chrono::milliseconds max_list_duration = std::chrono::minutes(1);
+    // How a user raises max_list_duration, named in the error when it is reached, e.g.
+    // "\"timeouts\": {\"max_list\": seconds} in the server's parameters".
+    std::string max_list_setting = "the listing's total limit";
     std::optional<std::chrono::milliseconds> call_timeout;  // nullopt: request_timeout
     std::chrono::milliseconds max_call_duration = std::chrono::hours(1);
     std::string name = "client";  // label for logs, e.g. the server's configured name
@@ -73,6 +81,13 @@ struct server_description {
     implementation_info server_info;
     json capabilities = json::object();
     std::string instructions;
+};
+
+struct list_options {
+    jsonrpc::cancellation_token cancellation;
+    // When the listing began, if before the call (a caller that had to start the session
+    // first): max_list_duration counts from here. nullopt: from the call.
+    std::optional<std::chrono::steady_clock::time_point> started;
 };
 
 struct call_options {
@@ -113,16 +128,21 @@ class client_session : public std::enable_shared_from_this<client_session> {
 
     // All tools, following nextCursor to the end: at most 1,000 pages, 10,000 tools and 64 MiB
     // of their JSON, and a repeated cursor ends it; past a bound the listing fails with
-    // protocol_error. Completes
-    // with std::vector<tool_descriptor>.
+    // protocol_error. Past max_list_duration it fails with request_timeout naming the server,
+    // the limit and max_list_setting. Completes with std::vector<tool_descriptor>.
     template <class Token>
-    auto list_tools(jsonrpc::cancellation_token cancellation, Token&& token) {
+    auto list_tools(list_options options, Token&& token) {
         return jsonrpc::initiate<std::vector<tool_descriptor>>(
             io_, std::forward<Token>(token),
-            [self = shared_from_this(), cancellation = std::move(cancellation)](
+            [self = shared_from_this(), options = std::move(options)](
                 jsonrpc::completion<std::vector<tool_descriptor>> done) mutable {
-                self->start_list_tools(std::move(cancellation), std::move(done));
+                self->start_list_tools(std::move(options), std::move(done));
             });
+    }
+    template <class Token>
+    auto list_tools(jsonrpc::cancellation_token cancellation, Token&& token) {
+        return list_tools(list_options{std::move(cancellation), std::nullopt},
+                          std::forward<Token>(token));
     }
     template <class Token>
     auto list_tools(Token&& token) {
@@ -179,7 +199,7 @@ class client_session : public std::enable_shared_from_this<client_session> {
 
     void start_initialize(jsonrpc::cancellation_token cancellation,
                           jsonrpc::completion<server_description> done);
-    void start_list_tools(jsonrpc::cancellation_token cancellation,
+    void start_list_tools(list_options options,
                           jsonrpc::completion<std::vector<tool_descriptor>> done);
     void start_call_tool(std::string name, json arguments, call_options options,
                          jsonrpc::completion<call_tool_result> done);
