@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import shutil
 
-from ipybox_runtime.gentools import save_gentool  # before saving, which it imports
 from ipybox_runtime import requirements, saving
 from ipybox_runtime.checks import check
+from ipybox_runtime.gentools import save_gentool
 from ipybox_runtime.search import ToolIndex
 from test_saving import SavingTestCase
 

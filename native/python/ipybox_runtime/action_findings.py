@@ -12,6 +12,7 @@ from typing import List, Optional
 
 from . import library, requirements
 from .files import read_text
+from .scaffold import render, template_dir
 from .search_index import mcptools_imports
 
 
@@ -58,13 +59,11 @@ def _raises_not_implemented(function: Optional[ast.FunctionDef]) -> bool:
 
 
 def _scaffold_lines(location: library.ActionLocation, file_name: str, text: str) -> List[str]:
-    from . import gentools  # gentools imports checks (through saving)
-
     try:
-        template = (gentools.template_dir() / "category" / "action" / file_name).read_text()
+        template = (template_dir() / "category" / "action" / file_name).read_text()
     except OSError:
         return []
-    rendered = gentools._render(template, location.category, location.name)
+    rendered = render(template, location.category, location.name)
     present = {line.strip() for line in text.splitlines()}
     return [
         line.strip() for line in rendered.splitlines() if "TODO" in line and line.strip() in present

@@ -15,16 +15,18 @@ import pathlib
 import pprint
 from typing import Dict
 
-from . import checks, gentools, library, requirements
+from . import checks, library, requirements
+from .creating import new_gentool
 from .files import read_text
+from .scaffold import ACTION_FILE_NAMES, ACTION_FILES, check_name, render, template_dir
 
 __all__ = ["save_gentool"]
 
 
 def render_init(category: str, name: str, requires: Dict[str, object]) -> str:
     """The action's ``__init__.py`` from the scaffold, with ``requires`` filled in."""
-    template = gentools.template_dir() / gentools._ACTION_FILES[0][0]
-    text = gentools._render(template.read_text(encoding="utf-8"), category, name)
+    template = template_dir() / ACTION_FILES[0][0]
+    text = render(template.read_text(encoding="utf-8"), category, name)
     literal = pprint.pformat(requires, width=96, sort_dicts=True)
     return text.replace("REQUIRES: dict = {}", f"REQUIRES: dict = {literal}", 1)
 
@@ -41,8 +43,8 @@ def save_gentool(
     Raises ``FileNotFoundError`` (no draft), ``checks.CheckFailedError`` naming each finding
     (nothing is copied), ``FileExistsError``, ``PermissionError`` or ``ApprovalRejectedError``.
     """
-    gentools._check_name("category", category)
-    gentools._check_name("name", name)
+    check_name("category", category)
+    check_name("name", name)
     if scope not in ("project", "user"):
         raise ValueError(f"scope must be 'project' or 'user', not {scope!r}")
     base = library.workspace_path()
@@ -63,5 +65,5 @@ def save_gentool(
         raise checks.CheckFailedError(f"not saved, the check failed:\n{report}")
     if scope == "project":
         return draft
-    files = {file_name: read_text(draft / file_name) for file_name in gentools.ACTION_FILE_NAMES}
-    return gentools.new_gentool(category, name, scope="user", files=files, overwrite=overwrite)
+    files = {file_name: read_text(draft / file_name) for file_name in ACTION_FILE_NAMES}
+    return new_gentool(category, name, scope="user", files=files, overwrite=overwrite)

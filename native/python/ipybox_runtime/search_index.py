@@ -18,6 +18,7 @@ from typing import Dict, Iterable, List, Optional, Set
 
 from .files import read_text
 from .generated_reader import ModuleOutline, outline_from_ast, read_generated
+from .requirements import recorded
 
 # How much more a word counts in a tool's name, and in its one-line summary, than in the rest.
 NAME_WEIGHT = 3
@@ -239,8 +240,6 @@ def describe_action(directory: pathlib.Path, module: str, origin: str) -> ToolDo
         rest.extend(arg.arg for arg in run.args.args)
     calls = mcptools_imports(tree) | mcptools_imports(_parse(directory / "impl.py"))
     terms = _weighted(f"{name} {category}", summary, rest)
-    from .requirements import recorded  # requirements imports library, which imports nothing here
-
     return ToolDocument(
         module,
         "gentool",

@@ -187,7 +187,7 @@ kernel::kernel_session& code_executor::impl::session() {
         roots += (roots.empty() ? "" : ":") + root.string();
     }
     launch.environment["IPYBOX_LIBRARY_ROOTS"] = roots;
-    // new_gentool(scope="user") asks the tool server to write (ipybox_runtime.gentools).
+    // new_gentool(scope="user") asks the tool server to write (ipybox_runtime.creating).
     if (library_writer) {
         launch.environment["IPYBOX_LIBRARY_SAVE"] = "host";
     } else {
@@ -238,7 +238,7 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
         process::filter_environment(options.host_environment, process::default_allowlist());
     context.visible = {options.runtime_directory, tool_server->socket_path().parent_path(),
                        python.parent_path().parent_path()};  // the interpreter's prefix
-    // The gentools scaffold new_gentool() copies, where ipybox_runtime.gentools looks for it:
+    // The gentools scaffold new_gentool() copies, where ipybox_runtime.scaffold looks for it:
     // next to the runtime when installed (share/ipybox), at the root of a source checkout.
     for (const auto& base : {options.runtime_directory.parent_path(),
                              options.runtime_directory.parent_path().parent_path()}) {
