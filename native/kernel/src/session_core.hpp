@@ -167,6 +167,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
     // Ends `old` (end_now) on the pool, then old_kernel_ended() on the strand: the reset goes on.
     void end_for_reset(std::shared_ptr<kernel_instance> old);
     void old_kernel_ended();
+    bool usable_spare(const kernel_instance& kernel) const;
     void fail_head(const std::exception_ptr& failure);
     void stop_now();
     // Posts `handler` to the strand; while stopping, keeps `kernel` for stop() instead.

@@ -36,6 +36,9 @@ std::shared_ptr<kernel_instance> session_core::start_kernel(bool spare) const {
         kernel = templates_->start_cold_after(e.what());
         kernel->wait_ready(clock::now() + options_.start_timeout);
     }
+    core::logger("kernel")->debug("kernel {} ready ({}, {})", kernel->pid(),
+                                  kernel->forked() ? "forked" : "cold",
+                                  spare ? "spare" : "for now");
     return kernel;
 }
 
@@ -69,10 +72,7 @@ bool session_core::acquire_kernel() {
         spares_.pop_front();
         // A spare forked before a package was installed would not see it: replaced too. So is
         // one another process stopped or signalled (a sibling in the template's sandbox).
-        if (const auto trouble = spare->signalled(); !trouble.empty() && spare->alive()) {
-            core::logger("kernel")->warn("the spare kernel {} is not used: {}", spare->pid(),
-                                         trouble);
-        } else if (spare->alive() && !spare->outdated()) {
+        if (usable_spare(*spare)) {
             use_as_current(std::move(spare));
             start_spare();
             publish_spares();
@@ -132,19 +132,35 @@ void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
     if (failure) {
         core::logger("kernel")->warn("the spare kernel failed to start: {}", message_of(failure));
     }
+    // A spare forked just before a package was installed (or signalled since) arrives out of
+    // date: it is no spare, and kept as one it would stop a fresh one from starting, so the head
+    // after the next reset would start cold.
+    if (kernel && !usable_spare(*kernel)) {
+        retire(std::move(kernel));
+        kernel.reset();
+    }
     if (!waiting_for_spare_) {
         if (kernel) spares_.push_back(std::move(kernel));
-        return keep_spares(spare_target_);  // one more than kept, had calm come meanwhile
+        keep_spares(spare_target_);   // one more than kept, had calm come meanwhile
+        if (!failure) start_spare();  // the one given up above, replaced
+        return;
     }
     waiting_for_spare_ = false;
-    if (!kernel || !kernel->alive() || kernel->outdated() || !kernel->signalled().empty()) {
-        retire(std::move(kernel));
-        return start_job(false);
-    }
+    if (!kernel) return start_job(false);
     use_as_current(std::move(kernel));
     state_ = session_state::idle;
     pump();
     start_spare();
+}
+
+// Alive, of the current packages and sandbox, and not signalled by another process.
+bool session_core::usable_spare(const kernel_instance& kernel) const {
+    if (!kernel.alive() || kernel.outdated()) return false;
+    if (const auto trouble = kernel.signalled(); !trouble.empty()) {
+        core::logger("kernel")->warn("the spare kernel {} is not used: {}", kernel.pid(), trouble);
+        return false;
+    }
+    return true;
 }
 
 // Starts spares until there are as many, ready or starting, as the session keeps.
