@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <csignal>
+#include <future>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/executor/mcp_runtime.hpp"
 #include "ipybox/workspace/bounded_read.hpp"
 
 namespace ipybox::cli {
@@ -25,32 +29,48 @@ std::optional<std::string> read_file(const std::string& path) {
 }
 
 // Ctrl-C cancels the running code (the kernel lives in its own session and never sees the
-// terminal's SIGINT); a second Ctrl-C exits.
+// terminal's SIGINT); a second Ctrl-C exits. SIGINT is taken on the executor's loop (a
+// signal_set), where cancel() may be called: it waits for nothing.
 class interrupt_forwarder {
   public:
-    explicit interrupt_forwarder(code_executor& executor) {
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        pthread_sigmask(SIG_BLOCK, &set, nullptr);
-        thread_ = std::thread([&executor, set] {
-            int count = 0;
-            while (true) {
-                int received = 0;
-                if (sigwait(&set, &received) != 0) return;
-                if (received != SIGINT) continue;
-                if (++count > 1) std::_Exit(130);
-                std::cerr << "\nipybox: interrupting (press Ctrl-C again to quit)" << std::endl;
-                executor.cancel();
-            }
+    interrupt_forwarder(boost::asio::io_context& loop, code_executor& executor)
+        : state_(std::make_shared<state>(loop, executor)) {
+        state::arm(state_);
+    }
+    // The signal_set is the loop's: it is cancelled there, and no handler touches the executor
+    // once this returns (it runs on another thread than the loop).
+    ~interrupt_forwarder() {
+        std::promise<void> done;
+        boost::asio::post(state_->signals.get_executor(), [this, &done] {
+            state_->executor = nullptr;
+            boost::system::error_code ignored;
+            state_->signals.cancel(ignored);
+            done.set_value();
         });
-        thread_.detach();
+        done.get_future().wait();
     }
     interrupt_forwarder(const interrupt_forwarder&) = delete;
     interrupt_forwarder& operator=(const interrupt_forwarder&) = delete;
 
   private:
-    std::thread thread_;
+    struct state {
+        state(boost::asio::io_context& loop, code_executor& e)
+            : signals(loop, SIGINT), executor(&e) {}
+        boost::asio::signal_set signals;
+        code_executor* executor;  // null once the forwarder is gone; on the loop
+        int count = 0;
+
+        static void arm(const std::shared_ptr<state>& self) {
+            self->signals.async_wait([self](const boost::system::error_code& error, int) {
+                if (error || self->executor == nullptr) return;
+                if (++self->count > 1) std::_Exit(130);
+                std::cerr << "\nipybox: interrupting (press Ctrl-C again to quit)" << std::endl;
+                self->executor->cancel();
+                arm(self);
+            });
+        }
+    };
+    std::shared_ptr<state> state_;
 };
 
 // Asks on stdin: the request's question (approval_request::question(): a fixed layout that no
@@ -165,8 +185,11 @@ int run_run(const run_options& options, const process::environment_map& environm
             return exit_start_failed;
         }
     }
+    // The executor's loop, ours so that SIGINT joins it (declared first: it outlives both).
+    app::mcp_runtime runtime;
+    executor_config.io_context = &runtime.io();
     code_executor executor(std::move(executor_config));
-    interrupt_forwarder forward_interrupts(executor);
+    interrupt_forwarder forward_interrupts(runtime.io(), executor);
     if (options.generate) {
         for (const auto& [name, params] : collect_servers(options.servers)) {
             try {

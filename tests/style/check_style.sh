@@ -2,7 +2,8 @@
 # The house style, checked: `check_style.sh cxx` runs clang-format over every C++ file the project
 # tracks and fails on any difference; `check_style.sh python` runs black --check and flake8 over
 # the project's own Python (settings in pyproject.toml and .flake8); `check_style.sh test-names`
-# fails on a doctest name ctest cannot run. Generated golden modules are the generator's output
+# fails on a doctest name ctest cannot run; `check_style.sh one-runtime` fails on std::async or a
+# detached thread in native/. Generated golden modules are the generator's output
 # and are left out. A missing tool fails the test; it never skips.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,8 +39,27 @@ test-names)
     fi
     echo "test names: none of ${#files[@]} files has a ';' in a test name"
     ;;
+one-runtime)
+    # STYLE.md rule 12: one Asio loop carries the work; signals and timers join it. A detached
+    # thread or std::async in native/ is work beside that loop, with nobody to stop or join it.
+    # Allowed only in the files listed here, each with its reason (none so far).
+    allowed=()
+    mapfile -t files < <(tracked 'native/*.cpp' 'native/*.hpp' | grep -E '\.(cpp|hpp)$')
+    found=""
+    for file in "${files[@]}"; do
+        [[ " ${allowed[*]} " == *" $file "* ]] && continue
+        hits=$(grep -nHE 'std::async|\.detach\(\)' "$file" | grep -vE '^[^:]+:[0-9]+:\s*//' || true)
+        if [[ -n "$hits" ]]; then found+="$hits"$'\n'; fi
+    done
+    if [[ -n "$found" ]]; then
+        echo "$found" >&2
+        echo "std::async or a detached thread in native/: put the work on the loop (STYLE.md 12)" >&2
+        exit 1
+    fi
+    echo "one runtime: no std::async or detached thread in ${#files[@]} files of native/"
+    ;;
 *)
-    echo "usage: check_style.sh cxx|python|test-names" >&2
+    echo "usage: check_style.sh cxx|python|test-names|one-runtime" >&2
     exit 2
     ;;
 esac

@@ -77,6 +77,15 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
     asio::posix::stream_descriptor ready;  // the epoll set's descriptor
     asio::steady_timer timer;
     bool waiting_ready = false;  // on the strand
+    // The timers of call_after() still pending, for the destructor to cancel (on the strand).
+    std::vector<std::weak_ptr<asio::steady_timer>> later;
+
+    void cancel_later() {
+        for (const auto& entry : later) {
+            if (auto pending = entry.lock()) pending->cancel();
+        }
+        later.clear();
+    }
 
     static zmtp_limits limits(std::size_t bytes, const connection_options& o) {
         return {bytes, o.max_message_frames};
@@ -335,6 +344,7 @@ kernel_connection::~kernel_connection() {
         impl_->own_thread.join();
         // The waits still queued hold the state: end them here, so that it goes with impl_.
         impl_->timer.cancel();
+        impl_->cancel_later();
         boost::system::error_code ignored;
         impl_->ready.close(ignored);
         impl_->own_io->restart();
@@ -345,6 +355,7 @@ kernel_connection::~kernel_connection() {
     // (sockets, the epoll set) with them.
     asio::post(impl_->strand, [state = impl_] {
         state->timer.cancel();
+        state->cancel_later();
         boost::system::error_code ignored;
         state->ready.close(ignored);
     });
@@ -364,6 +375,27 @@ void kernel_connection::watch_fd(int fd, std::function<void()> on_readable) {
     std::lock_guard lock(impl_->queue_mutex);
     impl_->new_watches.emplace_back(fd, std::move(on_readable));
     impl_->wake();
+}
+
+void kernel_connection::call_after(std::chrono::milliseconds delay, std::function<void()> handler) {
+    asio::post(impl_->strand, [state = impl_, delay, handler = std::move(handler)]() mutable {
+        {
+            std::lock_guard lock(state->step_mutex);
+            if (state->stopped) return;  // the destructor has run or is running
+        }
+        auto pending = std::make_shared<asio::steady_timer>(state->strand, delay);
+        state->later.erase(std::remove_if(state->later.begin(), state->later.end(),
+                                          [](const auto& entry) { return entry.expired(); }),
+                           state->later.end());
+        state->later.push_back(pending);
+        pending->async_wait(
+            [state, pending, handler = std::move(handler)](const boost::system::error_code& error) {
+                if (error) return;
+                // Under step_mutex, as a pass's handlers: none runs once the destructor returned.
+                std::lock_guard lock(state->step_mutex);
+                if (!state->stopped) handler();
+            });
+    });
 }
 
 const std::string& kernel_connection::session_id() const {

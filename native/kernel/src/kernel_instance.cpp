@@ -3,7 +3,6 @@
 #include <condition_variable>
 #include <csignal>
 #include <fstream>
-#include <future>
 #include <map>
 #include <mutex>
 #include <set>

@@ -109,11 +109,24 @@ void kernel_instance::impl::on_heartbeat_lost() {
     }
     log->warn("kernel {} {}", child->pid(), hung_reason);
     child->signal_group(SIGKILL);
-    if (tree) {
-        ending_tree = std::async(std::launch::async, [this] {
-            std::lock_guard tree_lock(tree_mutex);
-            tree->kill_all();
-        });
+    end_tree_in_rounds(tree_kill_rounds);
+}
+
+void kernel_instance::impl::end_tree_in_rounds(int rounds_left) {
+    if (!tree) return;
+    int signalled = 0;
+    {
+        // Held elsewhere only by end_descendants(), which ends the whole tree itself: never
+        // wait for it on the loop.
+        std::unique_lock tree_lock(tree_mutex, std::try_to_lock);
+        if (!tree_lock.owns_lock()) return;
+        signalled = tree->kill_members_once();
+    }
+    // What lingers (exiting, or forked between the listing and the signal) gets another round
+    // once the loop comes back to it, never a wait here.
+    if (signalled > 0 && rounds_left > 1) {
+        connection->call_after(tree_kill_round_interval,
+                               [this, rounds_left] { end_tree_in_rounds(rounds_left - 1); });
     }
 }
 

@@ -5,9 +5,9 @@
 //
 // Thread-safety: the handlers run on the connection's loop; every field below `mutex` is
 // guarded by it.
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -52,10 +52,6 @@ struct kernel_instance::impl {
     // Declared before the child: the tree is ended after the kernel itself.
     std::unique_ptr<process::containment> tree;
     std::mutex tree_mutex;
-    // Ending the tree after a lost heartbeat: it may wait for processes that linger (seconds),
-    // so it runs on a thread of its own, never on the loop that called the handler. Declared
-    // after the tree, so that it is waited for before the tree goes.
-    std::future<void> ending_tree;
     // Declared before the connection: the connection (which watches the child's pidfd) must be
     // destroyed first.
     std::unique_ptr<process::child_process> child;
@@ -74,6 +70,12 @@ struct kernel_instance::impl {
     // wedged. Like a timeout that an interrupt cannot end, only a new kernel helps: this one is
     // stopped, and its death reports why.
     void on_heartbeat_lost();
+    // After a lost heartbeat: SIGKILL to the tree, again every tree_kill_round_interval on the
+    // connection's loop (call_after) while processes are found, at most `rounds_left` times.
+    // The kill_all() of the containment's destructor stays the last word.
+    void end_tree_in_rounds(int rounds_left);
+    static constexpr int tree_kill_rounds = 200;
+    static constexpr std::chrono::milliseconds tree_kill_round_interval{10};
     void on_exit();
     void request_kernel_info();
     std::string describe_start_failure(const std::string& what, bool exited) const;

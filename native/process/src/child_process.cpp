@@ -161,6 +161,7 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     request.descriptors = {{0, stdin_fd}, {1, output.write.get()}, {2, output.write.get()}};
     request.limits = options.limits;
     request.cgroup_procs = options.cgroup_procs;
+    request.interfaces = options.interfaces;
     auto spawned = process::spawn(request);
     self->pid_ = spawned.pid;
     self->pidfd_ = std::move(spawned.pidfd);

@@ -341,6 +341,12 @@ int containment::kill_all() {
     return signalled;
 }
 
+int containment::kill_members_once() {
+    int signalled = 0;
+    for (const int pid : members()) signalled += ::kill(pid, SIGKILL) == 0 ? 1 : 0;
+    return signalled;
+}
+
 std::vector<int> containment::members() const {
     std::vector<int> out;
     int pids[1024];

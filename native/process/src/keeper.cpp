@@ -1,16 +1,15 @@
 #include "keeper.hpp"
 
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <ctime>
 
+#include "ipybox/process/detail/descriptor_sweep.hpp"
 #include "ipybox/process/spawn.hpp"
 #include "tree_kill.hpp"
 
@@ -71,7 +70,7 @@ void apply_line(registry& state, char* line) {
         for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
     }
     if (::dup2(input, 3) < 0) ::_exit(1);
-    ::syscall(SYS_close_range, 4, ~0U, 0);
+    detail::sweep_descriptors_from(4, detail::sweep_action::close, true);
 
     static registry state;  // zero-initialised; static so that it is not on the stack
     char buffer[4096];

@@ -1,7 +1,6 @@
 #include "ipybox/process/spawn.hpp"
 
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -11,6 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "ipybox/process/detail/descriptor_sweep.hpp"
 
 namespace ipybox::process {
 namespace {
@@ -65,20 +66,6 @@ struct exec_image {
     ::_exit(127);
 }
 
-void mark_all_cloexec_from(int first) {
-    if (::syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
-    // Kernels before 5.11: every possible descriptor, one by one.
-    rlimit limit{};
-    rlim_t last = 65536;
-    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-        last = std::min<rlim_t>(limit.rlim_cur, 1 << 20);
-    }
-    for (int fd = first; static_cast<rlim_t>(fd) < last; ++fd) {
-        const int flags = ::fcntl(fd, F_GETFD);
-        if (flags >= 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-    }
-}
-
 bool apply_limit(int resource, const std::optional<std::uint64_t>& value) {
     if (!value) return true;
     const rlimit limit{static_cast<rlim_t>(*value), static_cast<rlim_t>(*value)};
@@ -99,8 +86,21 @@ bool apply_limit(int resource, const std::optional<std::uint64_t>& value) {
     }
     ::setsid();
 
+    // First the control groups, through descriptors no dup2 below has yet replaced: nothing the
+    // child does afterwards happens outside them.
     for (const int procs : request.cgroup_procs) {
         if (::write(procs, "0", 1) != 1) fail_in_child(report_fd, child_step::cgroup);
+    }
+    // Then the descriptors, before any limit: a lower RLIMIT_NOFILE would not close one of ours
+    // numbered above it, and would hide it from a sweep that counts up to the limit. The
+    // handed-over ones were copied above every target number (close-on-exec), so the dup2 calls
+    // cannot overwrite one another's source; dup2 clears the flag on exactly the targets.
+    detail::sweep_descriptors_from(3, detail::sweep_action::mark_close_on_exec,
+                                   request.interfaces.close_range);
+    for (const auto& handover : moved) {
+        if (::dup2(handover.parent_fd, handover.child_fd) < 0) {
+            fail_in_child(report_fd, child_step::descriptors);
+        }
     }
     const auto& limits = request.limits;
     if (!apply_limit(RLIMIT_AS, limits.address_space_bytes) ||
@@ -111,16 +111,6 @@ bool apply_limit(int resource, const std::optional<std::uint64_t>& value) {
         fail_in_child(report_fd, child_step::limits);
     }
     if (::chdir(directory) != 0) fail_in_child(report_fd, child_step::directory);
-
-    // The handed-over descriptors were copied above every target number (close-on-exec), so
-    // the dup2 calls below cannot overwrite one another's source. Then every descriptor from 3
-    // up is marked close-on-exec; dup2 clears the flag on exactly the targets.
-    mark_all_cloexec_from(3);
-    for (const auto& handover : moved) {
-        if (::dup2(handover.parent_fd, handover.child_fd) < 0) {
-            fail_in_child(report_fd, child_step::descriptors);
-        }
-    }
     ::execve(image.argv[0], image.argv.data(), image.envp.data());
     fail_in_child(report_fd, child_step::exec);
 }
@@ -168,7 +158,8 @@ spawned_process spawn(const spawn_request& request) {
     for (const auto& d : request.descriptors) {
         const int copy = ::fcntl(d.parent_fd, F_DUPFD_CLOEXEC, highest_target + 1);
         if (copy < 0) {
-            throw fail("descriptor " + std::to_string(d.parent_fd) + ": " + std::strerror(errno));
+            throw fail(std::string(describe_step(child_step::descriptors)) + " (descriptor " +
+                       std::to_string(d.parent_fd) + ": " + std::strerror(errno) + ")");
         }
         copies.emplace_back(copy);
         moved.push_back({d.child_fd, copy});
@@ -199,7 +190,9 @@ spawned_process spawn(const spawn_request& request) {
     }
     spawned_process spawned;
     spawned.pid = pid;
-    spawned.pidfd = unique_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    if (request.interfaces.pidfd) {
+        spawned.pidfd = unique_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    }
     return spawned;
 }
 

@@ -2,12 +2,16 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "test_paths.hpp"
 
@@ -73,6 +77,66 @@ command_result run_ipybox_on_terminal(const std::string& arguments, const std::s
     REQUIRE(::write(terminal, typed.data(), typed.size()) == static_cast<ssize_t>(typed.size()));
     auto result = run_with_stdin(arguments, device, environment);
     ::close(terminal);
+    return result;
+}
+
+background_ipybox::background_ipybox(const std::string& arguments)
+    : directory_(fresh_directory("cli-background").string()) {
+    const std::string command = "exec " + shell_quote(ipybox_executable().string()) + " " +
+                                arguments + " < /dev/null > stdout 2> stderr";
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+        // As from a shell: SIGINT neither blocked nor ignored, whatever the test runner does.
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::signal(SIGINT, SIG_DFL);
+        if (::chdir(directory_.c_str()) != 0) ::_exit(127);
+        ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+}
+
+background_ipybox::~background_ipybox() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+}
+
+bool background_ipybox::wait_for_output(const std::string& text) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (slurp(std::filesystem::path(directory_) / "stdout").find(text) != std::string::npos) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+}
+
+void background_ipybox::send_signal(int number) {
+    REQUIRE(pid_ > 0);
+    ::kill(pid_, number);
+}
+
+command_result background_ipybox::finish() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    int status = 0;
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, &status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+    command_result result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = slurp(std::filesystem::path(directory_) / "stdout");
+    result.err = slurp(std::filesystem::path(directory_) / "stderr");
     return result;
 }
 

@@ -179,10 +179,14 @@ TEST_SUITE("kernel.containment") {
         CHECK(executor.execute("print(kept)").text == "yes");
     }
 
-    TEST_CASE("a stopped kernel (SIGSTOP) is found hung by its heartbeat and replaced") {
+    TEST_CASE(
+        "a stopped kernel (SIGSTOP) is found hung by its heartbeat, ended with its tree "
+        "and replaced") {
         auto options = executor_options_for("hung");
         code_executor executor(options);
         executor.execute("x = 1");
+        const int escaped = start_escaping_child(executor, options.workspace / "pid");
+        REQUIRE(escaped > 0);
         auto stream = executor.stream("import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)");
         try {
             while (stream.next()) {
@@ -192,6 +196,7 @@ TEST_SUITE("kernel.containment") {
             CHECK(error.error_kind() == code_execution_error::kind::kernel_died);
             CHECK(std::string(error.what()).find("stopped answering") != std::string::npos);
         }
+        CHECK(eventually_gone(escaped));  // before anything else runs
         CHECK(executor.execute("print('fresh')").text == "fresh");
     }
 

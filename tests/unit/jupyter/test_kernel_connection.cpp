@@ -190,6 +190,21 @@ TEST_SUITE("jupyter.kernel_connection") {
         ::close(fds[1]);
     }
 
+    TEST_CASE("call_after runs its handler on the loop once, and never after the destructor") {
+        fake_kernel kernel;
+        received got;
+        std::atomic<int> calls{0};
+        auto connection = std::make_unique<kernel_connection>(
+            kernel.info, "session", recording(got), connection_options{0ms, 3});
+        connection->call_after(1ms, [&] { ++calls; });
+        for (int i = 0; i < 500 && calls == 0; ++i) std::this_thread::sleep_for(10ms);
+        CHECK(calls == 1);
+        connection->call_after(200ms, [&] { ++calls; });
+        connection.reset();
+        std::this_thread::sleep_for(400ms);
+        CHECK(calls == 1);
+    }
+
     TEST_CASE("reports a lost heartbeat when nothing answers the pings") {
         fake_kernel kernel;  // binds no heartbeat socket
         received got;

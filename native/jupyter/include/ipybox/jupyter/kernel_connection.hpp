@@ -10,8 +10,8 @@
 // ipybox at most one message of each channel's limit at a time. Such a drop is logged, counted
 // and reported through on_dropped.
 //
-// Thread-safety: send() and watch_fd() may be called from any thread. Handlers run on the
-// io_context (on a strand of it), one at a time; they must return quickly, must not block on
+// Thread-safety: send(), watch_fd() and call_after() may be called from any thread. Handlers run on
+// the io_context (on a strand of it), one at a time; they must return quickly, must not block on
 // other work of the same io_context and must not call the destructor.
 // Ownership: the connection owns its sockets. The destructor may be called from any thread but
 // a handler's: once it returns no handler runs any more. With a thread of its own, the thread is
@@ -79,6 +79,9 @@ class kernel_connection {
     // Watches a file descriptor (for example a pidfd) and calls `on_readable` like a handler
     // once it becomes readable; then stops watching it. The caller keeps the fd open.
     void watch_fd(int fd, std::function<void()> on_readable);
+    // Calls `handler` like a handler, on the connection's loop, once `delay` has passed: a timer
+    // of the loop, for work that comes back later instead of waiting. Never after the destructor.
+    void call_after(std::chrono::milliseconds delay, std::function<void()> handler);
 
     const std::string& session_id() const;
     // Messages dropped: a bad signature, malformed frames, or over the size limits.

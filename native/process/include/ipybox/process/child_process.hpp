@@ -48,6 +48,7 @@ struct spawn_options {
     // The loop that reads the child's output (it must outlive the child_process); null: a
     // thread of the child_process's own.
     boost::asio::io_context* io = nullptr;
+    kernel_interfaces interfaces;  // see spawn_request: for tests of older kernels' paths
 };
 
 // A process started for us by another one (a kernel forked by the kernel template), whose exit

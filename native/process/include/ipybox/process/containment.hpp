@@ -90,6 +90,9 @@ class containment {
     // SIGKILL to every process of the tree, repeated until none is left (or 2 s). Returns how
     // many processes were signalled.
     int kill_all();
+    // One round of kill_all, without waiting: SIGKILL to every process of the tree found now.
+    // Returns how many were signalled (0: none was left). For a loop that repeats it on a timer.
+    int kill_members_once();
     // Processes of the tree still alive (for tests and doctor).
     std::vector<int> members() const;
     // A limit the tree ran into since the last call (memory: an OOM kill; processes: a refused

@@ -6,17 +6,19 @@
 //   - its descriptors: 0, 1 and 2 plus the ones in `descriptors`, each at the number asked for;
 //     every other descriptor of ours is closed at exec, whatever its close-on-exec flag (Asio
 //     and ZeroMQ create some without it): in the child, everything at 3 and above is marked
-//     close-on-exec with close_range(2) before the handed-over ones are put in place;
+//     close-on-exec (detail/descriptor_sweep.hpp) before the handed-over ones are put in place;
 //   - its own session and process group (setsid), so that signals reach it and all it starts;
 //   - default signal dispositions and an empty signal mask (ours blocks SIGINT to forward it);
-//   - its resource limits (setrlimit) and its control groups (it writes its own pid into each
-//     `cgroup_procs` descriptor before exec, so that nothing it runs escapes the group), both
+//   - its control groups (it writes its own pid into each `cgroup_procs` descriptor before
+//     exec, so that nothing it runs escapes the group) and its resource limits (setrlimit),
 //     applied before the program starts.
 //
-// Everything between fork and exec is async-signal-safe: the strings are prepared first.
-// A failure in the child before exec (no such file, chdir, a limit, joining a cgroup) is reported
-// through a close-on-exec pipe and thrown as process_error naming the step and the executable;
-// the child is then already reaped.
+// The child's steps, in order: join the control groups, sweep and hand over the descriptors,
+// apply the limits (after the sweep: RLIMIT_NOFILE must not hide a descriptor from it), enter
+// the working directory, exec. Everything between fork and exec is async-signal-safe: the
+// strings are prepared first. A failure at any step is reported through a close-on-exec pipe
+// and thrown as process_error naming the step and the executable; the child is then already
+// reaped, and every descriptor spawn() opened is closed.
 #include <sys/types.h>
 
 #include <chrono>
@@ -52,6 +54,15 @@ struct process_rlimits {
     std::optional<std::uint64_t> cpu_seconds;          // RLIMIT_CPU
 };
 
+// Newer kernel interfaces spawn uses where the kernel has them. Turned off, spawn takes the path
+// it takes on a kernel without them: only tests turn them off, to run those paths on any kernel.
+// (A field rather than an environment variable: modules take configuration as structs, and the
+// tests then exercise the very binary that ships.)
+struct kernel_interfaces {
+    bool close_range = true;  // Linux 5.11; without: /proc/self/fd is listed (descriptor_sweep)
+    bool pidfd = true;        // Linux 5.3; without: no pidfd, an exit is learned by waitpid
+};
+
 struct spawn_request {
     std::filesystem::path executable;  // a path; no PATH search (see find_executable)
     std::vector<std::string> arguments;
@@ -61,6 +72,7 @@ struct spawn_request {
     std::vector<descriptor_handover> descriptors;
     process_rlimits limits;
     std::vector<int> cgroup_procs;  // open cgroup.procs files the child joins before exec
+    kernel_interfaces interfaces;
 };
 
 struct spawned_process {
