@@ -9,6 +9,8 @@
 #include "ipybox/process/containment.hpp"
 #include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
+#include "ipybox/workspace/dotenv.hpp"
+#include "ipybox/workspace/secret_strength.hpp"
 #include "python_install_hints.hpp"
 
 namespace ipybox::cli {
@@ -20,7 +22,8 @@ void print_row(const std::string& what, const std::string& value) {
 }
 
 // The optional sandbox (--sandbox): srt and, on Linux, the programs it runs.
-void report_sandbox(const process::environment_map& environment, std::vector<std::string>& notes) {
+void report_sandbox(const process::environment_map& environment,
+                    const std::filesystem::path& workspace, std::vector<std::string>& notes) {
     std::cout << "\nSandbox (--sandbox, optional):\n";
     try {
         print_row("srt", sandbox::find_srt(std::nullopt, environment, installed_srt()).string());
@@ -40,6 +43,28 @@ void report_sandbox(const process::environment_map& environment, std::vector<std
         }
     }
 #endif
+    // Redaction tells a sandboxed kernel which guess was a secret: say which values of the
+    // workspace's .env ipybox would not fill in.
+    std::string guessable;
+    try {
+        for (const auto& [name, value] : workspace::load_dotenv(workspace / ".env")) {
+            if (value.size() >= 4 && workspace::guessing_bits(value) < workspace::min_secret_bits) {
+                guessable += (guessable.empty() ? "" : ", ") + name;
+            }
+        }
+    } catch (const std::exception&) {
+        // no readable .env here: nothing to say about it
+    }
+    print_row("secrets", guessable.empty()
+                             ? "a ${VAR} value easy to guess is not filled in under --sandbox"
+                             : "too easy to guess to fill in under --sandbox: " + guessable);
+    if (!guessable.empty()) {
+        notes.push_back((workspace / ".env").string() +
+                        " holds values a sandboxed kernel could find by guessing (" +
+                        guessable +
+                        "): use longer random values, or allow each with "
+                        "--allow-guessable-secret NAME (README, Secrets)");
+    }
 }
 
 // Containment of each kernel's process tree: which cgroup version the machine runs, which
@@ -80,7 +105,8 @@ void setup_doctor(CLI::App& app, doctor_options& options) {
                        "covers");
     doctor
         ->add_option("--workspace", options.workspace,
-                     "Workspace whose registered MCP servers --approval-policy is checked against")
+                     "Workspace whose registered MCP servers --approval-policy is checked "
+                     "against, and whose .env is checked for values too easy to guess")
         ->capture_default_str();
 }
 
@@ -166,7 +192,7 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
                                                    : user_library.front().string());
 
     std::vector<std::string> notes;  // optional features that are not available
-    report_sandbox(environment, notes);
+    report_sandbox(environment, options.workspace, notes);
     report_containment(notes);
 
     std::cout << "\n";

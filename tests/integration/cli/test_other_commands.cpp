@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "cli_runner.hpp"
 #include "test_paths.hpp"
@@ -48,6 +49,17 @@ TEST_SUITE("cli.other") {
         const auto r = run_ipybox("doctor", "", "XDG_DATA_HOME=" + data.string());
         CHECK(r.out.find("  user library  " + (data / "ipybox" / "gentools").string() + "\n") !=
               std::string::npos);
+    }
+
+    TEST_CASE("doctor names the workspace's .env variables too easy to guess, never their values") {
+        const auto workspace = fresh_directory("doctor-guessable");
+        std::ofstream(workspace / ".env") << "PIN=482913\nTOKEN=v7Q2xK9mPa4Lz8Rw\n";
+        const auto r = run_ipybox("doctor --workspace " + shell_quote(workspace.string()));
+        CHECK(r.out.find("too easy to guess to fill in under --sandbox: PIN\n") !=
+              std::string::npos);
+        CHECK(r.out.find("--allow-guessable-secret") != std::string::npos);
+        CHECK(r.out.find("482913") == std::string::npos);
+        CHECK(r.out.find("TOKEN") == std::string::npos);  // the control: a random value passes
     }
 
     TEST_CASE("doctor names a missing interpreter and how to fix it") {
