@@ -78,8 +78,10 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
     asio::steady_timer timer;
     bool waiting_ready = false;  // on the strand
 
-    static zmtp_limits limits(std::size_t bytes, const connection_options& o) {
-        return {bytes, o.max_message_frames};
+    static zmtp_channel::options limits(std::size_t bytes, std::size_t frames) {
+        zmtp_channel::options channel;
+        channel.limits = {bytes, frames};
+        return channel;
     }
 
     impl(asio::io_context& io, const connection_info& i, std::string session, connection_handlers h,
@@ -89,12 +91,16 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
           handlers(std::move(h)),
           options(o),
           key(i.key),
-          shell(info.endpoint(channel::shell), "DEALER", limits(o.max_reply_bytes, o)),
-          control(info.endpoint(channel::control), "DEALER", limits(o.max_reply_bytes, o)),
-          iopub(info.endpoint(channel::iopub), "SUB", limits(o.max_iopub_message_bytes, o)),
+          shell(info.endpoint(channel::shell), "DEALER",
+                limits(o.max_reply_bytes, o.max_message_frames)),
+          control(info.endpoint(channel::control), "DEALER",
+                  limits(o.max_reply_bytes, o.max_message_frames)),
+          iopub(info.endpoint(channel::iopub), "SUB",
+                limits(o.max_iopub_message_bytes, o.max_message_frames)),
           stdin_channel(info.endpoint(channel::stdin_channel), "DEALER",
-                        limits(o.max_reply_bytes, o)),
-          heartbeat(info.endpoint(channel::heartbeat), "REQ", heartbeat_limits),
+                        limits(o.max_reply_bytes, o.max_message_frames)),
+          heartbeat(info.endpoint(channel::heartbeat), "REQ",
+                    limits(heartbeat_limits.max_message_bytes, heartbeat_limits.max_frames)),
           wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
           next_ping(clock::now() + o.heartbeat_interval),
           strand(asio::make_strand(io)),

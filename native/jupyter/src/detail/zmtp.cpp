@@ -170,6 +170,7 @@ void zmtp_reader::on_frame_end(const callbacks& calls) {
     auto frames = std::move(frames_);
     frames_.clear();
     held_ = 0;
+    ++delivered_;
     if (calls.on_message) calls.on_message(std::move(frames));
 }
 

@@ -60,6 +60,8 @@ class zmtp_reader {
     bool ready() const { return handshaken_; }
     // Bytes of messages held now (the message being received).
     std::size_t held_bytes() const { return held_; }
+    // Messages delivered through on_message so far.
+    std::uint64_t delivered() const { return delivered_; }
 
   private:
     enum class state { greeting, frame_flags, frame_size, frame_body };
@@ -79,6 +81,7 @@ class zmtp_reader {
     std::string command_;          // the body of a command frame
     std::vector<std::string> frames_;
     std::size_t held_ = 0;
+    std::uint64_t delivered_ = 0;
 };
 
 }  // namespace ipybox::jupyter::detail

@@ -16,12 +16,6 @@
 namespace ipybox::jupyter::detail {
 namespace {
 
-// A kernel forked from the template binds its sockets some 50 ms after it was asked for: a short
-// longest wait keeps the first connection close behind the bind (a refused local connect costs
-// microseconds).
-constexpr std::chrono::milliseconds first_backoff{5};
-constexpr std::chrono::milliseconds longest_backoff{20};
-
 struct address {
     sockaddr_storage storage{};
     socklen_t length = 0;
@@ -64,11 +58,12 @@ address parse_endpoint(const std::string& endpoint) {
 
 }  // namespace
 
-zmtp_channel::zmtp_channel(std::string endpoint, std::string socket_type, zmtp_limits limits)
+zmtp_channel::zmtp_channel(std::string endpoint, std::string socket_type, options o)
     : endpoint_(std::move(endpoint)),
       socket_type_(std::move(socket_type)),
-      limits_(limits),
-      reader_(limits) {
+      options_(std::move(o)),
+      reader_(options_.limits),
+      backoff_(options_.backoff) {
     parse_endpoint(endpoint_);  // refuse a bad endpoint now, not on every retry
     connect();
 }
@@ -94,13 +89,14 @@ void zmtp_channel::connect() {
     const auto target = parse_endpoint(endpoint_);
     fd_ = ::socket(target.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd_ < 0) {
-        disconnect(std::string("cannot create a socket: ") + std::strerror(errno));
+        disconnect(failure::refused,
+                   std::string("cannot create a socket: ") + std::strerror(errno));
         return;
     }
     connecting_ = false;
     if (::connect(fd_, reinterpret_cast<const sockaddr*>(&target.storage), target.length) != 0) {
         if (errno != EINPROGRESS) {
-            disconnect(std::strerror(errno));  // not listening yet, most often
+            disconnect(failure::refused, std::strerror(errno));  // not listening yet, most often
             return;
         }
         connecting_ = true;  // tcp: handle() learns the outcome
@@ -112,7 +108,8 @@ void zmtp_channel::connect() {
 void zmtp_channel::on_connected() {
     // A fresh conversation, greeting first.
     connecting_ = false;
-    reader_ = zmtp_reader(limits_);
+    reader_ = zmtp_reader(options_.limits);
+    healthy_ = false;
     handshake_ = zmtp_greeting() + zmtp_ready(socket_type_);
     written_ = 0;
     if (socket_type_ == "SUB") {  // subscribe to everything, first thing after the handshake
@@ -120,22 +117,35 @@ void zmtp_channel::on_connected() {
         zmtp_append_message(subscribe, {std::string(1, '\x01')});
         queue_.push_front(std::move(subscribe));
     }
-    backoff_ = first_backoff;
 }
 
-void zmtp_channel::disconnect(const std::string& why) {
+void zmtp_channel::disconnect(failure kind, const std::string& why) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
     connecting_ = false;
     handshake_.clear();
     written_ = 0;  // a message cut by the break goes again whole
-    core::logger("jupyter")->trace("{}: not connected ({}); retrying", endpoint_, why);
-    reconnect_at_ = clock::now() + backoff_;
-    backoff_ = std::min(backoff_ * 2, longest_backoff);
+    const auto now = options_.now();
+    const auto wait =
+        kind == failure::refused ? backoff_.after_refused() : backoff_.after_failure();
+    reconnect_at_ = now + wait;
+    const auto log = core::logger("jupyter");
+    if (kind != failure::protocol) {
+        log->trace("{}: not connected ({}); retrying in {} ms", endpoint_, why, wait.count());
+        return;
+    }
+    const auto count = failures_.on_failure(now);
+    if (!count) return;
+    if (*count == 1) {
+        log->warn("{}: {}; reconnecting in {} ms", endpoint_, why, wait.count());
+    } else {
+        log->warn("{}: {}; {} such failures since the last line, reconnecting in {} ms", endpoint_,
+                  why, *count, wait.count());
+    }
 }
 
 void zmtp_channel::retry() {
-    if (fd_ < 0 && clock::now() >= reconnect_at_) connect();
+    if (fd_ < 0 && options_.now() >= reconnect_at_) connect();
 }
 
 void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
@@ -147,7 +157,7 @@ void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
         socklen_t length = sizeof error;
         if (::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
         if (error != 0) {
-            disconnect(std::strerror(error));
+            disconnect(failure::refused, std::strerror(error));
             return;
         }
         on_connected();
@@ -160,16 +170,20 @@ void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
             if (got < 0 && errno == EINTR) continue;
             if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
             if (got <= 0) {
-                disconnect(got == 0 ? "closed by the kernel" : std::strerror(errno));
+                disconnect(failure::broken,
+                           got == 0 ? "closed by the kernel" : std::strerror(errno));
                 return;
             }
             taken += static_cast<std::size_t>(got);
             try {
                 reader_.feed(std::string_view(buffer, static_cast<std::size_t>(got)), calls);
             } catch (const zmtp_error& e) {
-                core::logger("jupyter")->warn("{}: {}; reconnecting", endpoint_, e.what());
-                disconnect(e.what());
+                disconnect(failure::protocol, e.what());
                 return;
+            }
+            if (!healthy_ && reader_.delivered() > 0) {
+                healthy_ = true;
+                backoff_.healthy();
             }
         }
     }
@@ -187,7 +201,7 @@ bool zmtp_channel::flush() {
         if (sent < 0 && errno == EINTR) continue;
         if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
         if (sent < 0) {
-            disconnect(std::strerror(errno));
+            disconnect(failure::broken, std::strerror(errno));
             return false;
         }
         if (!handshake_.empty()) {
