@@ -78,9 +78,11 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
     asio::steady_timer timer;
     bool waiting_ready = false;  // on the strand
 
-    static zmtp_channel::options limits(std::size_t bytes, std::size_t frames) {
+    static zmtp_channel::options limits(std::size_t bytes, std::size_t frames,
+                                        std::string identity = {}) {
         zmtp_channel::options channel;
         channel.limits = {bytes, frames};
+        channel.identity = std::move(identity);
         return channel;
     }
 
@@ -91,14 +93,17 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
           handlers(std::move(h)),
           options(o),
           key(i.key),
+          // Shell, control and stdin announce the session as their identity, as jupyter_client
+          // does: the kernel's ROUTER sockets then route by it, and an input request for the
+          // session that sent an execute_request on shell reaches its stdin socket.
           shell(info.endpoint(channel::shell), "DEALER",
-                limits(o.max_reply_bytes, o.max_message_frames)),
+                limits(o.max_reply_bytes, o.max_message_frames, session_id)),
           control(info.endpoint(channel::control), "DEALER",
-                  limits(o.max_reply_bytes, o.max_message_frames)),
+                  limits(o.max_reply_bytes, o.max_message_frames, session_id)),
           iopub(info.endpoint(channel::iopub), "SUB",
                 limits(o.max_iopub_message_bytes, o.max_message_frames)),
           stdin_channel(info.endpoint(channel::stdin_channel), "DEALER",
-                        limits(o.max_reply_bytes, o.max_message_frames)),
+                        limits(o.max_reply_bytes, o.max_message_frames, session_id)),
           heartbeat(info.endpoint(channel::heartbeat), "REQ",
                     limits(heartbeat_limits.max_message_bytes, heartbeat_limits.max_frames)),
           wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),

@@ -174,6 +174,25 @@ TEST_SUITE("jupyter.kernel_connection") {
         CHECK(got.shell[0].parent_msg_id() == id);
     }
 
+    TEST_CASE("shell and stdin carry the session as their identity, so the kernel can route") {
+        fake_kernel kernel;
+        zmq::socket_t stdin_router(kernel.sockets.context, zmq::socket_type::router);
+        stdin_router.set(zmq::sockopt::linger, 0);
+        stdin_router.bind(kernel.info.endpoint(channel::stdin_channel));
+        received got;
+        kernel_connection connection(kernel.info, "session-7", recording(got), {0ms, 3});
+        // The kernel's ROUTER sockets see the session's name, not one libzmq made up (five bytes
+        // starting with a zero): an input_request for this session reaches this stdin socket.
+        const auto [id, request] = round_trip(kernel, connection, got);
+        CHECK(request.identities == std::vector<std::string>{"session-7"});
+        connection.send(channel::stdin_channel,
+                        make_request("input_reply", {{"value", "typed"}}, "session-7"));
+        std::vector<zmq::message_t> parts;
+        stdin_router.set(zmq::sockopt::rcvtimeo, 5000);
+        REQUIRE(zmq::recv_multipart(stdin_router, std::back_inserter(parts)));
+        CHECK(parts.front().to_string() == "session-7");
+    }
+
     TEST_CASE("reports a watched file descriptor once it becomes readable") {
         fake_kernel kernel;
         received got;

@@ -78,6 +78,24 @@ int drive(zmtp_channel& channel, const unix_listener& listener, const std::strin
     return accepted;
 }
 
+// Drives `channel` while reading what it writes to `peer`, until `wanted` bytes have come.
+std::string read_from_channel(zmtp_channel& channel, int peer, std::size_t wanted) {
+    std::string got;
+    while (got.size() < wanted) {
+        REQUIRE(channel.fd() >= 0);
+        pollfd items[2] = {{channel.fd(), channel.events(), 0}, {peer, POLLIN, 0}};
+        REQUIRE(::poll(items, 2, 10000) > 0);
+        if (items[0].revents != 0) channel.handle(items[0].revents, {});
+        if (items[1].revents & POLLIN) {
+            char buffer[4096];
+            const auto n = ::read(peer, buffer, sizeof buffer);
+            REQUIRE(n > 0);
+            got.append(buffer, static_cast<std::size_t>(n));
+        }
+    }
+    return got;
+}
+
 }  // namespace
 
 TEST_SUITE("jupyter.zmtp_channel") {
@@ -127,5 +145,21 @@ TEST_SUITE("jupyter.zmtp_channel") {
         CHECK_FALSE(log.on_failure(start + 59s));
         CHECK(log.on_failure(start + 60s) == std::optional<std::size_t>(3));
         CHECK(log.on_failure(start + 10min) == std::optional<std::size_t>(1));
+    }
+
+    TEST_CASE("a PING from the kernel is answered with a PONG that echoes its context") {
+        ipybox::core::private_directory dir("ipybox-zc-");
+        const auto path = (dir.path() / "shell").string();
+        unix_listener listener(path);
+        zmtp_channel channel("ipc://" + path, "DEALER", {});
+        const int peer = listener.accept_one();  // a local connect is accepted at once
+        REQUIRE(peer >= 0);
+        std::string ping;  // TTL 10 s, context "ctx-1"
+        zmtp_append_frame(ping, zmtp_flag_command, std::string("\x04PING\x00\x64", 7) + "ctx-1");
+        const auto kernel = zmtp_greeting() + zmtp_ready("ROUTER") + ping;
+        REQUIRE(::write(peer, kernel.data(), kernel.size()) == static_cast<ssize_t>(kernel.size()));
+        const auto expected = zmtp_greeting() + zmtp_ready("DEALER") + zmtp_pong("ctx-1");
+        CHECK(read_from_channel(channel, peer, expected.size()) == expected);
+        ::close(peer);
     }
 }

@@ -62,9 +62,11 @@ zmtp_channel::zmtp_channel(std::string endpoint, std::string socket_type, option
     : endpoint_(std::move(endpoint)),
       socket_type_(std::move(socket_type)),
       options_(std::move(o)),
-      reader_(options_.limits),
+      reader_(socket_type_, options_.limits),
       backoff_(options_.backoff) {
-    parse_endpoint(endpoint_);  // refuse a bad endpoint now, not on every retry
+    // Refuse a bad endpoint or identity now, not on every retry.
+    parse_endpoint(endpoint_);
+    zmtp_ready(socket_type_, options_.identity);
     connect();
 }
 
@@ -81,7 +83,8 @@ void zmtp_channel::send(const std::vector<std::string>& frames) {
 short zmtp_channel::events() const {
     if (fd_ < 0) return 0;
     if (connecting_) return POLLOUT;
-    const bool to_write = !handshake_.empty() || (reader_.ready() && !queue_.empty());
+    const bool to_write =
+        !handshake_.empty() || !pong_.empty() || (reader_.ready() && !queue_.empty());
     return static_cast<short>(POLLIN | (to_write ? POLLOUT : 0));
 }
 
@@ -108,9 +111,10 @@ void zmtp_channel::connect() {
 void zmtp_channel::on_connected() {
     // A fresh conversation, greeting first.
     connecting_ = false;
-    reader_ = zmtp_reader(options_.limits);
+    reader_ = zmtp_reader(socket_type_, options_.limits);
+    pong_.clear();
     healthy_ = false;
-    handshake_ = zmtp_greeting() + zmtp_ready(socket_type_);
+    handshake_ = zmtp_greeting() + zmtp_ready(socket_type_, options_.identity);
     written_ = 0;
     if (socket_type_ == "SUB") {  // subscribe to everything, first thing after the handshake
         std::string subscribe;
@@ -181,6 +185,9 @@ void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
                 disconnect(failure::protocol, e.what());
                 return;
             }
+            // One PONG waits at most: a PING that comes while one is unsent is not answered, so
+            // a kernel that pings without reading makes us hold 18 bytes, not a queue.
+            if (auto ping = reader_.take_ping(); ping && pong_.empty()) pong_ = zmtp_pong(*ping);
             if (!healthy_ && reader_.delivered() > 0) {
                 healthy_ = true;
                 backoff_.healthy();
@@ -192,10 +199,15 @@ void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
 
 bool zmtp_channel::flush() {
     // Messages wait for the peer's READY: libzmq takes a frame that arrives before it has sent
-    // its own READY for a second handshake command, and drops the connection.
-    while (fd_ >= 0 && (!handshake_.empty() || (reader_.ready() && !queue_.empty()))) {
-        std::string& front = handshake_.empty() ? queue_.front() : handshake_;
-        const std::size_t from = handshake_.empty() ? written_ : 0;
+    // its own READY for a second handshake command, and drops the connection. A PONG goes
+    // between messages, never inside one.
+    while (fd_ >= 0) {
+        std::string* whole = !handshake_.empty()                 ? &handshake_
+                             : (!pong_.empty() && written_ == 0) ? &pong_
+                                                                 : nullptr;
+        if (whole == nullptr && (!reader_.ready() || queue_.empty())) break;
+        const std::string& front = whole ? *whole : queue_.front();
+        const std::size_t from = whole ? 0 : written_;
         const ssize_t sent =
             ::send(fd_, front.data() + from, front.size() - from, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (sent < 0 && errno == EINTR) continue;
@@ -204,8 +216,8 @@ bool zmtp_channel::flush() {
             disconnect(failure::broken, std::strerror(errno));
             return false;
         }
-        if (!handshake_.empty()) {
-            handshake_.erase(0, static_cast<std::size_t>(sent));
+        if (whole) {
+            whole->erase(0, static_cast<std::size_t>(sent));
             continue;
         }
         written_ += static_cast<std::size_t>(sent);

@@ -32,6 +32,8 @@ class zmtp_channel {
 
     struct options {
         zmtp_limits limits;
+        // Announced in READY, for a ROUTER peer to route by (zmtp_ready); empty: none.
+        std::string identity;
         reconnect_backoff::options backoff;
         // Where reconnect times come from; tests drive it by hand.
         std::function<clock::time_point()> now = [] { return clock::now(); };
@@ -39,7 +41,8 @@ class zmtp_channel {
 
     // `endpoint` as in a connection file ("ipc:///dir/k-1", "tcp://127.0.0.1:5555");
     // `socket_type` as ZMTP names it ("DEALER", "SUB", "REQ"). Throws std::invalid_argument for
-    // an endpoint it cannot use. Connects at once (or schedules the first retry).
+    // an endpoint it cannot use or an identity ZMTP does not allow. Connects at once (or schedules
+    // the first retry).
     zmtp_channel(std::string endpoint, std::string socket_type, options o);
     ~zmtp_channel();
     zmtp_channel(const zmtp_channel&) = delete;
@@ -70,7 +73,8 @@ class zmtp_channel {
     int fd_ = -1;
     bool connecting_ = false;  // a non-blocking connect is under way
     zmtp_reader reader_;
-    std::string handshake_;          // greeting, READY (and subscription) still to write
+    std::string handshake_;          // greeting and READY still to write
+    std::string pong_;               // a PONG still to write
     std::deque<std::string> queue_;  // encoded messages
     std::size_t written_ = 0;        // bytes of queue_.front() already written
     bool healthy_ = false;           // this connection delivered a message after its handshake

@@ -64,8 +64,10 @@ struct connection_options {
 class kernel_connection {
   public:
     // Connects the sockets (the kernel need not be listening yet) and starts watching them.
-    // Throws std::invalid_argument for an endpoint it cannot use, std::system_error when the
-    // system refuses a descriptor.
+    // `session_id` is also the ZeroMQ identity of the shell, control and stdin sockets, as with
+    // jupyter_client: 1 to 255 bytes, the first not zero.
+    // Throws std::invalid_argument for an endpoint it cannot use or a session_id that cannot be an
+    // identity, std::system_error when the system refuses a descriptor.
     kernel_connection(const connection_info& info, std::string session_id,
                       connection_handlers handlers, connection_options options = {});
     ~kernel_connection();
