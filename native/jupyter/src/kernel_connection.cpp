@@ -16,6 +16,7 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "detail/epoll_mirror.hpp"
@@ -53,8 +54,10 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
     zmtp_channel heartbeat;
     int wake_fd = -1;
 
-    std::mutex queue_mutex;  // guards outgoing and new_watches (filled from any thread)
+    std::mutex queue_mutex;  // guards the four below (filled from any thread)
     std::deque<std::pair<channel, std::vector<std::string>>> outgoing;
+    std::size_t outgoing_bytes = 0;  // of `outgoing`'s frames
+    std::size_t channel_bytes = 0;   // queued in the channels, as of the last pass
     std::vector<std::pair<int, std::function<void()>>> new_watches;
 
     std::atomic<std::size_t> dropped{0};
@@ -195,6 +198,7 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
             std::lock_guard lock(queue_mutex);
             for (auto& [which, frames] : outgoing) channel_for(which).send(frames);
             outgoing.clear();
+            channel_bytes += std::exchange(outgoing_bytes, 0);
             for (auto& watch : new_watches) watches.push_back(std::move(watch));
             new_watches.clear();
         }
@@ -229,6 +233,12 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
             if (socket->fd() < 0) due = std::min(due, socket->reconnect_due());
         }
         if (heartbeat_enabled && !heartbeat_reported) due = std::min(due, next_ping);
+        {
+            std::size_t queued = 0;
+            for (const auto& [socket, which] : poll_order()) queued += socket->queued_bytes();
+            std::lock_guard lock(queue_mutex);
+            channel_bytes = queued;
+        }
         interest.mirror(poll_set());
         return due;
     }
@@ -365,7 +375,20 @@ std::string kernel_connection::send(channel which, message msg) {
     msg.header["session"] = impl_->session_id;
     std::string id = msg.msg_id();
     auto frames = encode(msg, impl_->key);
+    std::size_t bytes = 0;
+    for (const auto& frame : frames) bytes += frame.size();
     std::lock_guard lock(impl_->queue_mutex);
+    // What waits in the channels was counted at the end of the last pass and has only shrunk
+    // since (a pass takes this lock to add to it), so the bound holds.
+    const auto waiting = impl_->outgoing_bytes + impl_->channel_bytes;
+    if (bytes >
+        impl_->options.max_outgoing_bytes - std::min(waiting, impl_->options.max_outgoing_bytes)) {
+        throw outgoing_queue_full("the kernel is not reading: " + std::to_string(waiting) +
+                                  " bytes of messages wait for it, and " + to_string(which) +
+                                  " cannot take " + std::to_string(bytes) + " more (limit " +
+                                  std::to_string(impl_->options.max_outgoing_bytes) + ")");
+    }
+    impl_->outgoing_bytes += bytes;
     impl_->outgoing.emplace_back(which, std::move(frames));
     impl_->wake();
     return id;

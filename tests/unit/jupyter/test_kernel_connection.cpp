@@ -193,6 +193,31 @@ TEST_SUITE("jupyter.kernel_connection") {
         CHECK(parts.front().to_string() == "session-7");
     }
 
+    TEST_CASE("messages for a kernel that does not read are bounded; past it send() refuses") {
+        fake_kernel kernel;  // binds no control socket: nothing there ever reads
+        received got;
+        connection_options options{0ms, 3};
+        options.max_outgoing_bytes = 1024 * 1024;
+        kernel_connection connection(kernel.info, "session", recording(got), options);
+        const auto big = make_request("execute_request", {{"code", std::string(100000, 'x')}}, "s");
+        int accepted = 0;
+        bool refused = false;
+        for (int i = 0; i < 100 && !refused; ++i) {
+            try {
+                connection.send(channel::control, big);
+                ++accepted;
+            } catch (const outgoing_queue_full& e) {
+                refused = true;
+                CHECK(std::string(e.what()).find("the kernel is not reading") != std::string::npos);
+            }
+        }
+        CHECK(refused);
+        CHECK(accepted <= 10);  // 100 kB each under 1 MiB
+        CHECK(accepted >= 9);
+        // What still fits under the bound goes: a request on shell, answered.
+        round_trip(kernel, connection, got);
+    }
+
     TEST_CASE("reports a watched file descriptor once it becomes readable") {
         fake_kernel kernel;
         received got;

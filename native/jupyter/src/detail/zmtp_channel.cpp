@@ -77,6 +77,7 @@ zmtp_channel::~zmtp_channel() {
 void zmtp_channel::send(const std::vector<std::string>& frames) {
     std::string encoded;
     zmtp_append_message(encoded, frames);
+    queued_bytes_ += encoded.size();
     queue_.push_back(std::move(encoded));
 }
 
@@ -119,6 +120,7 @@ void zmtp_channel::on_connected() {
     if (socket_type_ == "SUB") {  // subscribe to everything, first thing after the handshake
         std::string subscribe;
         zmtp_append_message(subscribe, {std::string(1, '\x01')});
+        queued_bytes_ += subscribe.size();
         queue_.push_front(std::move(subscribe));
     }
 }
@@ -222,6 +224,7 @@ bool zmtp_channel::flush() {
         }
         written_ += static_cast<std::size_t>(sent);
         if (written_ == front.size()) {
+            queued_bytes_ -= front.size();
             queue_.pop_front();
             written_ = 0;
         }

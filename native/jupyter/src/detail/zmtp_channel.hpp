@@ -50,6 +50,8 @@ class zmtp_channel {
 
     // Queues a message; it goes out once the channel is connected.
     void send(const std::vector<std::string>& frames);
+    // Bytes of the messages queued and not yet written whole (the owner bounds them).
+    std::size_t queued_bytes() const { return queued_bytes_; }
 
     int fd() const { return fd_; }  // -1 while waiting to reconnect
     short events() const;           // POLLIN, and POLLOUT while there is to write
@@ -77,6 +79,7 @@ class zmtp_channel {
     std::string pong_;               // a PONG still to write
     std::deque<std::string> queue_;  // encoded messages
     std::size_t written_ = 0;        // bytes of queue_.front() already written
+    std::size_t queued_bytes_ = 0;   // of queue_'s messages
     bool healthy_ = false;           // this connection delivered a message after its handshake
     reconnect_backoff backoff_;
     failure_log failures_;
