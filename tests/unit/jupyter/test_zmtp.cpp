@@ -248,6 +248,16 @@ TEST_SUITE("jupyter.zmtp") {
         reader.feed(message, got.calls());
         CHECK(got.messages == std::vector<std::vector<std::string>>{{"after"}});
         CHECK(zmtp_pong("ctx-2") == command("PONG", "ctx-2"));
+        // libzmq pings between the frames of a message too: the message goes on around it.
+        std::string split;
+        zmtp_append_frame(split, zmtp_flag_more, "first");
+        split += command("PING", std::string("\0\0"
+                                             "mid",
+                                             5));
+        zmtp_append_frame(split, 0, "second");
+        reader.feed(split, got.calls());
+        CHECK(reader.take_ping() == std::optional<std::string>("mid"));
+        CHECK(got.messages.back() == std::vector<std::string>{"first", "second"});
 
         // A context over 16 bytes, a PING without its TTL, a PING before READY, a second READY.
         for (const auto& bad : {command("PING", std::string(2 + 17, 'x')), command("PING", "x"),

@@ -94,7 +94,6 @@ class zmtp_reader {
     std::string pending_;      // a greeting or a frame size being assembled
     std::uint8_t flags_ = 0;
     std::uint64_t remaining_ = 0;  // bytes of the current frame body still to come
-    bool in_message_ = false;      // a frame with MORE came: the next one continues it
     bool dropping_ = false;        // the current message went over a limit
     std::string command_;          // the body of a command frame
     std::vector<std::string> frames_;
