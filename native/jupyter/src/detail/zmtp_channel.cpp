@@ -71,7 +71,14 @@ zmtp_channel::zmtp_channel(std::string endpoint, std::string socket_type, option
 }
 
 zmtp_channel::~zmtp_channel() {
-    if (fd_ >= 0) ::close(fd_);
+    close_socket();
+}
+
+void zmtp_channel::close_socket() {
+    if (fd_ < 0) return;
+    if (options_.before_close) options_.before_close(fd_);
+    ::close(fd_);
+    fd_ = -1;
 }
 
 void zmtp_channel::send(const std::vector<std::string>& frames) {
@@ -126,8 +133,7 @@ void zmtp_channel::on_connected() {
 }
 
 void zmtp_channel::disconnect(failure kind, const std::string& why) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
+    close_socket();
     connecting_ = false;
     handshake_.clear();
     written_ = 0;  // a message cut by the break goes again whole

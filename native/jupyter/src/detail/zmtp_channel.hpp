@@ -13,7 +13,7 @@
 // sent again whole on the next). A SUB channel subscribes to everything on each connection.
 // Reading is bounded per call (fairness between channels) and by the reader's limits (memory).
 //
-// Thread-safety: none; the owner's I/O thread drives it: poll on fd() for events(), then call
+// Thread-safety: none; the owner's I/O thread drives it: wait on fd() for events(), then call
 // handle(revents); call retry() when reconnect_due() passes.
 #include <chrono>
 #include <deque>
@@ -37,6 +37,8 @@ class zmtp_channel {
         reconnect_backoff::options backoff;
         // Where reconnect times come from; tests drive it by hand.
         std::function<clock::time_point()> now = [] { return clock::now(); };
+        // Called with fd() just before the channel closes it (whoever watches it lets go).
+        std::function<void(int)> before_close;
     };
 
     // `endpoint` as in a connection file ("ipc:///dir/k-1", "tcp://127.0.0.1:5555");
@@ -64,6 +66,7 @@ class zmtp_channel {
 
   private:
     void connect();
+    void close_socket();
     void on_connected();
     enum class failure { refused, broken, protocol };
     void disconnect(failure kind, const std::string& why);
