@@ -1,6 +1,5 @@
 #include "ipybox/jupyter/kernel_connection.hpp"
 
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>

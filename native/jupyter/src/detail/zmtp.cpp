@@ -46,7 +46,7 @@ std::string zmtp_greeting() {
     std::string greeting(greeting_size, '\0');
     greeting[0] = static_cast<char>(0xff);
     greeting[9] = 0x7f;
-    greeting[10] = 3;  // version 3.0: subscriptions are messages, no PING commands
+    greeting[10] = 3;  // version 3.0: subscriptions are messages (PINGs may come all the same)
     greeting.replace(12, 4, "NULL");
     return greeting;
 }
