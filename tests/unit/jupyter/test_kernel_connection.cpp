@@ -193,7 +193,8 @@ TEST_SUITE("jupyter.kernel_connection") {
         CHECK(parts.front().to_string() == "session-7");
     }
 
-    TEST_CASE("messages for a kernel that does not read are bounded; past it send() refuses") {
+    TEST_CASE(
+        "messages for a kernel that does not read are bounded, and send() refuses past the bound") {
         fake_kernel kernel;  // binds no control socket: nothing there ever reads
         received got;
         connection_options options{0ms, 3};

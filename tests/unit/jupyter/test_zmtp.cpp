@@ -197,7 +197,7 @@ TEST_SUITE("jupyter.zmtp") {
                              "a READY without a Socket-Type", zmtp_error);
     }
 
-    TEST_CASE("READY metadata up to 64 KiB is read; past it, or cut short, it is refused") {
+    TEST_CASE("READY metadata up to 64 KiB is read, and refused past it or cut short") {
         recorder got;
         // libzmq sends what ZMQ_METADATA adds: 10 KiB of it was fatal at the former 4 KiB.
         zmtp_reader big("DEALER");
@@ -226,7 +226,7 @@ TEST_SUITE("jupyter.zmtp") {
                         zmtp_error);
     }
 
-    TEST_CASE("a PING is owed a PONG with its context; PONG and unknown commands are ignored") {
+    TEST_CASE("a PING is owed a PONG with its context, and PONG and unknown commands are ignored") {
         zmtp_reader reader("DEALER");
         recorder got;
         reader.feed(peer_handshake(), got.calls());

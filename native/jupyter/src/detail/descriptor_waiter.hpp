@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 
 namespace ipybox::jupyter::detail {
 
@@ -27,7 +28,7 @@ class descriptor_waiter {
 
     // `on_ready` gets POLLIN or POLLOUT when a wait for it completes.
     descriptor_waiter(executor strand, std::function<void(short)> on_ready)
-        : descriptor_(strand), on_ready_(std::move(on_ready)) {}
+        : descriptor_(std::move(strand)), on_ready_(std::move(on_ready)) {}
     ~descriptor_waiter() { forget(); }
     descriptor_waiter(const descriptor_waiter&) = delete;
     descriptor_waiter& operator=(const descriptor_waiter&) = delete;
