@@ -1,7 +1,5 @@
 #include "ipybox/jupyter/kernel_connection.hpp"
 
-#include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,13 +10,15 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
-#include "detail/epoll_mirror.hpp"
+#include "detail/descriptor_waiter.hpp"
 #include "detail/zmtp_channel.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/jupyter/wire.hpp"
@@ -45,16 +45,21 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
     core::json_limits json_limits;
     std::shared_ptr<spdlog::logger> log = core::logger("jupyter");
 
-    // Declared in the order of their poll slots (poll_order).
+    // On the strand: each channel's socket as Asio waits on it, in channel_slots' order. Declared
+    // before the channels, whose before_close reaches them from their constructors on; emptied
+    // by the destructor before the channels close their sockets.
+    std::array<std::unique_ptr<detail::descriptor_waiter>, 5> waiters;
+    // Declared in the order of their slots (channel_slots).
     zmtp_channel shell;
     zmtp_channel control;
     zmtp_channel iopub;
     zmtp_channel stdin_channel;
     zmtp_channel heartbeat;
-    int wake_fd = -1;
 
-    std::mutex queue_mutex;  // guards outgoing and new_watches (filled from any thread)
+    std::mutex queue_mutex;  // guards the four below (filled from any thread)
     std::deque<std::pair<channel, std::vector<std::string>>> outgoing;
+    std::size_t outgoing_bytes = 0;  // of `outgoing`'s frames
+    std::size_t channel_bytes = 0;   // queued in the channels, as of the last pass
     std::vector<std::pair<int, std::function<void()>>> new_watches;
 
     std::atomic<std::size_t> dropped{0};
@@ -62,23 +67,21 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
     // The loop's own state: touched only by passes (run_step), one at a time under step_mutex.
     std::mutex step_mutex;
     bool stopped = false;  // set by the destructor: no pass runs, no handler is called after it
-    std::vector<std::pair<int, std::function<void()>>> watches;
     clock::time_point next_ping;
     bool ping_outstanding = false;
     int misses = 0;
     bool heartbeat_reported = false;
-    detail::epoll_mirror interest;
 
     // Where the waiting happens: the caller's io_context, or one of the connection's own run by
     // a thread of its own (the only thread a connection may have).
     std::unique_ptr<asio::io_context> own_io;
     std::thread own_thread;
     asio::strand<asio::io_context::executor_type> strand;
-    asio::posix::stream_descriptor ready;  // the epoll set's descriptor
     asio::steady_timer timer;
-    bool waiting_ready = false;  // on the strand
     // The timers of call_after() still pending, for the destructor to cancel (on the strand).
     std::vector<std::weak_ptr<asio::steady_timer>> later;
+    // On the strand: the watched descriptors (dups Asio owns).
+    std::list<std::unique_ptr<asio::posix::stream_descriptor>> watches;
 
     void cancel_later() {
         for (const auto& entry : later) {
@@ -87,8 +90,16 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
         later.clear();
     }
 
-    static zmtp_limits limits(std::size_t bytes, const connection_options& o) {
-        return {bytes, o.max_message_frames};
+    zmtp_channel::options limits(std::size_t slot, std::size_t bytes, std::size_t frames,
+                                 std::string identity = {}) {
+        zmtp_channel::options channel;
+        channel.limits = {bytes, frames};
+        channel.identity = std::move(identity);
+        // Asio lets go of a socket before the channel closes it (descriptor_waiter.hpp).
+        channel.before_close = [this, slot](int) {
+            if (waiters[slot]) waiters[slot]->forget();
+        };
+        return channel;
     }
 
     impl(asio::io_context& io, const connection_info& i, std::string session, connection_handlers h,
@@ -98,35 +109,47 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
           handlers(std::move(h)),
           options(o),
           key(i.key),
-          shell(info.endpoint(channel::shell), "DEALER", limits(o.max_reply_bytes, o)),
-          control(info.endpoint(channel::control), "DEALER", limits(o.max_reply_bytes, o)),
-          iopub(info.endpoint(channel::iopub), "SUB", limits(o.max_iopub_message_bytes, o)),
+          // Shell, control and stdin announce the session as their identity, as jupyter_client
+          // does: the kernel's ROUTER sockets then route by it, and an input request for the
+          // session that sent an execute_request on shell reaches its stdin socket.
+          shell(info.endpoint(channel::shell), "DEALER",
+                limits(0, o.max_reply_bytes, o.max_message_frames, session_id)),
+          control(info.endpoint(channel::control), "DEALER",
+                  limits(1, o.max_reply_bytes, o.max_message_frames, session_id)),
+          iopub(info.endpoint(channel::iopub), "SUB",
+                limits(2, o.max_iopub_message_bytes, o.max_message_frames)),
           stdin_channel(info.endpoint(channel::stdin_channel), "DEALER",
-                        limits(o.max_reply_bytes, o)),
-          heartbeat(info.endpoint(channel::heartbeat), "REQ", heartbeat_limits),
-          wake_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+                        limits(3, o.max_reply_bytes, o.max_message_frames, session_id)),
+          heartbeat(info.endpoint(channel::heartbeat), "REQ",
+                    limits(4, heartbeat_limits.max_message_bytes, heartbeat_limits.max_frames)),
           next_ping(clock::now() + o.heartbeat_interval),
           strand(asio::make_strand(io)),
-          ready(strand),
           timer(strand) {
-        if (wake_fd < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
-        ready.assign(::dup(interest.fd()));
+        for (std::size_t slot = 0; slot < waiters.size(); ++slot) {
+            waiters[slot] = std::make_unique<detail::descriptor_waiter>(
+                strand, [this, slot](short revents) { run_step(slot, revents); });
+        }
         json_limits.max_bytes = std::max(o.max_iopub_message_bytes, o.max_reply_bytes);
         json_limits.max_values = o.max_json_values;
     }
 
     ~impl() {
-        if (wake_fd >= 0) ::close(wake_fd);
+        // Asio lets go of the sockets first; the channels, destroyed after, close them.
+        for (auto& waiter : waiters) waiter.reset();
     }
 
-    void start() {
-        interest.mirror(poll_set());
-        asio::post(strand, [self = shared_from_this()] { self->run_step(); });
+    static constexpr std::size_t no_slot = static_cast<std::size_t>(-1);
+
+    // Ends every wait of the connection's (their handlers hold the state); on the strand.
+    void end_waits() {
+        timer.cancel();
+        for (auto& waiter : waiters) waiter->forget();
+        for (auto& descriptor : watches) descriptor->cancel();
     }
 
+    // A pass on the strand, soon: after start, a send or a new watch.
     void wake() {
-        const std::uint64_t one = 1;
-        [[maybe_unused]] const auto written = ::write(wake_fd, &one, sizeof one);
+        asio::post(strand, [self = shared_from_this()] { self->run_step(); });
     }
 
     zmtp_channel& channel_for(channel which) {
@@ -183,28 +206,20 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
             }};
     }
 
-    // One pass of the loop: outgoing messages, new watches, whatever is readable or writable
-    // now (a poll that does not wait), the heartbeat. Returns when the next pass is due at the
-    // latest (a reconnect, a ping), or time_point::max() when only I/O can wake it. The waiting
-    // itself is the io_context's, on `ready`: an epoll set that mirrors the poll set.
+    // One pass of the loop: outgoing messages, new watches, the heartbeat, reconnects, then each
+    // channel's waits armed for what it wants now (descriptor_waiter). Returns when the next
+    // pass is due at the latest (a reconnect, a ping), or time_point::max() when only I/O can
+    // wake it.
     clock::time_point step() {
         const bool heartbeat_enabled = options.heartbeat_interval.count() > 0;
         {
             std::lock_guard lock(queue_mutex);
             for (auto& [which, frames] : outgoing) channel_for(which).send(frames);
             outgoing.clear();
-            for (auto& watch : new_watches) watches.push_back(std::move(watch));
+            channel_bytes += std::exchange(outgoing_bytes, 0);
+            for (auto& [fd, callback] : new_watches) watch(fd, std::move(callback));
             new_watches.clear();
         }
-        std::uint64_t count = 0;
-        [[maybe_unused]] const auto got = ::read(wake_fd, &count, sizeof count);
-
-        auto items = poll_set();
-        const int ready_count = ::poll(items.data(), items.size(), 0);
-        if (ready_count < 0 && errno != EINTR) {
-            throw std::system_error(errno, std::generic_category(), "poll");
-        }
-        if (ready_count > 0) dispatch(items);
 
         if (heartbeat_enabled && !heartbeat_reported && clock::now() >= next_ping) {
             if (ping_outstanding && ++misses >= options.heartbeat_misses) {
@@ -222,16 +237,26 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
         }
 
         auto due = clock::time_point::max();
-        for (const auto& [socket, which] : poll_order()) {
+        for (const auto& [socket, which] : channel_slots()) {
             socket->retry();
             if (socket->fd() < 0) due = std::min(due, socket->reconnect_due());
         }
         if (heartbeat_enabled && !heartbeat_reported) due = std::min(due, next_ping);
-        interest.mirror(poll_set());
+        {
+            std::size_t queued = 0;
+            for (const auto& [socket, which] : channel_slots()) queued += socket->queued_bytes();
+            std::lock_guard lock(queue_mutex);
+            channel_bytes = queued;
+        }
+        const auto order = channel_slots();
+        for (std::size_t slot = 0; slot < order.size(); ++slot) {
+            waiters[slot]->arm(order[slot].first->fd(), order[slot].first->events(),
+                               shared_from_this());
+        }
         return due;
     }
 
-    std::array<std::pair<zmtp_channel*, channel>, 5> poll_order() {
+    std::array<std::pair<zmtp_channel*, channel>, 5> channel_slots() {
         return {{{&shell, channel::shell},
                  {&control, channel::control},
                  {&iopub, channel::iopub},
@@ -239,34 +264,23 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
                  {&heartbeat, channel::heartbeat}}};
     }
 
-    // The wake eventfd, each channel (fd -1 while reconnecting: poll skips it), then the watches.
-    std::vector<pollfd> poll_set() {
-        std::vector<pollfd> items = {{wake_fd, POLLIN, 0}};
-        for (const auto& [socket, which] : poll_order()) {
-            items.push_back({socket->fd(), socket->events(), 0});
-        }
-        for (const auto& watch : watches) items.push_back({watch.first, POLLIN, 0});
-        return items;
-    }
-
-    void dispatch(const std::vector<pollfd>& items) {
-        const auto order = poll_order();
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            const auto [socket, which] = order[i];
-            if (items[i + 1].fd < 0 || items[i + 1].revents == 0) continue;
-            socket->handle(items[i + 1].revents, which == channel::heartbeat
-                                                     ? heartbeat_callbacks()
-                                                     : callbacks_for(which));
-        }
-        const std::size_t first_watch = 1 + order.size();
-        for (std::size_t i = first_watch; i < items.size(); ++i) {
-            if (!(items[i].revents & POLLIN)) continue;
-            auto& watch = watches[i - first_watch];
-            auto callback = std::move(watch.second);
-            watch.first = -1;
-            if (callback) callback();
-        }
-        std::erase_if(watches, [](const auto& watch) { return watch.first < 0; });
+    // Calls `on_readable` once `fd` is readable, through a duplicate Asio owns (the caller keeps
+    // `fd`), unless the connection is closed first.
+    void watch(int fd, std::function<void()> on_readable) {
+        const int copy = ::dup(fd);
+        if (copy < 0) throw std::system_error(errno, std::generic_category(), "dup");
+        auto& descriptor = *watches.insert(
+            watches.end(), std::make_unique<asio::posix::stream_descriptor>(strand));
+        descriptor->assign(copy);
+        descriptor->async_wait(
+            asio::posix::stream_descriptor::wait_read,
+            [self = shared_from_this(), watched = descriptor.get(),
+             callback = std::move(on_readable)](const boost::system::error_code& error) {
+                self->watches.remove_if([&](const auto& each) { return each.get() == watched; });
+                std::unique_lock lock(self->step_mutex);
+                if (error || self->stopped || !callback) return;
+                callback();
+            });
     }
 
     detail::zmtp_reader::callbacks heartbeat_callbacks() {
@@ -279,15 +293,21 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
                 }};
     }
 
-    // Runs a pass unless the connection was closed, then waits for the next: I/O on `ready`
-    // (level-triggered, so data a pass left unread wakes it again) or the due time. A pass that
-    // throws is logged and retried shortly: the loop must survive anything, or every execution
-    // would be left waiting.
-    void run_step() {
+    // Runs a pass unless the connection was closed, first handling the readiness of the channel
+    // in `slot` if a wait for it completed, then waits for the next: I/O on a channel (each
+    // armed again by the pass, so data a pass left unread wakes it again) or the due time. A
+    // pass that throws is logged and retried shortly: the loop must survive anything, or every
+    // execution would be left waiting.
+    void run_step(std::size_t slot = no_slot, short revents = 0) {
         std::unique_lock lock(step_mutex);
         if (stopped) return;
         auto due = clock::time_point::max();
         try {
+            if (slot != no_slot) {
+                const auto [socket, which] = channel_slots()[slot];
+                socket->handle(revents, which == channel::heartbeat ? heartbeat_callbacks()
+                                                                    : callbacks_for(which));
+            }
             due = step();
         } catch (const std::exception& e) {
             log->error("kernel connection I/O error (continuing): {}", e.what());
@@ -299,14 +319,6 @@ struct kernel_connection::impl : std::enable_shared_from_this<impl> {
 
     void wait_for_next(clock::time_point due) {
         auto self = shared_from_this();
-        if (!waiting_ready) {
-            waiting_ready = true;
-            ready.async_wait(asio::posix::stream_descriptor::wait_read,
-                             [self](const boost::system::error_code& error) {
-                                 self->waiting_ready = false;
-                                 if (!error) self->run_step();
-                             });
-        }
         if (due == clock::time_point::max()) {
             timer.cancel();
             return;
@@ -327,7 +339,7 @@ kernel_connection::kernel_connection(const connection_info& info, std::string se
         io = own_io.get();
     }
     impl_ = std::make_shared<impl>(*io, info, std::move(session_id), std::move(handlers), options);
-    impl_->start();
+    impl_->wake();
     if (own_io) {
         impl_->own_io = std::move(own_io);
         impl_->own_thread = std::thread([state = impl_.get()] { state->own_io->run(); });
@@ -343,21 +355,17 @@ kernel_connection::~kernel_connection() {
         impl_->own_io->stop();
         impl_->own_thread.join();
         // The waits still queued hold the state: end them here, so that it goes with impl_.
-        impl_->timer.cancel();
         impl_->cancel_later();
-        boost::system::error_code ignored;
-        impl_->ready.close(ignored);
+        impl_->end_waits();
         impl_->own_io->restart();
         impl_->own_io->poll();
         return;
     }
     // On the caller's loop: the waits end there, and take the last references to the state
-    // (sockets, the epoll set) with them.
+    // (the sockets) with them.
     asio::post(impl_->strand, [state = impl_] {
-        state->timer.cancel();
         state->cancel_later();
-        boost::system::error_code ignored;
-        state->ready.close(ignored);
+        state->end_waits();
     });
 }
 
@@ -365,7 +373,20 @@ std::string kernel_connection::send(channel which, message msg) {
     msg.header["session"] = impl_->session_id;
     std::string id = msg.msg_id();
     auto frames = encode(msg, impl_->key);
+    std::size_t bytes = 0;
+    for (const auto& frame : frames) bytes += frame.size();
     std::lock_guard lock(impl_->queue_mutex);
+    // What waits in the channels was counted at the end of the last pass and has only shrunk
+    // since (a pass takes this lock to add to it), so the bound holds.
+    const auto waiting = impl_->outgoing_bytes + impl_->channel_bytes;
+    if (bytes >
+        impl_->options.max_outgoing_bytes - std::min(waiting, impl_->options.max_outgoing_bytes)) {
+        throw outgoing_queue_full("the kernel is not reading: " + std::to_string(waiting) +
+                                  " bytes of messages wait for it, and " + to_string(which) +
+                                  " cannot take " + std::to_string(bytes) + " more (limit " +
+                                  std::to_string(impl_->options.max_outgoing_bytes) + ")");
+    }
+    impl_->outgoing_bytes += bytes;
     impl_->outgoing.emplace_back(which, std::move(frames));
     impl_->wake();
     return id;

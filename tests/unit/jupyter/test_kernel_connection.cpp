@@ -174,6 +174,51 @@ TEST_SUITE("jupyter.kernel_connection") {
         CHECK(got.shell[0].parent_msg_id() == id);
     }
 
+    TEST_CASE("shell and stdin carry the session as their identity, so the kernel can route") {
+        fake_kernel kernel;
+        zmq::socket_t stdin_router(kernel.sockets.context, zmq::socket_type::router);
+        stdin_router.set(zmq::sockopt::linger, 0);
+        stdin_router.bind(kernel.info.endpoint(channel::stdin_channel));
+        received got;
+        kernel_connection connection(kernel.info, "session-7", recording(got), {0ms, 3});
+        // The kernel's ROUTER sockets see the session's name, not one libzmq made up (five bytes
+        // starting with a zero): an input_request for this session reaches this stdin socket.
+        const auto [id, request] = round_trip(kernel, connection, got);
+        CHECK(request.identities == std::vector<std::string>{"session-7"});
+        connection.send(channel::stdin_channel,
+                        make_request("input_reply", {{"value", "typed"}}, "session-7"));
+        std::vector<zmq::message_t> parts;
+        stdin_router.set(zmq::sockopt::rcvtimeo, 5000);
+        REQUIRE(zmq::recv_multipart(stdin_router, std::back_inserter(parts)));
+        CHECK(parts.front().to_string() == "session-7");
+    }
+
+    TEST_CASE(
+        "messages for a kernel that does not read are bounded, and send() refuses past the bound") {
+        fake_kernel kernel;  // binds no control socket: nothing there ever reads
+        received got;
+        connection_options options{0ms, 3};
+        options.max_outgoing_bytes = 1024 * 1024;
+        kernel_connection connection(kernel.info, "session", recording(got), options);
+        const auto big = make_request("execute_request", {{"code", std::string(100000, 'x')}}, "s");
+        int accepted = 0;
+        bool refused = false;
+        for (int i = 0; i < 100 && !refused; ++i) {
+            try {
+                connection.send(channel::control, big);
+                ++accepted;
+            } catch (const outgoing_queue_full& e) {
+                refused = true;
+                CHECK(std::string(e.what()).find("the kernel is not reading") != std::string::npos);
+            }
+        }
+        CHECK(refused);
+        CHECK(accepted <= 10);  // 100 kB each under 1 MiB
+        CHECK(accepted >= 9);
+        // What still fits under the bound goes: a request on shell, answered.
+        round_trip(kernel, connection, got);
+    }
+
     TEST_CASE("reports a watched file descriptor once it becomes readable") {
         fake_kernel kernel;
         received got;

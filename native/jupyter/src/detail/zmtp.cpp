@@ -1,29 +1,28 @@
 #include "zmtp.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace ipybox::jupyter::detail {
 namespace {
 
 constexpr std::size_t greeting_size = 64;
-constexpr std::uint8_t flag_more = 0x01;
-constexpr std::uint8_t flag_long = 0x02;
-constexpr std::uint8_t flag_command = 0x04;
-// READY carries a few properties; nothing a client needs is larger.
-constexpr std::uint64_t max_command_bytes = 4096;
+constexpr std::uint8_t flag_more = zmtp_flag_more;
+constexpr std::uint8_t flag_long = zmtp_flag_long;
+constexpr std::uint8_t flag_command = zmtp_flag_command;
 
-void append_frame(std::string& out, std::uint8_t flags, std::string_view body) {
-    if (body.size() > 255) {
-        out.push_back(static_cast<char>(flags | flag_long));
-        for (int shift = 56; shift >= 0; shift -= 8) {
-            out.push_back(
-                static_cast<char>((static_cast<std::uint64_t>(body.size()) >> shift) & 0xff));
-        }
-    } else {
-        out.push_back(static_cast<char>(flags));
-        out.push_back(static_cast<char>(body.size()));
-    }
-    out.append(body);
+// A value from the peer as an error message shows it: the log escapes control characters, this
+// keeps a 64 KiB value from filling the line.
+std::string clipped(std::string_view value) {
+    constexpr std::size_t shown = 32;
+    return value.size() <= shown ? std::string(value) : std::string(value.substr(0, shown)) + "...";
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+    // Property names are case-insensitive (RFC 37); ASCII folding is all they need.
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [&](char x, char y) { return lower(x) == lower(y); });
 }
 
 void check_greeting(std::string_view greeting) {
@@ -47,32 +46,23 @@ std::string zmtp_greeting() {
     std::string greeting(greeting_size, '\0');
     greeting[0] = static_cast<char>(0xff);
     greeting[9] = 0x7f;
-    greeting[10] = 3;  // version 3.0: subscriptions are messages, no PING commands
+    greeting[10] = 3;  // version 3.0: subscriptions are messages (PINGs may come all the same)
     greeting.replace(12, 4, "NULL");
     return greeting;
 }
 
-std::string zmtp_ready(std::string_view socket_type) {
-    std::string body = "\x05READY";
-    const std::string_view name = "Socket-Type";
-    body.push_back(static_cast<char>(name.size()));
-    body.append(name);
-    for (int shift = 24; shift >= 0; shift -= 8) {
-        body.push_back(static_cast<char>((socket_type.size() >> shift) & 0xff));
-    }
-    body.append(socket_type);
-    std::string out;
-    append_frame(out, flag_command, body);
-    return out;
-}
-
 void zmtp_append_message(std::string& out, const std::vector<std::string>& frames) {
     for (std::size_t i = 0; i < frames.size(); ++i) {
-        append_frame(out, i + 1 < frames.size() ? flag_more : 0, frames[i]);
+        zmtp_append_frame(out, i + 1 < frames.size() ? flag_more : 0, frames[i]);
     }
 }
 
-zmtp_reader::zmtp_reader(zmtp_limits limits) : limits_(limits) {}
+zmtp_reader::zmtp_reader(std::string socket_type, zmtp_limits limits)
+    : socket_type_(std::move(socket_type)), limits_(limits) {}
+
+std::optional<std::string> zmtp_reader::take_ping() {
+    return std::exchange(ping_, std::nullopt);
+}
 
 void zmtp_reader::feed(std::string_view bytes, const callbacks& calls) {
     while (!bytes.empty()) {
@@ -128,14 +118,13 @@ void zmtp_reader::feed(std::string_view bytes, const callbacks& calls) {
 
 void zmtp_reader::on_frame_header(const callbacks& calls) {
     if (flags_ & flag_command) {
-        if (remaining_ > max_command_bytes || (flags_ & flag_more)) {
+        if (remaining_ > zmtp_max_command_bytes || (flags_ & flag_more)) {
             throw zmtp_error("a command frame of " + std::to_string(remaining_) + " bytes");
         }
         command_.clear();
         return;
     }
     if (!handshaken_) throw zmtp_error("a message before the peer's READY");
-    in_message_ = true;
     if (dropping_) return;
     std::string reason;
     if (frames_.size() + 1 > limits_.max_frames) {
@@ -162,7 +151,6 @@ void zmtp_reader::on_frame_end(const callbacks& calls) {
         return;
     }
     if (flags_ & flag_more) return;
-    in_message_ = false;
     if (dropping_) {
         dropping_ = false;
         return;
@@ -170,23 +158,60 @@ void zmtp_reader::on_frame_end(const callbacks& calls) {
     auto frames = std::move(frames_);
     frames_.clear();
     held_ = 0;
+    ++delivered_;
     if (calls.on_message) calls.on_message(std::move(frames));
 }
 
 void zmtp_reader::on_command(const std::string& body) {
-    if (in_message_) throw zmtp_error("a command inside a message");
+    // A command may come between two frames of a message: RFC 37's grammar has none there, but
+    // libzmq sends its heartbeat PING whenever its timer fires, mid-message included (seen by
+    // test_zmtp_libzmq.cpp), and reads commands there itself. The message goes on around it.
     const auto name_size = body.empty() ? 0 : static_cast<std::uint8_t>(body[0]);
-    if (body.size() < 1u + name_size) throw zmtp_error("a malformed command");
+    if (name_size == 0 || body.size() < 1u + name_size) throw zmtp_error("a malformed command");
     const auto name = std::string_view(body).substr(1, name_size);
-    if (name == "READY") {
-        handshaken_ = true;
-    } else if (name == "ERROR") {
-        const auto rest = std::string_view(body).substr(1 + name_size);
+    const auto rest = std::string_view(body).substr(1 + name_size);
+    if (name == "ERROR") {
         const auto reason =
             rest.empty() ? std::string_view() : rest.substr(1, static_cast<std::uint8_t>(rest[0]));
         throw zmtp_error("the peer refused the connection: " + std::string(reason));
     }
-    // Other commands (none in ZMTP 3.0 after READY) are ignored.
+    if (!handshaken_) {
+        if (name != "READY") {
+            throw zmtp_error("a " + std::string(name) + " command before the peer's READY");
+        }
+        on_ready(rest);
+        return;
+    }
+    if (name == "READY") throw zmtp_error("a second READY");
+    if (name == "PING" || name == "PONG") {
+        // PING: a 2-octet TTL, then the context; PONG: the context. We never ping, so a PONG is
+        // only checked for its size.
+        const std::size_t ttl = name == "PING" ? 2 : 0;
+        if (rest.size() < ttl || rest.size() - ttl > zmtp_max_ping_context) {
+            throw zmtp_error("a " + std::string(name) + " command of " +
+                             std::to_string(rest.size()) + " bytes");
+        }
+        if (ttl != 0) ping_ = std::string(rest.substr(ttl));
+        return;
+    }
+    // Other commands (SUBSCRIBE and CANCEL are for publishers, which we never are; a security
+    // mechanism's own) mean nothing to a NULL client and are ignored.
+}
+
+void zmtp_reader::on_ready(std::string_view metadata) {
+    std::optional<std::string> type;
+    for (auto& property : zmtp_parse_metadata(metadata)) {
+        if (!same_name(property.name, "Socket-Type")) continue;
+        if (type) throw zmtp_error("a READY with two Socket-Type properties");
+        type = std::move(property.value);
+    }
+    if (!type) throw zmtp_error("a READY without a Socket-Type");
+    if (!zmtp_socket_types_pair(socket_type_, *type)) {
+        throw zmtp_error("the peer is a " + clipped(*type) + " socket, which a " + socket_type_ +
+                         " socket cannot talk to");
+    }
+    peer_socket_type_ = std::move(*type);
+    handshaken_ = true;
 }
 
 }  // namespace ipybox::jupyter::detail

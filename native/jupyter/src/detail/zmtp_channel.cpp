@@ -16,12 +16,6 @@
 namespace ipybox::jupyter::detail {
 namespace {
 
-// A kernel forked from the template binds its sockets some 50 ms after it was asked for: a short
-// longest wait keeps the first connection close behind the bind (a refused local connect costs
-// microseconds).
-constexpr std::chrono::milliseconds first_backoff{5};
-constexpr std::chrono::milliseconds longest_backoff{20};
-
 struct address {
     sockaddr_storage storage{};
     socklen_t length = 0;
@@ -64,29 +58,41 @@ address parse_endpoint(const std::string& endpoint) {
 
 }  // namespace
 
-zmtp_channel::zmtp_channel(std::string endpoint, std::string socket_type, zmtp_limits limits)
+zmtp_channel::zmtp_channel(std::string endpoint, std::string socket_type, options o)
     : endpoint_(std::move(endpoint)),
       socket_type_(std::move(socket_type)),
-      limits_(limits),
-      reader_(limits) {
-    parse_endpoint(endpoint_);  // refuse a bad endpoint now, not on every retry
+      options_(std::move(o)),
+      reader_(socket_type_, options_.limits),
+      backoff_(options_.backoff) {
+    // Refuse a bad endpoint or identity now, not on every retry.
+    parse_endpoint(endpoint_);
+    zmtp_ready(socket_type_, options_.identity);
     connect();
 }
 
 zmtp_channel::~zmtp_channel() {
-    if (fd_ >= 0) ::close(fd_);
+    close_socket();
+}
+
+void zmtp_channel::close_socket() {
+    if (fd_ < 0) return;
+    if (options_.before_close) options_.before_close(fd_);
+    ::close(fd_);
+    fd_ = -1;
 }
 
 void zmtp_channel::send(const std::vector<std::string>& frames) {
     std::string encoded;
     zmtp_append_message(encoded, frames);
+    queued_bytes_ += encoded.size();
     queue_.push_back(std::move(encoded));
 }
 
 short zmtp_channel::events() const {
     if (fd_ < 0) return 0;
     if (connecting_) return POLLOUT;
-    const bool to_write = !handshake_.empty() || (reader_.ready() && !queue_.empty());
+    const bool to_write =
+        !handshake_.empty() || !pong_.empty() || (reader_.ready() && !queue_.empty());
     return static_cast<short>(POLLIN | (to_write ? POLLOUT : 0));
 }
 
@@ -94,13 +100,14 @@ void zmtp_channel::connect() {
     const auto target = parse_endpoint(endpoint_);
     fd_ = ::socket(target.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd_ < 0) {
-        disconnect(std::string("cannot create a socket: ") + std::strerror(errno));
+        disconnect(failure::refused,
+                   std::string("cannot create a socket: ") + std::strerror(errno));
         return;
     }
     connecting_ = false;
     if (::connect(fd_, reinterpret_cast<const sockaddr*>(&target.storage), target.length) != 0) {
         if (errno != EINPROGRESS) {
-            disconnect(std::strerror(errno));  // not listening yet, most often
+            disconnect(failure::refused, std::strerror(errno));  // not listening yet, most often
             return;
         }
         connecting_ = true;  // tcp: handle() learns the outcome
@@ -112,30 +119,45 @@ void zmtp_channel::connect() {
 void zmtp_channel::on_connected() {
     // A fresh conversation, greeting first.
     connecting_ = false;
-    reader_ = zmtp_reader(limits_);
-    handshake_ = zmtp_greeting() + zmtp_ready(socket_type_);
+    reader_ = zmtp_reader(socket_type_, options_.limits);
+    pong_.clear();
+    healthy_ = false;
+    handshake_ = zmtp_greeting() + zmtp_ready(socket_type_, options_.identity);
     written_ = 0;
     if (socket_type_ == "SUB") {  // subscribe to everything, first thing after the handshake
         std::string subscribe;
         zmtp_append_message(subscribe, {std::string(1, '\x01')});
+        queued_bytes_ += subscribe.size();
         queue_.push_front(std::move(subscribe));
     }
-    backoff_ = first_backoff;
 }
 
-void zmtp_channel::disconnect(const std::string& why) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
+void zmtp_channel::disconnect(failure kind, const std::string& why) {
+    close_socket();
     connecting_ = false;
     handshake_.clear();
     written_ = 0;  // a message cut by the break goes again whole
-    core::logger("jupyter")->trace("{}: not connected ({}); retrying", endpoint_, why);
-    reconnect_at_ = clock::now() + backoff_;
-    backoff_ = std::min(backoff_ * 2, longest_backoff);
+    const auto now = options_.now();
+    const auto wait =
+        kind == failure::refused ? backoff_.after_refused() : backoff_.after_failure();
+    reconnect_at_ = now + wait;
+    const auto log = core::logger("jupyter");
+    if (kind != failure::protocol) {
+        log->trace("{}: not connected ({}); retrying in {} ms", endpoint_, why, wait.count());
+        return;
+    }
+    const auto count = failures_.on_failure(now);
+    if (!count) return;
+    if (*count == 1) {
+        log->warn("{}: {}; reconnecting in {} ms", endpoint_, why, wait.count());
+    } else {
+        log->warn("{}: {}; {} such failures since the last line, reconnecting in {} ms", endpoint_,
+                  why, *count, wait.count());
+    }
 }
 
 void zmtp_channel::retry() {
-    if (fd_ < 0 && clock::now() >= reconnect_at_) connect();
+    if (fd_ < 0 && options_.now() >= reconnect_at_) connect();
 }
 
 void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
@@ -147,7 +169,7 @@ void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
         socklen_t length = sizeof error;
         if (::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
         if (error != 0) {
-            disconnect(std::strerror(error));
+            disconnect(failure::refused, std::strerror(error));
             return;
         }
         on_connected();
@@ -160,16 +182,23 @@ void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
             if (got < 0 && errno == EINTR) continue;
             if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
             if (got <= 0) {
-                disconnect(got == 0 ? "closed by the kernel" : std::strerror(errno));
+                disconnect(failure::broken,
+                           got == 0 ? "closed by the kernel" : std::strerror(errno));
                 return;
             }
             taken += static_cast<std::size_t>(got);
             try {
                 reader_.feed(std::string_view(buffer, static_cast<std::size_t>(got)), calls);
             } catch (const zmtp_error& e) {
-                core::logger("jupyter")->warn("{}: {}; reconnecting", endpoint_, e.what());
-                disconnect(e.what());
+                disconnect(failure::protocol, e.what());
                 return;
+            }
+            // One PONG waits at most: a PING that comes while one is unsent is not answered, so
+            // a kernel that pings without reading makes us hold 18 bytes, not a queue.
+            if (auto ping = reader_.take_ping(); ping && pong_.empty()) pong_ = zmtp_pong(*ping);
+            if (!healthy_ && reader_.delivered() > 0) {
+                healthy_ = true;
+                backoff_.healthy();
             }
         }
     }
@@ -178,24 +207,30 @@ void zmtp_channel::handle(short revents, const zmtp_reader::callbacks& calls,
 
 bool zmtp_channel::flush() {
     // Messages wait for the peer's READY: libzmq takes a frame that arrives before it has sent
-    // its own READY for a second handshake command, and drops the connection.
-    while (fd_ >= 0 && (!handshake_.empty() || (reader_.ready() && !queue_.empty()))) {
-        std::string& front = handshake_.empty() ? queue_.front() : handshake_;
-        const std::size_t from = handshake_.empty() ? written_ : 0;
+    // its own READY for a second handshake command, and drops the connection. A PONG goes
+    // between messages, never inside one.
+    while (fd_ >= 0) {
+        std::string* whole = !handshake_.empty()                 ? &handshake_
+                             : (!pong_.empty() && written_ == 0) ? &pong_
+                                                                 : nullptr;
+        if (whole == nullptr && (!reader_.ready() || queue_.empty())) break;
+        const std::string& front = whole ? *whole : queue_.front();
+        const std::size_t from = whole ? 0 : written_;
         const ssize_t sent =
             ::send(fd_, front.data() + from, front.size() - from, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (sent < 0 && errno == EINTR) continue;
         if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
         if (sent < 0) {
-            disconnect(std::strerror(errno));
+            disconnect(failure::broken, std::strerror(errno));
             return false;
         }
-        if (!handshake_.empty()) {
-            handshake_.erase(0, static_cast<std::size_t>(sent));
+        if (whole) {
+            whole->erase(0, static_cast<std::size_t>(sent));
             continue;
         }
         written_ += static_cast<std::size_t>(sent);
         if (written_ == front.size()) {
+            queued_bytes_ -= front.size();
             queue_.pop_front();
             written_ = 0;
         }

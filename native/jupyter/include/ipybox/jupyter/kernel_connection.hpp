@@ -22,6 +22,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "ipybox/jupyter/connection_info.hpp"
@@ -32,6 +33,12 @@ class io_context;
 }
 
 namespace ipybox::jupyter {
+
+// send() refused a message because max_outgoing_bytes are already waiting for the kernel.
+class outgoing_queue_full : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
 
 struct connection_handlers {
     std::function<void(message&&)> on_shell;
@@ -57,6 +64,10 @@ struct connection_options {
     std::size_t max_message_frames = 256;
     // Values and keys of one decoded JSON frame, at most.
     std::size_t max_json_values = 100000;
+    // The most that messages waiting to go to the kernel may take, all channels together: a
+    // kernel that stops reading (or never listens) fills it, and send() then refuses more. An
+    // execute_request carries its code, so this is generous.
+    std::size_t max_outgoing_bytes = 64 * 1024 * 1024;
     // The loop that drives the connection; null: a thread of the connection's own runs one.
     boost::asio::io_context* io = nullptr;
 };
@@ -64,8 +75,10 @@ struct connection_options {
 class kernel_connection {
   public:
     // Connects the sockets (the kernel need not be listening yet) and starts watching them.
-    // Throws std::invalid_argument for an endpoint it cannot use, std::system_error when the
-    // system refuses a descriptor.
+    // `session_id` is also the ZeroMQ identity of the shell, control and stdin sockets, as with
+    // jupyter_client: 1 to 255 bytes, the first not zero.
+    // Throws std::invalid_argument for an endpoint it cannot use or a session_id that cannot be an
+    // identity, std::system_error when the system refuses a descriptor.
     kernel_connection(const connection_info& info, std::string session_id,
                       connection_handlers handlers, connection_options options = {});
     ~kernel_connection();
@@ -74,6 +87,8 @@ class kernel_connection {
     kernel_connection& operator=(const kernel_connection&) = delete;
 
     // Signs and queues `msg` on `which` (shell, control or stdin). Returns its msg_id.
+    // Throws outgoing_queue_full, queueing nothing, when it would take the messages waiting for
+    // the kernel past connection_options::max_outgoing_bytes.
     std::string send(channel which, message msg);
 
     // Watches a file descriptor (for example a pidfd) and calls `on_readable` like a handler
