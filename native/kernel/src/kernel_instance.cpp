@@ -194,7 +194,19 @@ void kernel_instance::execute(const std::string& code,
         }
         s.routes.emplace(into->msg_id, impl::route{into});
     }
-    s.connection->send(channel::shell, std::move(request));
+    try {
+        s.connection->send(channel::shell, std::move(request));
+    } catch (const std::exception& e) {
+        // Not sent (the kernel left too much unread, say): the execution ends here, its route
+        // with it, and the kernel stays as it is.
+        {
+            std::lock_guard lock(s.mutex);
+            s.routes.erase(into->msg_id);
+        }
+        into->push_progress(
+            kernel_died{std::string("the code could not be sent to the kernel: ") + e.what()},
+            execution_progress::died);
+    }
 }
 
 void kernel_instance::interrupt() {
