@@ -48,7 +48,7 @@ void report_sandbox(const process::environment_map& environment,
     std::string guessable;
     try {
         for (const auto& [name, value] : workspace::load_dotenv(workspace / ".env")) {
-            if (value.size() >= 4 && workspace::guessing_bits(value) < workspace::min_secret_bits) {
+            if (workspace::guessable(value)) {
                 guessable += (guessable.empty() ? "" : ", ") + name;
             }
         }
@@ -60,8 +60,7 @@ void report_sandbox(const process::environment_map& environment,
                              : "too easy to guess to fill in under --sandbox: " + guessable);
     if (!guessable.empty()) {
         notes.push_back((workspace / ".env").string() +
-                        " holds values a sandboxed kernel could find by guessing (" +
-                        guessable +
+                        " holds values a sandboxed kernel could find by guessing (" + guessable +
                         "): use longer random values, or allow each with "
                         "--allow-guessable-secret NAME (README, Secrets)");
     }

@@ -37,9 +37,15 @@ std::string reason_for(const std::string& setting) {
                                 "filesystem.denyRead, allowRead, allowWrite, denyWrite");
 }
 
-bool holds_unreadable(const std::filesystem::path& form, const protected_floor& floor) {
-    return std::any_of(floor.unreadable.begin(), floor.unreadable.end(),
-                       [&](const auto& path) { return within(path, form); });
+// The first protected path (unreadable, then unwritable) below `form`, or nullptr.
+const std::filesystem::path* held_by(const std::filesystem::path& form,
+                                     const protected_floor& floor) {
+    for (const auto* list : {&floor.unreadable, &floor.unwritable}) {
+        const auto found = std::find_if(list->begin(), list->end(),
+                                        [&](const auto& path) { return within(path, form); });
+        if (found != list->end()) return &*found;
+    }
+    return nullptr;
 }
 
 }  // namespace
@@ -90,9 +96,7 @@ std::string floor_breach(const granted_path& grant, const protected_floor& floor
         const bool inside_writable =
             std::any_of(floor.writable.begin(), floor.writable.end(),
                         [&](const auto& folder) { return within(form, folder); });
-        if (!inside_writable && holds_unreadable(form, floor)) {
-            const auto held = std::find_if(floor.unreadable.begin(), floor.unreadable.end(),
-                                           [&](const auto& path) { return within(path, form); });
+        if (const auto* held = inside_writable ? nullptr : held_by(form, floor)) {
             return breach(form, "holds", *held);
         }
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ipybox/core/redactor.hpp"
+
 namespace ipybox::workspace {
 namespace {
 
@@ -48,6 +50,28 @@ double guessing_bits(std::string_view value) {
         std::all_of(value.begin(), value.end(), [&](char c) { return c == value.front(); });
     const double length = one_character ? 1.0 : static_cast<double>(value.size());
     return length * std::log2(alphabet);
+}
+
+bool guessable(std::string_view value) {
+    if (value.size() < core::redactor::min_value_length) return false;
+    if (guessing_bits(value) < min_secret_bits) return true;
+    const auto weak_piece = [](std::string_view piece) {
+        return piece.size() >= core::redactor::min_piece_length &&
+               guessing_bits(piece) < min_secret_bits;
+    };
+    if (const auto cut = value.find_first_of("#?"); cut != std::string_view::npos) {
+        if (weak_piece(value.substr(0, cut))) return true;
+    }
+    if (value.find('\n') == std::string_view::npos) return false;
+    for (std::size_t start = 0; start <= value.size();) {
+        auto end = value.find('\n', start);
+        if (end == std::string_view::npos) end = value.size();
+        auto line = value.substr(start, end - start);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (weak_piece(line)) return true;
+        start = end + 1;
+    }
+    return false;
 }
 
 guessable_secret_error::guessable_secret_error(std::vector<std::string> names)

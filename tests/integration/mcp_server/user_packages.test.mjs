@@ -73,13 +73,15 @@ test("--sandbox: installed with scope user in project A, imported in project B, 
   assert.ok(!installed.isError, textOf(installed));
   assert.equal(await runOk(a, importLine("ipybox_user_sbx")), "sandboxed True");
 
-  // B's settings let its kernel write the folder that holds the user site: the write beside it
-  // succeeds (the control), the one into it is refused.
+  // B's settings let its kernel write a folder beside the user site (a grant of the folder that
+  // holds it is refused outright, sandbox.settings_floor): the write there succeeds (the
+  // control), the one into the user site is refused.
   const config = path.join(root, "sandbox-b.json");
-  fs.writeFileSync(config, JSON.stringify({ filesystem: { allowWrite: [path.join(dataHome, "ipybox")] } }));
+  fs.mkdirSync(path.join(dataHome, "ipybox-beside"), { recursive: true });
+  fs.writeFileSync(config, JSON.stringify({ filesystem: { allowWrite: [path.join(dataHome, "ipybox-beside")] } }));
   const b = await start(path.join(root, "sandboxed-b"), { sandboxed: true, config });
   assert.equal(await runOk(b, importLine("ipybox_user_sbx")), "sandboxed True");
-  const beside = path.join(dataHome, "ipybox", "beside.txt");
+  const beside = path.join(dataHome, "ipybox-beside", "beside.txt");
   const planted = path.join(userSite, "planted_by_kernel.py");
   const written = await runOk(b, [
     "results = []",

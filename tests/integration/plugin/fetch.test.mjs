@@ -22,6 +22,11 @@ const SERVER = "plugin:codeact-default:ipybox:";
 // Claude Code with no installed ipybox: /usr/local/bin is hidden in a private mount namespace
 // when it holds one (the launcher looks there), the rest of the search is the sandbox's own.
 function claude(sandbox, args, env = {}) {
+  // Not on PATH either: run-tests.sh puts the fresh build's installed copy first there.
+  const searched = ["ipybox", "uvx", "uv"];
+  const PATH = (sandbox.env.PATH ?? "").split(":")
+    .filter((dir) => !searched.some((name) => fs.existsSync(path.join(dir, name)))).join(":");
+  sandbox = { ...sandbox, env: { ...sandbox.env, PATH } };
   const hide = fs.existsSync("/usr/local/bin/ipybox");
   const command = hide ? "unshare" : claudeBinary();
   const prefix = hide ? ["--mount", "sh", "-c", 'mount -t tmpfs none /usr/local/bin && exec "$@"', "sh", claudeBinary()] : [];

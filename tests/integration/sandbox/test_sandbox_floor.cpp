@@ -95,16 +95,28 @@ TEST_SUITE("sandbox.floor") {
         CAPTURE(read_raw);
         CHECK(read_raw.find(key_text) != std::string::npos);
 
-        for (const auto* granted :
-             {"~/.ssh", "~/.ssh/id_ed25519", ".env", "~/.local/state/ipybox"}) {
+        // "~//.ssh" once slipped through as "/.ssh" (found by an outside attacker).
+        for (const auto* granted : {"~/.ssh", "~/.ssh/id_ed25519", ".env", "~/.local/state/ipybox",
+                                    "~//.ssh", "~//.local/state/ipybox", "~/./.ssh/"}) {
             CAPTURE(granted);
             const auto error = construction_error(
                 sandboxed("read", user, {{"filesystem", {{"allowRead", {granted}}}}}));
             CHECK(error.find("keeps unreadable") != std::string::npos);
         }
-        const auto error = construction_error(sandboxed(
-            "write", user, {{"filesystem", {{"allowWrite", {"~/.local/state/ipybox"}}}}}));
-        CHECK(error.find("keeps unwritable") != std::string::npos);
+        // Nor write what the host runs or reads later: a kernel that could replace
+        // ~/.local/bin/ipybox got code run by the next launcher (found by an outside attacker).
+        for (const auto* granted :
+             {"~/.local/state/ipybox", "~//.local/state/ipybox", "~/.local/bin", "~/.config/ipybox",
+              "~/.bashrc", "/usr/local", "~"}) {
+            CAPTURE(granted);
+            const auto error = construction_error(
+                sandboxed("write", user, {{"filesystem", {{"allowWrite", {granted}}}}}));
+            CHECK(error.find("keeps unwritable") != std::string::npos);
+        }
+        // The control: a folder of the user's that nothing runs from may be granted.
+        CHECK(construction_error(
+                  sandboxed("data", user, {{"filesystem", {{"allowWrite", {"~/data"}}}}}))
+                  .empty());
         // Nor may a config name a program srt would run on the host.
         CHECK(construction_error(sandboxed("program", user, {{"bwrapPath", "/usr/bin/bwrap"}}))
                   .find("may not set bwrapPath") != std::string::npos);

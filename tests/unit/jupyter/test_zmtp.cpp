@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "detail/zmtp.hpp"
+#include "zmtp_test_support.hpp"
 
 using namespace ipybox::jupyter::detail;
 
@@ -31,14 +32,8 @@ std::string frame_header(std::uint64_t size, bool more) {
     return header;
 }
 
-// A command frame with `name` and `data`.
 std::string command(std::string_view name, std::string_view data) {
-    std::string body(1, static_cast<char>(name.size()));
-    body.append(name);
-    body.append(data);
-    std::string frame;
-    zmtp_append_frame(frame, zmtp_flag_command, body);
-    return frame;
+    return ipybox::testing::zmtp_command(name, data);
 }
 
 // A READY command with these properties, in order.

@@ -12,17 +12,13 @@
 #include <vector>
 
 #include "detail/zmtp.hpp"
+#include "zmtp_test_support.hpp"
 
 using namespace ipybox::jupyter::detail;
 
 namespace {
 
 constexpr zmtp_limits limits{4096, 8};
-
-std::size_t iterations(std::size_t fallback) {
-    const char* value = std::getenv("IPYBOX_FUZZ_ITERATIONS");
-    return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
-}
 
 // Draws from a seeded generator in the same way on every standard library.
 struct dice {
@@ -43,12 +39,7 @@ struct dice {
 };
 
 std::string command(std::string_view name, std::string_view data) {
-    std::string body(1, static_cast<char>(name.size()));
-    body.append(name);
-    body.append(data);
-    std::string frame;
-    zmtp_append_frame(frame, zmtp_flag_command, body);
-    return frame;
+    return ipybox::testing::zmtp_command(name, data);
 }
 
 struct stream {
@@ -168,7 +159,7 @@ outcome feed_in_pieces(dice& d, const std::string& bytes) {
 
 TEST_SUITE("jupyter.zmtp fuzz") {
     TEST_CASE("valid streams cut anywhere deliver exactly the messages within the limits") {
-        const auto count = iterations(300);
+        const auto count = ipybox::testing::fuzz_iterations(300);
         for (const std::uint64_t seed : {1u, 2u, 3u}) {
             dice d(seed);
             for (std::size_t i = 0; i < count; ++i) {
@@ -181,7 +172,7 @@ TEST_SUITE("jupyter.zmtp fuzz") {
     }
 
     TEST_CASE("mutated and random streams end in frames or a zmtp_error, within bounds") {
-        const auto count = iterations(1000);
+        const auto count = ipybox::testing::fuzz_iterations(1000);
         for (const std::uint64_t seed : {11u, 12u, 13u}) {
             dice d(seed);
             for (std::size_t i = 0; i < count; ++i) {

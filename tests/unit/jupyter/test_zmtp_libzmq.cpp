@@ -13,6 +13,7 @@
 
 #include "detail/zmtp_channel.hpp"
 #include "ipybox/core/private_directory.hpp"
+#include "zmtp_test_support.hpp"
 
 using namespace ipybox::jupyter::detail;
 using namespace std::chrono_literals;
@@ -22,11 +23,6 @@ namespace {
 
 // ZMQ_METADATA: in zmq.h's draft section, which Debian's libzmq 4.3 builds in.
 constexpr int zmq_metadata_option = 95;
-
-std::size_t message_count(std::size_t fallback) {
-    const char* value = std::getenv("IPYBOX_FUZZ_ITERATIONS");
-    return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
-}
 
 // Random multipart messages: 1 to 6 frames, sizes at the short/long boundary, empty, small or
 // large (up to 1 MiB).
@@ -112,7 +108,7 @@ TEST_SUITE("jupyter.zmtp against libzmq") {
         zmtp_channel channel(endpoint, "DEALER", big_limits());
         for (const std::uint64_t seed : {1u, 2u}) {
             message_maker make(seed);
-            const auto count = message_count(40);
+            const auto count = ipybox::testing::fuzz_iterations(40);
             // Ours to libzmq: the ROUTER sees our identity, then exactly our frames.
             for (std::size_t i = 0; i < count; ++i) {
                 const auto frames = make.next();
@@ -159,7 +155,7 @@ TEST_SUITE("jupyter.zmtp against libzmq") {
         CHECK(subscription.to_string() == std::string(1, '\x01'));
         message_maker make(7);
         std::vector<frames_t> sent;
-        for (std::size_t i = 0; i < message_count(40) * 2; ++i) {
+        for (std::size_t i = 0; i < ipybox::testing::fuzz_iterations(40) * 2; ++i) {
             sent.push_back(make.next());
             std::vector<zmq::const_buffer> parts;
             for (const auto& frame : sent.back()) parts.push_back(zmq::buffer(frame));

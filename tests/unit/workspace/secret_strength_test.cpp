@@ -26,6 +26,16 @@ TEST_SUITE("workspace.secret_strength") {
         }
     }
 
+    TEST_CASE("a piece redacted on its own counts: a weak line or the part before '#'") {
+        using ipybox::workspace::guessable;
+        CHECK_FALSE(guessable("v7Q2xK9mPa4Lz8Rw"));
+        CHECK(guessable("40713395\n62800417"));  // each line, 2^26.6, found apart
+        CHECK(guessable("12345678#v7Q2xK9mPa4Lz8Rw"));
+        CHECK_FALSE(guessable("v7Q2xK9mPa4Lz8Rw\nQ9z2Lk8vTr3Mw7Xp"));
+        CHECK(guessable("123456789012345"));  // 15 digits: 2^49.8, under the bound
+        CHECK_FALSE(guessable("abc"));        // under 4 characters: not redacted, no secret
+    }
+
     TEST_CASE("the error names each variable and the flag that allows it, never a value") {
         const guessable_secret_error error({"PIN", "CODE"});
         const std::string text = error.what();

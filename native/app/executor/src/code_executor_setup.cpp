@@ -96,9 +96,7 @@ void code_executor::impl::start_tool_services() {
                                   allowed = options.sandbox->guessable_secrets_allowed](
                                      std::string_view name) -> std::optional<std::string> {
             auto value = lookup(name);
-            if (value && value->size() >= core::redactor::min_value_length &&
-                workspace::guessing_bits(*value) < workspace::min_secret_bits &&
-                allowed.count(std::string(name)) == 0) {
+            if (value && workspace::guessable(*value) && allowed.count(std::string(name)) == 0) {
                 throw workspace::guessable_secret_error({std::string(name)});
             }
             return value;

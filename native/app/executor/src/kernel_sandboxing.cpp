@@ -62,7 +62,8 @@ std::vector<sandbox::granted_path> grants_of(const nlohmann::json& settings,
             if (glob) base = text.substr(0, text.rfind('/', text.find_first_of("*?[{")) + 1);
             std::filesystem::path path;
             if (base == "~" || base.rfind("~/", 0) == 0) {
-                path = context.home / base.substr(std::min<std::size_t>(base.size(), 2));
+                // Joined as text: "~//.ssh" is the home's .ssh, not "/.ssh".
+                path = context.home.string() + "/" + base.substr(1);
             } else {
                 path = context.workspace / base;  // an absolute base replaces the workspace
             }
@@ -72,9 +73,43 @@ std::vector<sandbox::granted_path> grants_of(const nlohmann::json& settings,
     return grants;
 }
 
+// What the host runs or reads as configuration later, outside the workspace, which no config
+// may make writable (a kernel that could write there would get code run on the host): every
+// folder on the host's PATH, the user's program folders and configuration, the shell's start-up
+// files and the user library (gentools that every project's kernels import).
+std::vector<std::filesystem::path> host_write_floor(const kernel_sandbox_context& context) {
+    std::vector<std::filesystem::path> paths;
+    if (!context.home.empty()) {
+        for (const char* name :
+             {".local/bin", "bin",      ".cargo/bin",    ".config",     ".local/share",
+              ".local/lib", ".bashrc",  ".bash_profile", ".bash_login", ".bash_logout",
+              ".profile",   ".zshrc",   ".zshenv",       ".zprofile",   ".zlogin",
+              ".gitconfig", ".npmrc",   ".pypirc",       ".netrc",      ".vimrc",
+              ".emacs",     ".emacs.d", ".tmux.conf",    ".inputrc",    ".pam_environment"}) {
+            paths.push_back(context.home / name);
+        }
+    }
+    const auto path = context.wrapper_environment.find("PATH");
+    if (path != context.wrapper_environment.end()) {
+        std::size_t start = 0;
+        while (start <= path->second.size()) {
+            auto end = path->second.find(':', start);
+            if (end == std::string::npos) end = path->second.size();
+            const auto entry = path->second.substr(start, end - start);
+            if (!entry.empty() && entry.front() == '/') paths.emplace_back(entry);
+            start = end + 1;
+        }
+    }
+    for (const auto& visible : context.visible) paths.push_back(visible);
+    return paths;
+}
+
 // Throws std::invalid_argument when the user's config would open what `floor` protects.
 void check_grants(const nlohmann::json& settings, const kernel_sandbox_context& context,
-                  const sandbox::protected_floor& floor) {
+                  sandbox::protected_floor floor) {
+    for (auto& path : all_forms(host_write_floor(context))) {
+        floor.unwritable.push_back(std::move(path));
+    }
     for (const auto& grant : grants_of(settings, context)) {
         if (auto breach = sandbox::floor_breach(grant, floor); !breach.empty()) {
             throw std::invalid_argument(breach);

@@ -35,6 +35,8 @@ struct granted_path {
 
 struct protected_floor {
     std::vector<std::filesystem::path> unreadable;  // each in every form it may take on disk
+    // Also what the host runs or reads later (PATH folders, ~/.local/bin, ~/.config, shell
+    // start-up files, ...): a kernel that could write there would get code run on the host.
     std::vector<std::filesystem::path> unwritable;
     std::vector<std::filesystem::path> writable;  // what ipybox itself lets the kernel write
 };
@@ -42,9 +44,9 @@ struct protected_floor {
 // Why `grant` would lift the floor, or "" when it does not:
 //   - allowRead: a form is, or lies inside, an unreadable path (srt lets an allowRead win over a
 //     broader denyRead); a glob whose base holds an unreadable path could match it.
-//   - allowWrite: a form is, or lies inside, an unreadable or unwritable path; or it holds an
-//     unreadable one and is not itself inside ipybox's writable set (where ipybox's own denies
-//     stand). A glob counts as holding everything below its base.
+//   - allowWrite: a form is, or lies inside, an unreadable or unwritable path; or it holds one
+//     and is not itself inside ipybox's writable set (where ipybox's own denies stand). A glob
+//     counts as holding everything below its base.
 std::string floor_breach(const granted_path& grant, const protected_floor& floor);
 
 // `path` equals `folder` or lies below it (lexically; both absolute and normal).
