@@ -238,6 +238,44 @@ void session_core::hook_finished() {
     pump();
 }
 
+// A reset at the head of the queue: its hook, then the kernel it gives up ended, then a fresh
+// kernel. False while one of them is under way.
+bool session_core::run_reset(queued_reset& reset) {
+    if (reset.on_turn && !reset.hook_done) {
+        if (!reset.hook_started) {
+            reset.hook_started = true;
+            run_hook(reset);
+        }
+        state_ = session_state::resetting;
+        return false;
+    }
+    // The kernel given up is ended, with everything it started, before another is handed over:
+    // while it runs it could still stop or kill the spare (in a sandbox they share a PID
+    // namespace), which would then be handed over stopped or about to die.
+    if (!reset.swapped && !reset.old_ended && current_ && current_->alive()) {
+        if (!reset.old_ending) {
+            reset.old_ending = true;
+            end_for_reset(current_);
+        }
+        state_ = session_state::resetting;
+        return false;
+    }
+    if (!reset.swapped) {
+        reset.swapped = true;
+        retire(std::move(current_));
+        current_.reset();
+        pid_ = 0;
+        if (!acquire_kernel()) {
+            state_ = session_state::resetting;
+            return false;
+        }
+    }
+    auto done = std::move(reset.done);
+    queue_.pop_front();
+    if (done) done(nullptr);
+    return true;
+}
+
 void session_core::end_for_reset(std::shared_ptr<kernel_instance> old) {
     blocking_work_->post([self = shared_from_this(), old = std::move(old)] {
         old->end_now();
