@@ -67,6 +67,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
     }
 
     process::spawn_options options;
+    std::optional<process::process_attributes> attributes;
     try {  // the sandbox's preparation, or the kernel's environment file
         kernel_wrapping wrapping;
         if (shares_sandbox) {
@@ -92,6 +93,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
             }
         }
         if (from) {
+            attributes = from->child_attributes(options.limits);
             s.child = from->fork(std::move(options), {"-f", connection_file.string()},
                                  shares_sandbox ? s.info.to_json() : nlohmann::json(),
                                  clock::now() + fork_wait);
@@ -114,6 +116,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
     auto created = std::unique_ptr<kernel_instance>(new kernel_instance(std::move(state)));
     created->pid_ = s.child->pid();
     created->template_ = from;
+    created->attributes_ = std::move(attributes);
     jupyter::connection_options connection_options;
     connection_options.heartbeat_interval = launch.heartbeat_interval;
     connection_options.heartbeat_misses = launch.heartbeat_misses;
@@ -270,9 +273,10 @@ void kernel_instance::end_now() {
     }
 }
 
-std::string kernel_instance::signalled() const {
+std::string kernel_instance::interfered_with() const {
     if (!alive()) return "it has exited";
-    return process::signal_trouble(pid());
+    if (auto trouble = process::signal_trouble(pid()); !trouble.empty()) return trouble;
+    return attributes_ ? process::attribute_trouble(pid(), *attributes_) : std::string();
 }
 
 void kernel_instance::shutdown(std::chrono::milliseconds grace) {

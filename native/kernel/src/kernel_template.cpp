@@ -100,6 +100,9 @@ std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& lau
     }
     options.stdin_lifeline = false;
     options.stdin_descriptor = theirs.get();
+    // Its first message then carries its PID (SCM_CREDENTIALS), as our PID namespace sees it.
+    const int on = 1;
+    ::setsockopt(ours.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
     options.on_output_line = [log](std::string_view line) { log->debug("template: {}", line); };
     options.io = launch.io;
     try {
@@ -123,6 +126,13 @@ std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& lau
     if (ready == parsed.end() || !ready->is_boolean() || !ready->get<bool>()) {
         throw template_unavailable("the kernel template answered something else than ready", false);
     }
+    // Read now, before any kernel in its sandbox could reach it.
+    const auto attributes = process::attributes_of(self->python_pid_);
+    if (!attributes) {
+        throw template_unavailable("the kernel template's limits and priorities cannot be read",
+                                   false);
+    }
+    self->attributes_ = *attributes;
     const auto found = parsed.find("watched");
     if (found != parsed.end() && found->is_object()) {
         for (auto it = found->begin(); it != found->end(); ++it) {
@@ -195,6 +205,11 @@ const std::filesystem::path& kernel_template::children_directory() const {
 
 int kernel_template::pid() const {
     return process_ ? process_->pid() : -1;
+}
+
+process::process_attributes kernel_template::child_attributes(
+    const process::process_rlimits& limits) const {
+    return process::with_limits(attributes_, limits);
 }
 
 void kernel_template::send(const std::string& message, const std::vector<int>& descriptors) {
@@ -358,6 +373,17 @@ std::unique_ptr<process::child_process> kernel_template::fork(
     if (!pidfd || ::poll(&item, 1, 0) != 0) {
         reap(template_pid);
         throw kernel_start_error("the forked kernel ended before it started");
+    }
+    // Its limits and priorities as the template's children have them: one another process
+    // lowered in the template would follow every kernel it forks.
+    if (const auto trouble = process::attribute_trouble(pid, child_attributes(options.limits));
+        !trouble.empty()) {
+        handshake.reset();  // no go: the child ends
+        reap(template_pid);
+        throw refuse(
+            "a kernel forked from the template is not as it should be (another process "
+            "changed the template): " +
+            trouble);
     }
     if (::send(handshake.get(), "g", 1, MSG_NOSIGNAL) != 1) {
         throw kernel_start_error("the forked kernel ended before it started");

@@ -21,6 +21,13 @@
 // child can trace it or read its memory. Before each fork the sandbox a cold kernel would get
 // now is computed again; when it differs, the template is out of date (sandbox_changed).
 //
+// Another process of the same user (a kernel in the template's sandbox) can lower the template's
+// limits or priorities with prlimit(2), setpriority(2) and the like, and each child would
+// inherit them. The template's attributes are recorded when it is ready, before any kernel of
+// its sandbox runs; each child must have those, with its kernel's limits, when it reports (else
+// the template is given up and the kernel started cold), and again when it is handed over
+// (kernel_instance::interfered_with).
+//
 // The template keeps running while a kernel it forked lives (each holds a reference): under a
 // sandbox with its own PID namespace, its end would end them.
 //
@@ -37,6 +44,7 @@
 
 #include "ipybox/kernel/kernel_instance.hpp"
 #include "ipybox/process/child_process.hpp"
+#include "ipybox/process/process_attributes.hpp"
 #include "ipybox/process/unique_fd.hpp"
 
 namespace ipybox::core {
@@ -101,6 +109,9 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     // again (kernel_launch::sandbox_settings: a walk of the workspace for nested .git entries).
     std::string sandbox_changed() const;
     int pid() const;
+    // What a child forked with `limits` has: the template's attributes when it was ready, with
+    // those limits.
+    process::process_attributes child_attributes(const process::process_rlimits& limits) const;
 
   private:
     kernel_template() = default;
@@ -116,6 +127,7 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     mutable std::mutex state_mutex_;
     mutable bool refused_ = false;  // set by usable() too, once it finds the template signalled
     int python_pid_ = -1;           // the template's Python process, as its first message's sender
+    process::process_attributes attributes_;  // the Python process's, when it said it was ready
     // Each folder the template's imports depended on, with its inode and modification time
     // (nullopt: missing) when they were done.
     std::vector<std::pair<std::string, std::optional<std::pair<std::uint64_t, std::uint64_t>>>>

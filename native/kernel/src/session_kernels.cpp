@@ -71,7 +71,8 @@ bool session_core::acquire_kernel() {
         auto spare = std::move(spares_.front());
         spares_.pop_front();
         // A spare forked before a package was installed would not see it: replaced too. So is
-        // one another process stopped or signalled (a sibling in the template's sandbox).
+        // one another process stopped, signalled, or whose limits or priorities it changed (a
+        // sibling in the template's sandbox).
         if (usable_spare(*spare)) {
             use_as_current(std::move(spare));
             start_spare();
@@ -153,10 +154,11 @@ void session_core::on_spare_started(std::shared_ptr<kernel_instance> kernel,
     start_spare();
 }
 
-// Alive, of the current packages and sandbox, and not signalled by another process.
+// Alive, of the current packages and sandbox, and neither signalled nor changed by another
+// process.
 bool session_core::usable_spare(const kernel_instance& kernel) const {
     if (!kernel.alive() || kernel.outdated()) return false;
-    if (const auto trouble = kernel.signalled(); !trouble.empty()) {
+    if (const auto trouble = kernel.interfered_with(); !trouble.empty()) {
         core::logger("kernel")->warn("the spare kernel {} is not used: {}", kernel.pid(), trouble);
         return false;
     }

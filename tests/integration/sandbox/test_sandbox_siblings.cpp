@@ -1,8 +1,10 @@
 // Kernels forked from one template share its sandbox, and so a PID namespace: each can signal
-// the template and the spare (issue 35, item 7). A kernel so signalled is never handed over, and
-// a kernel given up by a reset can no longer signal anything once the reset hands its
-// successor over.
+// the template and the spare (issue 35, item 7), and lower their limits and priorities with
+// prlimit and setpriority (finding D of the second outside attack). A kernel so signalled or
+// changed is never handed over, nor is one forked from a template so changed, and a kernel given
+// up by a reset can no longer reach anything once the reset hands its successor over.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -73,6 +75,17 @@ std::vector<int> spare_pids(int current) {
     return found;
 }
 
+// Resets into a forked kernel, beside its template and the spare, defines siblings() there, and
+// returns the spare's PIDs as the host sees them.
+std::vector<int> beside_template_and_spare(code_executor& executor) {
+    executor.execute("pass");
+    executor.reset();
+    REQUIRE(executor.execute(find_siblings_code).text != "0");
+    auto spares = spare_pids(executor.kernel_pid());
+    REQUIRE_FALSE(spares.empty());
+    return spares;
+}
+
 }  // namespace
 
 TEST_SUITE("sandbox.siblings") {
@@ -80,11 +93,7 @@ TEST_SUITE("sandbox.siblings") {
         "a spare and a template stopped by a sibling are not handed over: the reset gives a "
         "kernel that runs (control: the sibling's SIGSTOP did stop them)") {
         code_executor executor(sandboxed_with_spare("stop"));
-        executor.execute("pass");
-        executor.reset();  // now in a forked kernel, beside its template and the spare
-        REQUIRE(executor.execute(find_siblings_code).text != "0");
-        const auto before = spare_pids(executor.kernel_pid());
-        REQUIRE_FALSE(before.empty());
+        const auto before = beside_template_and_spare(executor);
         executor.execute("import signal\nfor pid in siblings():\n    os.kill(pid, signal.SIGSTOP)");
         for (const int pid : before) CHECK(state_of(pid) == 'T');  // the control
 
@@ -95,12 +104,41 @@ TEST_SUITE("sandbox.siblings") {
     }
 
     TEST_CASE(
+        "a spare and a template whose limits and priorities a sibling lowered are not used: the "
+        "reset gives a kernel with its own (control: the sibling's prlimit and setpriority took)") {
+        code_executor executor(sandboxed_with_spare("limits"));
+        const auto before = beside_template_and_spare(executor);
+        // A CPU limit of ten minutes leaves the template running (one of a few seconds would end
+        // it): each kernel it forks would inherit the limit, and every thread's nice value of 19.
+        executor.execute(
+            "import resource\n"
+            "for pid in siblings():\n"
+            "    resource.prlimit(pid, resource.RLIMIT_CPU, (600, 600))\n"
+            "    for tid in os.listdir(f'/proc/{pid}/task'):\n"
+            "        os.setpriority(os.PRIO_PROCESS, int(tid), 19)");
+        for (const int pid : before) {  // the control
+            rlimit limit{};
+            REQUIRE(::prlimit(pid, RLIMIT_CPU, nullptr, &limit) == 0);
+            CHECK(limit.rlim_max == 600);
+            CHECK(::getpriority(PRIO_PROCESS, static_cast<id_t>(pid)) == 19);
+        }
+
+        executor.reset();
+        const auto result = executor.execute(
+            "import os, resource\n"
+            "print(resource.getrlimit(resource.RLIMIT_CPU)[1] == resource.RLIM_INFINITY,\n"
+            "      sorted({os.getpriority(os.PRIO_PROCESS, int(t))\n"
+            "              for t in os.listdir('/proc/self/task')}))",
+            std::chrono::seconds(60));
+        CHECK(result.text == "True [" + std::to_string(::getpriority(PRIO_PROCESS, 0)) + "]");
+        for (const int pid : before) CHECK(executor.kernel_pid() != pid);
+    }
+
+    TEST_CASE(
         "a kernel given up by a reset cannot kill its successor: it is ended before the "
         "successor is handed over (control: while it runs, it kills the spare)") {
         code_executor executor(sandboxed_with_spare("kill"));
-        executor.execute("pass");
-        executor.reset();
-        REQUIRE(executor.execute(find_siblings_code).text != "0");
+        beside_template_and_spare(executor);
         // A thread that keeps killing every other kernel in the sandbox, the spare now and the
         // kernel that replaces this one as soon as it is handed over.
         executor.execute(

@@ -27,6 +27,7 @@ namespace boost::asio {
 class io_context;
 }
 #include "ipybox/process/environment.hpp"
+#include "ipybox/process/process_attributes.hpp"
 
 namespace ipybox::kernel {
 
@@ -163,15 +164,18 @@ class kernel_instance {
     // over. shutdown() after it only cleans up.
     void end_now();
     // Why this kernel must not be handed over though alive() says it runs, or "": another
-    // process stopped it or left a signal pending for it (process::signal_trouble), e.g. a
-    // sibling in the template's sandbox.
-    std::string signalled() const;
+    // process, e.g. a sibling in the template's sandbox, stopped it or left a signal pending for
+    // it (process::signal_trouble), or, for a forked kernel, changed its limits or priorities
+    // (process::attribute_trouble).
+    std::string interfered_with() const;
 
   private:
     struct impl;
     explicit kernel_instance(std::unique_ptr<impl> state);
     std::unique_ptr<impl> impl_;
     std::shared_ptr<kernel_template> template_;  // the one it was forked from, if any
+    // A forked kernel's limits and priorities, as they were when it reported to the template.
+    std::optional<process::process_attributes> attributes_;
     int pid_ = -1;
 };
 
