@@ -73,9 +73,11 @@ nlohmann::json limits_of(const process::process_rlimits& limits) {
 
 }  // namespace
 
-std::shared_ptr<kernel_template> kernel_template::start(const kernel_launch& launch,
-                                                        clock::time_point deadline) {
+std::shared_ptr<kernel_template> kernel_template::start(
+    const kernel_launch& launch, clock::time_point deadline,
+    std::shared_ptr<const std::atomic<bool>> abandoned) {
     std::shared_ptr<kernel_template> self(new kernel_template());
+    self->abandoned_ = std::move(abandoned);
     auto log = core::logger("kernel");
     process::spawn_options options;
     auto [ours, theirs] = seqpacket_pair();
@@ -247,9 +249,10 @@ std::string kernel_template::receive(int fd, clock::time_point deadline, int* se
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         if (left.count() <= 0)
             throw kernel_start_error("the kernel template did not answer in time");
+        if (abandoned_ && *abandoned_) throw kernel_start_error("the kernel session was stopped");
         pollfd item{fd, POLLIN, 0};
         const int ready =
-            ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+            ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 100)));
         if (ready < 0 && errno != EINTR) {
             throw kernel_start_error(std::string("poll: ") + std::strerror(errno));
         }

@@ -143,14 +143,15 @@ describe("shutdown", () => {
     });
   }
 
-  // Known limitation, kept visible: a kernel start in progress is waited for, not aborted.
-  test("stdin EOF while the kernel is still starting exits at once, without waiting for the start", {
-    todo: "ipybox waits for a kernel that is still starting before it exits (closing note)",
-  }, async () => {
-    // An interpreter that takes 2 s to come up makes "still starting" certain.
+  // A start in progress (the kernel's, the template's) is abandoned and its processes killed: a
+  // client that closes gets its server's exit before it escalates to SIGTERM, however slow the
+  // machine is at starting kernels.
+  test("stdin EOF while the kernel is still starting exits at once, without waiting for the start", async () => {
+    // An interpreter that takes a minute to come up makes "still starting" certain, and a server
+    // that waited for it (or for its start timeout) unmistakable.
     const workspace = freshWorkspace("early-eof");
     const slowPython = path.join(root, "slow-python");
-    fs.writeFileSync(slowPython, "#!/bin/sh\nsleep 2\nexec /usr/bin/python3 \"$@\"\n", { mode: 0o755 });
+    fs.writeFileSync(slowPython, "#!/bin/sh\nsleep 60\nexec /usr/bin/python3 \"$@\"\n", { mode: 0o755 });
     const raw = startRaw({ workspace, stateDir: root, args: ["mcp", "--workspace", workspace, "--python", slowPython] });
     await raw.initialize(1);
     await waitUntil(() => descendants(raw.child.pid).length > 0, 10_000, "the interpreter to be started");
@@ -160,8 +161,8 @@ describe("shutdown", () => {
     const status = await raw.exited;
     const took = Date.now() - closed;
     assert.deepEqual(status, { code: 0, signal: null });
-    assert.ok(took < 2000, `exit took ${took} ms after stdin EOF (the SDK client sends SIGTERM after 2000 ms)`);
-    assert.deepEqual(await survivorsAfter(children.filter((c) => !c.command.startsWith("sleep")), 5000), []);
+    assert.ok(took < 20_000, `exit took ${took} ms after stdin EOF: it waited for the start`);
+    assert.deepEqual(await survivorsAfter(children, 5000), []);
     await waitUntil(() => kernelsIn(workspace).length === 0, 10_000, "no kernel in the workspace");
   });
 

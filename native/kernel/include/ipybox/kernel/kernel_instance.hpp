@@ -124,9 +124,13 @@ class kernel_instance {
                                                   const std::shared_ptr<kernel_template>& from);
     ~kernel_instance();  // shuts the kernel down (see shutdown) if still running
 
-    // Blocks until ready. Throws kernel_start_error if the kernel exits first or the deadline
-    // passes; the message names the interpreter and quotes the end of its output.
+    // Blocks until ready. Throws kernel_start_error if the kernel exits first, the deadline
+    // passes (the message names the interpreter and quotes the end of its output) or
+    // abandon_start() is called.
     void wait_ready(std::chrono::steady_clock::time_point deadline);
+    // Makes a wait_ready() in progress, or the next, throw at once: the session that wanted the
+    // kernel is stopping. The kernel itself keeps running until it is shut down. Any thread.
+    void abandon_start();
     bool ready() const;
 
     // Sends an execute_request whose events go to `into` (its msg_id is set here). Returns at
