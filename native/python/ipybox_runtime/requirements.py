@@ -23,6 +23,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Union
 
 from . import library
 from .files import read_text
+from .short_traceback import ShortTraceback
 
 __all__ = [
     "MissingDependencyError",
@@ -37,8 +38,10 @@ __all__ = [
 _PROVIDED = frozenset({"ipybox_runtime", "mcptools", "mcpparse", "gentools", "__future__"})
 
 
-class MissingDependencyError(ImportError):
-    """A saved action needs an MCP server or a package that this project does not have."""
+class MissingDependencyError(ShortTraceback, ImportError):
+    """A saved action needs an MCP server or a package that this project does not have.
+
+    Shown in a cell without ipybox's own frames (``short_traceback``)."""
 
 
 def module_hash(text: str) -> str:
