@@ -116,7 +116,9 @@ def collect(
         elif parts[0] == "mcpparse" and len(parts) >= 3:
             if (base / "mcpparse" / parts[1] / f"{parts[2]}.py").is_file():
                 parsers.add(f"{parts[1]}.{parts[2]}")  # the module, not a name imported from it
-        elif parts[0] not in _PROVIDED and parts[0] not in standard and len(parts) == 1:
+        elif parts[0] not in _PROVIDED and parts[0] not in standard and parts[0] not in packages:
+            # `import matplotlib.pyplot as plt` names only the submodule: its top level is the
+            # package to install.
             if distributions is None:
                 distributions = _distributions()
             packages[parts[0]] = (distributions.get(parts[0]) or [parts[0]])[0]
