@@ -127,11 +127,17 @@ server_tool execute_ipython_cell() {
                  "Most characters of output to return (default 5000); the middle of longer "
                  "output is left out."));
     max_output_chars.minimum = 1;
+    auto& images = tool.parameters.emplace_back(
+        optional("images", parameter_type::string, "inline",
+                 "'inline' (default): plots and other images come back as image content too; "
+                 "'paths': only their file paths, for an agent that does not need to see them."));
+    images.choices = {"inline", "paths"};
     tool.annotations = hints(false, true, true);
     tool.handler = &server_tools::execute_cell;
     tool.docs =
         "runs code in the stateful kernel; returns output, plots as image content (up to 8 MiB "
-        "of images per result) and their files (20 per result at most, the first and last 10: "
+        "of images per result; none with `images=\"paths\"`) and their files (20 per result at "
+        "most, the first and last 10: "
         "the others are counted and their full list saved under `.ipybox/outputs/`) and file "
         "links; long output keeps its beginning and end, the full text is saved under "
         "`.ipybox/outputs/`; errors and timeouts come back as `isError` saying what happened to "

@@ -205,7 +205,8 @@ call_tool_result server_tools::execute_cell(const json& arguments,
     }
     cell_output_options output_options{
         static_cast<std::size_t>(max_chars),
-        [this](const std::string& text) { return save_full_output(text); }, options_.workspace};
+        [this](const std::string& text) { return save_full_output(text); }, options_.workspace,
+        arguments.at("images").get_ref<const std::string&>() != "paths"};
 
     // At least 1 ms (an interrupt must not overtake the code) and at most a year.
     const auto timeout = std::chrono::milliseconds(static_cast<long long>(
