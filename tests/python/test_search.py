@@ -155,6 +155,25 @@ class RankingTest(SearchTestCase):
         self.assertEqual(hit.signature, "echo.run(echo.Params(message: str)) -> TextResult")
         self.assertIn("1. mcptools.everything.echo  [mcptool]", str(self.index.search("echo")))
 
+    def test_a_server_is_described_one_line_a_tool_within_a_budget(self):
+        from ipybox_runtime.search import describe_server
+
+        shutil.copytree(
+            support.GOLDEN_DIR / "everything" / "expected" / "everything",
+            self.workspace / "mcptools" / "everything",
+        )
+        lines = describe_server("everything", self.workspace).split("\n")
+        self.assertEqual(
+            lines[0], "mcptools.everything: 9 tools (from mcptools.everything import <tool>)"
+        )
+        self.assertIn(
+            "- echo.run(echo.Params(message: str)) -> TextResult  # Echoes back the input", lines
+        )
+        self.assertEqual(len(lines), 10)
+        short = describe_server("everything", self.workspace, budget=200).split("\n")
+        self.assertLessEqual(sum(len(line) + 1 for line in short[:-1]), 200)
+        self.assertRegex(short[-1], r"^\.\.\. \d+ more: search_tools")
+
     def test_no_match_and_bad_arguments(self):
         self.assertEqual(str(search_tools("anything")), "no matching tools")
         with self.assertRaises(ValueError):

@@ -30,7 +30,14 @@ from . import library, requirements
 from .files import read_text
 from .search_index import ToolDocument, describe_action, describe_tool_module, tokens
 
-__all__ = ["SearchHit", "SearchResults", "ToolIndex", "format_search", "search_tools"]
+__all__ = [
+    "SearchHit",
+    "SearchResults",
+    "ToolIndex",
+    "describe_server",
+    "format_search",
+    "search_tools",
+]
 
 KINDS = ("mcptool", "parser", "gentool")
 _K1 = 1.2
@@ -404,6 +411,39 @@ def search_tools(
     if not isinstance(limit, int) or limit < 1:
         raise ValueError("limit must be a positive integer")
     return _index_for(workspace).search(query, limit, kinds)
+
+
+def describe_server(
+    server: str,
+    workspace: Union[str, "os.PathLike[str]", None] = None,
+    budget: int = 20_000,
+) -> str:
+    """One line per tool of ``mcptools.<server>``: how to call it (the parameters with their
+    types, the result's fields) and its one-line summary, so that an agent can use a server
+    right after registering it without reading each module. Lines are cut at 300 characters, the
+    whole at ``budget`` characters (the rest are counted and left to ``search_tools``)."""
+    folder = library.workspace_path(workspace) / "mcptools" / server
+    modules = sorted(
+        path for path in folder.glob("*.py") if path.name != "__init__.py" and path.is_file()
+    )
+    count = f"{len(modules)} tool" + ("" if len(modules) == 1 else "s")
+    lines = [f"mcptools.{server}: {count} (from mcptools.{server} import <tool>)"]
+    used = len(lines[0])
+    for shown, path in enumerate(modules):
+        document = describe_tool_module(path, "mcptools")
+        line = f"- {document.signature or path.stem}  # {document.summary}"
+        if len(line) > 300:
+            line = line[:297] + "..."
+        if used + len(line) + 1 > budget:
+            left = len(modules) - shown
+            lines.append(
+                f"... {left} more: search_tools(...) finds them, "
+                f"or read mcptools/{server}/<tool>.py"
+            )
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(lines)
 
 
 def format_search(

@@ -50,7 +50,8 @@ server_tool register_mcp_server() {
         "workspace .env when the server starts; secrets never enter the kernel.\n"
         "- Registering the same name again replaces the API and restarts that server.\n"
         "- mcptools/ and registrations survive reset().\n\n"
-        "Returns the generated module names, one per line.";
+        "Returns one line per tool: how to call it (its parameters with their types, its "
+        "result's fields) and what it does.";
     tool.parameters.push_back(required(
         "server_name", parameter_type::string,
         "Package name for the API: a Python identifier such as 'github' or 'web_search' "
