@@ -122,6 +122,18 @@ class MissingDependencyTest(SavingTestCase):
             text,
         )
 
+    def test_a_recorded_path_of_another_project_is_flagged_where_the_server_is_offered(self):
+        other = {"command": "node", "args": ["server.js", "/home/u/proj1", "/usr/lib/x"]}
+        mine = {"command": "node", "args": ["server.js", "${IPYBOX_WORKSPACE}"]}
+        here = requirements.missing({"servers": {"fs": other}}, self.workspace)
+        self.assertEqual(len(here), 1)
+        self.assertIn("CHECK FIRST: it names /home/u/proj1, outside this project", here[0])
+        self.assertNotIn("/usr/lib/x,", here[0])  # programs are not a project's folders
+        # The control: a registration recorded with the placeholder is offered as it is.
+        self.assertNotIn(
+            "CHECK FIRST", requirements.missing({"servers": {"fs": mine}}, self.workspace)[0]
+        )
+
     def test_a_parser_the_action_imports_is_recorded_and_named_where_missing(self):
         parser = self.workspace / "mcpparse" / "everything" / "echo.py"
         parser.parent.mkdir(parents=True)

@@ -128,6 +128,30 @@ def collect(
     return needs
 
 
+def foreign_paths(registration: object, base: pathlib.Path) -> List[str]:
+    """Absolute paths a recorded registration names outside the project ``base``: a record
+    saved before ipybox wrote the saving project's folder as ``${IPYBOX_WORKSPACE}`` names that
+    project's folders, on which the server would work here too."""
+    if not isinstance(registration, Mapping):
+        return []
+    values: List[object] = [registration.get("command"), registration.get("cwd")]
+    values.extend(registration.get("args") or [])
+    found: List[str] = []
+    for value in values:
+        if not isinstance(value, str) or "${" in value:
+            continue
+        text = value.split("=", 1)[1] if value.startswith("-") and "=" in value else value
+        if not text.startswith("/") or text in found:
+            continue
+        path = pathlib.PurePosixPath(text)
+        if path == base or base in path.parents:
+            continue
+        if path.parts[1:2] in (("usr",), ("bin",), ("opt",), ("nix",)):
+            continue  # programs, not a project's folders
+        found.append(text)
+    return found
+
+
 def _call(tool: str, arguments: Mapping[str, object]) -> str:
     return f"{tool} {json.dumps(arguments, sort_keys=True)}"
 
@@ -186,7 +210,14 @@ def missing(
                 f"register_mcp_server with server_name {server!r} "
                 "(its parameters were not recorded)"
             )
-        lines.append(f"MCP server {server!r} is not registered in this project: call {how}")
+        line = f"MCP server {server!r} is not registered in this project: call {how}"
+        foreign = foreign_paths(registration, base)
+        if foreign:
+            line += (
+                f" (CHECK FIRST: it names {', '.join(foreign)}, outside this project; the "
+                "action would work on those folders: pass this project's instead)"
+            )
+        lines.append(line)
     parsers = requires.get("parsers") if isinstance(requires, Mapping) else None
     for parser in sorted(str(item) for item in parsers or () if isinstance(item, str)):
         server, _, tool = parser.partition(".")
