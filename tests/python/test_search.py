@@ -113,6 +113,36 @@ class RankingTest(SearchTestCase):
         hits = self.index.search("rename")
         self.assertEqual([hit.name for hit in hits][0], "mcptools.notes.rename_note")
 
+    def _notes_server(self, tools):
+        directory = self.workspace / "mcptools" / "notes"
+        directory.mkdir(parents=True)
+        for name, docstring in tools.items():
+            (directory / f"{name}.py").write_text(f'"""{docstring}"""\n')
+
+    def test_a_tools_own_name_outweighs_a_long_description(self):
+        words = " ".join(f"word{i}" for i in range(300))
+        self._notes_server(
+            {
+                "notes_scrape": f"Fetches a page and turns it into notes. {words}",
+                "notes_fetch": "Fetches a page to scrape: scrape, scrape.",
+                "notes_list": "Lists notes.",
+                "notes_tag": "Tags notes.",
+            }
+        )
+        # "notes" is the server's and every tool's prefix: it says nothing of what a tool does.
+        names = [hit.name for hit in self.index.search("scrape notes")]
+        self.assertEqual(names[0], "mcptools.notes.notes_scrape")
+
+    def test_tools_that_take_away_rank_after_the_others_unless_asked_for(self):
+        self._notes_server(
+            {
+                "delete_note": "Deletes a note from memory.",
+                "add_note": "Adds a note to the memory of the notebook, with its tags.",
+            }
+        )
+        self.assertEqual(self.index.search("memory")[0].name, "mcptools.notes.add_note")
+        self.assertEqual(self.index.search("delete memory")[0].name, "mcptools.notes.delete_note")
+
     def test_hit_shows_kind_import_line_summary_and_signature(self):
         shutil.copytree(
             support.GOLDEN_DIR / "everything" / "expected" / "everything",
@@ -124,6 +154,25 @@ class RankingTest(SearchTestCase):
         self.assertEqual(hit.summary, "Echoes back the input")
         self.assertEqual(hit.signature, "echo.run(echo.Params(message: str)) -> TextResult")
         self.assertIn("1. mcptools.everything.echo  [mcptool]", str(self.index.search("echo")))
+
+    def test_a_server_is_described_one_line_a_tool_within_a_budget(self):
+        from ipybox_runtime.search import describe_server
+
+        shutil.copytree(
+            support.GOLDEN_DIR / "everything" / "expected" / "everything",
+            self.workspace / "mcptools" / "everything",
+        )
+        lines = describe_server("everything", self.workspace).split("\n")
+        self.assertEqual(
+            lines[0], "mcptools.everything: 9 tools (from mcptools.everything import <tool>)"
+        )
+        self.assertIn(
+            "- echo.run(echo.Params(message: str)) -> TextResult  # Echoes back the input", lines
+        )
+        self.assertEqual(len(lines), 10)
+        short = describe_server("everything", self.workspace, budget=200).split("\n")
+        self.assertLessEqual(sum(len(line) + 1 for line in short[:-1]), 200)
+        self.assertRegex(short[-1], r"^\.\.\. \d+ more: search_tools")
 
     def test_no_match_and_bad_arguments(self):
         self.assertEqual(str(search_tools("anything")), "no matching tools")

@@ -30,7 +30,14 @@ execution_outcome exception_outcome(std::string ename, std::string evalue, std::
                                     std::string output) {
     execution_outcome outcome;
     outcome.ending = execution_outcome::kind::exception;
-    outcome.message = ename + ": " + evalue + (traceback.empty() ? "" : "\n" + traceback);
+    // IPython's traceback ends with the "ename: evalue" line: said once, where Python says it.
+    const auto summary = ename + ": " + evalue;
+    auto end = traceback.find_last_not_of(" \n");
+    const bool summarised = end != std::string::npos && traceback.size() >= summary.size() &&
+                            traceback.compare(end + 1 - std::min(end + 1, summary.size()),
+                                              summary.size(), summary) == 0;
+    outcome.message =
+        summarised ? traceback : summary + (traceback.empty() ? "" : "\n" + traceback);
     outcome.ename = std::move(ename);
     outcome.evalue = std::move(evalue);
     outcome.traceback = std::move(traceback);

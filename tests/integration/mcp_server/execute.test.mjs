@@ -206,6 +206,16 @@ test("a matplotlib plot comes back as image content and as a saved file named in
   assert.deepEqual(fs.readFileSync(link[2]), Buffer.from(images[0].data, "base64"));
 });
 
+test("images: 'paths' lists a plot's file and sends no image content (the default sends it: the test above)", async () => {
+  const result = await runCell(client,
+    "import matplotlib.pyplot as plt\nplt.plot([3, 1, 2])\nplt.show()", { images: "paths" });
+  assert.ok(!result.isError, textOf(result));
+  assert.deepEqual(result.content.map((block) => block.type), ["text"]);
+  const link = textOf(result).match(/- \[([^\]]+)\]\(([^)]+\.png)\)/);
+  assert.ok(link && fs.existsSync(link[2]), textOf(result));
+  assert.ok(Buffer.byteLength(textOf(result)) < 1024);
+});
+
 test("images beyond 8 MiB in one result are listed as files, not inlined, so the result stays bounded", async () => {
   const result = await callTool(server.client, "execute_ipython_cell", { code: [
     "import base64, os",

@@ -47,14 +47,18 @@ const register = (name, params) => callTool(client, "register_mcp_server", { ser
 
 // ---- registering and calling ---------------------------------------------------------------------
 
-test("register_mcp_server generates mcptools/<name>/ and returns the module names one per line", async () => {
+test("register_mcp_server generates mcptools/<name>/ and answers one line per tool: its call and summary", async () => {
   const result = await register("everything", everythingParams());
   assert.ok(!result.isError, textOf(result));
-  const modules = textOf(result).trim().split("\n");
+  const lines = textOf(result).trim().split("\n");
+  assert.match(lines[0], /^mcptools\.everything: \d+ tools/);
   for (const name of ["echo", "get_sum", "get_tiny_image", "get_structured_content"]) {
-    assert.ok(modules.includes(name), `${name} missing from ${JSON.stringify(modules)}`);
+    assert.ok(lines.some((line) => line.startsWith(`- ${name}.run(${name}.Params(`)), `${name} missing from ${lines}`);
     assert.ok(fs.existsSync(path.join(workspace, "mcptools", "everything", `${name}.py`)), `${name}.py`);
   }
+  // Enough to call a tool without reading its module: the parameters' types, the result's fields.
+  assert.ok(lines.some((line) => /^- echo\.run\(echo\.Params\(message: str\)\) -> TextResult  # Echo/.test(line)), lines.join("\n"));
+  assert.ok(lines.some((line) => /^- get_structured_content\.run\(.*\) -> Result\(.*temperature: float/.test(line)), lines.join("\n"));
   assert.ok(fs.existsSync(path.join(workspace, "mcptools", "everything", "__init__.py")));
 });
 
@@ -62,7 +66,7 @@ test("register_mcp_server says which parts of a schema the API types more loosel
   const fake = path.join(NODE_DIR, "fake_server.mjs");
   const result = await register("loose", { command: "node", args: [fake, "loose-schema"] });
   assert.ok(!result.isError, textOf(result));
-  assert.match(textOf(result), /^pick\n\nTyped more loosely than the schema \(the value is sent as given\):\n- pick: Params\.v: /);
+  assert.match(textOf(result), /^mcptools\.loose: 1 tool .*\n- pick\.run\(.*\n\nTyped more loosely than the schema \(the value is sent as given\):\n- pick: Params\.v: /);
   // Control: a server whose schemas are all typed faithfully gets no such section.
   assert.doesNotMatch(textOf(await register("everything", everythingParams())), /Typed more loosely/);
   // The value goes out as the caller wrote it.

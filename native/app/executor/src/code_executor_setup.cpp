@@ -19,6 +19,7 @@
 #include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
+#include "ipybox/workspace/placeholders.hpp"
 #include "ipybox/workspace/secret_strength.hpp"
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
@@ -96,7 +97,8 @@ void code_executor::impl::start_tool_services() {
                                   allowed = options.sandbox->guessable_secrets_allowed](
                                      std::string_view name) -> std::optional<std::string> {
             auto value = lookup(name);
-            if (value && workspace::guessable(*value) && allowed.count(std::string(name)) == 0) {
+            if (value && name != workspace::workspace_variable && workspace::guessable(*value) &&
+                allowed.count(std::string(name)) == 0) {
                 throw workspace::guessable_secret_error({std::string(name)});
             }
             return value;
