@@ -98,7 +98,7 @@ test("registering while a cell runs waits for nothing it should not and leaves t
   assert.ok(!cellResult.isError, textOf(cellResult));
   assert.equal(textOf(cellResult), "cell done");
   assert.ok(!registrationResult.isError, textOf(registrationResult));
-  assert.match(textOf(registrationResult), /^echo$/m);
+  assert.match(textOf(registrationResult), /^- echo\.run\(/m);
 });
 
 for (const bad of ["..", "a/b", "class", "", "/abs", "2fa", "bad-name"]) {
@@ -146,7 +146,7 @@ test("re-registering a name replaces its package, restarts its server and unload
   const result = await register("swap", { command: "node", args: [FILESYSTEM, fsRoot] });
   assert.ok(!result.isError, textOf(result));
   const text = textOf(result);
-  assert.match(text, /^list_allowed_directories$/m);
+  assert.match(text, /^- list_allowed_directories\.run\(/m);
   assert.match(text, /unloaded/, "the result says imported modules were unloaded");
   assert.ok(!fs.existsSync(path.join(workspace, "mcptools", "swap", "echo.py")), "old modules are removed");
   const listed = await runOk(client, [

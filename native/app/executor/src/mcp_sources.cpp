@@ -52,10 +52,9 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
     // What a saved action that calls this server records, so that another project can register
     // it the same way (placeholders stay placeholders).
     if (const auto params = pool.params_of(server_name)) {
-        package.files.push_back({server_name + "/registration.json",
-                                 filled.redact_json(registration_record(*params, trusted_root))
-                                         .dump(2) +
-                                     "\n"});
+        package.files.push_back(
+            {server_name + "/registration.json",
+             filled.redact_json(registration_record(*params, trusted_root)).dump(2) + "\n"});
     }
     const auto written = workspace::write_generated_package(
         workspace::directory::open_root(trusted_root), package_root, server_name, package.files);

@@ -350,8 +350,8 @@ std::string with_workspace_placeholder(const std::string& text, const std::strin
         const bool starts = at == 0 || !path_character(text[at - 1]) || text[at - 1] == '=';
         const bool ends = end == text.size() || text[end] == '/' || !path_character(text[end]);
         if (!starts || !ends || at < from) continue;
-        out += text.substr(from, at - from) + "${" + std::string(workspace::workspace_variable) +
-               "}";
+        out +=
+            text.substr(from, at - from) + "${" + std::string(workspace::workspace_variable) + "}";
         from = end;
     }
     return out + text.substr(from);

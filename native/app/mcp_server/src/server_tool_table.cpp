@@ -68,7 +68,8 @@ server_tool register_mcp_server() {
     tool.handler = &server_tools::register_server;
     tool.docs =
         "generates `mcptools/<server_name>/`, records the server host-side (remembered for the "
-        "workspace across restarts, outside the workspace), returns the module names";
+        "workspace across restarts, outside the workspace), returns one line per tool: its call "
+        "with the parameters' types and the result's fields, and its summary";
     return tool;
 }
 

@@ -11,6 +11,7 @@
 // first (see kernel_launch::heartbeat_interval).
 //
 // Thread-safety: every method may be called from any thread.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -100,6 +101,9 @@ struct pending_execution {
     std::string msg_id;
     event_queue events;
     std::function<void(kernel_event, execution_progress)> on_progress;
+    // When its last output arrived (steady clock), for an owner that waits for the idle status
+    // after the reply: output still arriving is not output lost.
+    std::atomic<std::chrono::steady_clock::time_point> last_output{};
 
     void push_progress(kernel_event event, execution_progress what) {
         if (on_progress) {
