@@ -8,6 +8,7 @@
 #include "cmd_gentools.hpp"
 #include "cmd_mcp.hpp"
 #include "cmd_run.hpp"
+#include "cmd_sdk.hpp"
 #include "host_context.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/version.hpp"
@@ -33,11 +34,13 @@ int main(int argc, char** argv) {
     doctor_options doctor;
     generate_command_options generate;
     gentools_options gentools;
+    sdk_options sdk;
     setup_mcp(app, mcp);
     setup_run(app, run);
     setup_generate(app, generate);
     setup_doctor(app, doctor);
     setup_gentools(app, gentools);
+    setup_sdk(app, sdk);
 
     try {
         app.parse(argc, argv);
@@ -67,6 +70,10 @@ int main(int argc, char** argv) {
             return run_generate(generate, environment);
         }
         if (app.got_subcommand("doctor")) return run_doctor(doctor, environment);
+        if (app.got_subcommand("sdk")) {
+            ipybox::core::set_log_level(sdk.kernel.log_level);
+            return run_sdk(sdk, environment);
+        }
         if (app.got_subcommand("gentools")) {
             ipybox::core::set_log_level(gentools.kernel.log_level);
             return run_gentools_check(gentools, environment);
