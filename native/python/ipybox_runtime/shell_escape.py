@@ -23,6 +23,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from .shell_approval import script_magics_of
+
 __all__ = ["load_ipython_extension"]
 
 _INSTALLED_MARK = "_ipybox_shell_escape_installed"
@@ -124,7 +126,7 @@ def load_ipython_extension(shell: Any) -> None:
     # process creation allowed (a rejection raises before anything runs).
     shell.system = _allow_while(shell.system)
     shell.getoutput = _allow_while(shell.getoutput)
-    script_magics = shell.magics_manager.registry.get("ScriptMagics")
+    script_magics = script_magics_of(shell)
     if script_magics is not None:
         approving = script_magics.shebang
         allowed = _allow_while(approving)
