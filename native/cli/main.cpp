@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
                    "Without a subcommand: serve MCP for this workspace");
     add_sandbox_flags(app, mcp.sandbox, mcp.sandbox_config,
                       mcp.guessable_secrets);  // `ipybox --workspace . --sandbox`
+    app.add_option("--log-level", mcp.log_level,
+                   "Without a subcommand: the MCP server's log level (any case, as the "
+                   "reference's DEBUG|INFO|WARNING|ERROR|CRITICAL)");
 
     run_options run;
     doctor_options doctor;
@@ -51,8 +54,13 @@ int main(int argc, char** argv) {
     // The top-level --sandbox belongs to the MCP server; before another subcommand it would be
     // silently ignored and that subcommand's kernel would run unsandboxed.
     const bool top_level_sandbox = app.count("--sandbox") > 0 || app.count("--sandbox-config") > 0;
-    if (top_level_sandbox && !app.get_subcommands().empty() && !app.got_subcommand("mcp")) {
+    const bool other_subcommand = !app.get_subcommands().empty() && !app.got_subcommand("mcp");
+    if (top_level_sandbox && other_subcommand) {
         std::cerr << "ipybox: put --sandbox after the subcommand (ipybox run --sandbox ...)\n";
+        return exit_usage;
+    }
+    if (app.count("--log-level") > 0 && other_subcommand) {
+        std::cerr << "ipybox: put --log-level after the subcommand\n";
         return exit_usage;
     }
     const auto environment = ipybox::process::current_environment();
