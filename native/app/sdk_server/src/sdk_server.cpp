@@ -76,12 +76,13 @@ class sdk_service : public std::enable_shared_from_this<sdk_service> {
 
     void install() {
         const auto self = shared_from_this();
-        const auto bind = [self](void (sdk_service::*method)(const jsonrpc::incoming_request&,
-                                                             jsonrpc::responder)) {
-            return
-                [self, method](const jsonrpc::incoming_request& request, jsonrpc::responder reply) {
-                    ((*self).*method)(request, std::move(reply));
-                };
+        using method =
+            void (sdk_service::*)(const jsonrpc::incoming_request&, const jsonrpc::responder&);
+        const auto bind = [self](method handler) {
+            return [self, handler](const jsonrpc::incoming_request& request,
+                                   const jsonrpc::responder& reply) {
+                ((*self).*handler)(request, reply);
+            };
         };
         dispatcher_->on_request("start", bind(&sdk_service::start));
         dispatcher_->on_request("execute", bind(&sdk_service::execute));
@@ -92,24 +93,25 @@ class sdk_service : public std::enable_shared_from_this<sdk_service> {
     }
 
   private:
-    void start(const jsonrpc::incoming_request&, jsonrpc::responder reply) {
-        on_worker(std::move(reply), [this] {
+    void start(const jsonrpc::incoming_request&, const jsonrpc::responder& reply) {
+        on_worker(reply, [this] {
             executor_.start();
             return json{{"python", executor_.python().string()},
                         {"kernel_pid", executor_.kernel_pid()}};
         });
     }
 
-    void reset(const jsonrpc::incoming_request&, jsonrpc::responder reply) {
-        on_worker(std::move(reply), [this] {
+    void reset(const jsonrpc::incoming_request&, const jsonrpc::responder& reply) {
+        on_worker(reply, [this] {
             executor_.reset();
             return json::object();
         });
     }
 
-    void register_server(const jsonrpc::incoming_request& request, jsonrpc::responder reply) {
+    void register_server(const jsonrpc::incoming_request& request,
+                         const jsonrpc::responder& reply) {
         auto params = app::sdk::parse_register(request.params);
-        on_worker(std::move(reply), [this, params = std::move(params)] {
+        on_worker(reply, [this, params = std::move(params)] {
             try {
                 executor_.register_mcp_server(params.server_name, params.server_params,
                                               /*generate_sources=*/false);
@@ -120,24 +122,24 @@ class sdk_service : public std::enable_shared_from_this<sdk_service> {
         });
     }
 
-    void cancel(const jsonrpc::incoming_request&, jsonrpc::responder reply) {
+    void cancel(const jsonrpc::incoming_request&, const jsonrpc::responder& reply) {
         executor_.cancel();
         reply.reply(json::object());
     }
 
-    void decide(const jsonrpc::incoming_request& request, jsonrpc::responder reply) {
+    void decide(const jsonrpc::incoming_request& request, const jsonrpc::responder& reply) {
         const auto params = app::sdk::parse_decide(request.params);
         auto waiting = approvals_.take(params.approval);
         if (waiting) params.accept ? waiting->accept() : waiting->reject(params.reason);
         reply.reply(json{{"decided", waiting.has_value()}});
     }
 
-    void execute(const jsonrpc::incoming_request& request, jsonrpc::responder reply) {
+    void execute(const jsonrpc::incoming_request& request, const jsonrpc::responder& reply) {
         const auto params = app::sdk::parse_execute(request.params);
         executor_.async_execute(
             params.code, params.timeout,
-            [self = shared_from_this(), execution = params.execution, reply = std::move(reply)](
-                code_execution_step step) { self->on_step(execution, reply, step); });
+            [self = shared_from_this(), execution = params.execution,
+             reply](code_execution_step step) { self->on_step(execution, reply, step); });
     }
 
     void on_step(std::int64_t execution, const jsonrpc::responder& reply,
@@ -162,9 +164,8 @@ class sdk_service : public std::enable_shared_from_this<sdk_service> {
     // Runs `work` on the calls' worker and answers with what it returns or throws (a failed
     // start as the execution failure it is, anything else through the dispatcher's mapping).
     template <typename Work>
-    void on_worker(jsonrpc::responder reply, Work work) {
-        calls_.post([self = shared_from_this(), reply = std::move(reply),
-                     work = std::move(work)]() mutable {
+    void on_worker(const jsonrpc::responder& reply, Work work) {
+        calls_.post([self = shared_from_this(), reply, work = std::move(work)]() mutable {
             try {
                 reply.reply(work());
             } catch (const code_execution_error& e) {
