@@ -37,7 +37,8 @@ _LIMIT_FLAGS = (
 class CodeExecutionError(Exception):
     """Raised when code execution fails: the code raised (the message is ``"<type>: <value>"``
     and the traceback), a tool call was rejected or failed, the kernel died, or no kernel
-    could start. ``kind`` says which (``exception``, ``kernel_died``, ``start_failed``);
+    could start. ``kind`` says which (``exception``, ``kernel_died``, ``start_failed``, or
+    ``engine`` when the ipybox process itself ended or was stopped meanwhile);
     ``ename``, ``evalue``, the ``output`` printed before the failure and whether the kernel's
     state was kept (``state_kept``) come with it."""
 

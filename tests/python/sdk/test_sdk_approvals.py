@@ -94,6 +94,18 @@ class ToolCallTest(unittest.IsolatedAsyncioTestCase):
         await items[0].accept()  # too late: nothing happens
         self.assertEqual((await self.executor.execute("print('usable')")).text, "usable")
 
+    async def test_an_approval_left_past_approval_timeout_fails_the_call(self) -> None:
+        async with CodeExecutor(
+            kernel_env={"PYTHONPATH": str(self.root)}, approval_timeout=0.5, log_level="ERROR"
+        ) as executor:
+            with self.assertRaises(CodeExecutionError) as raised:
+                async for item in executor.stream(CALL):
+                    if isinstance(item, ApprovalRequest):
+                        await asyncio.sleep(1.5)
+                        await item.accept()  # too late
+        self.assertEqual(raised.exception.ename, "ApprovalTimeoutError")
+        self.assertIn("Approval request for echo.echo-text expired", str(raised.exception))
+
     async def test_without_approval_calls_run_unasked(self) -> None:
         async with CodeExecutor(
             kernel_env={"PYTHONPATH": str(self.root)}, approve_tool_calls=False, log_level="ERROR"
