@@ -73,6 +73,8 @@ def _exit_with_parent(watch_parent: bool = True) -> None:
 
 
 SHELL_APPROVAL_VARIABLE = "IPYBOX_SHELL_APPROVAL"
+SHELL_ESCAPE_VARIABLE = "IPYBOX_SHELL_ESCAPE"
+RESTORE_CWD_VARIABLE = "IPYBOX_RESTORE_CWD"
 
 
 def _kernel_arguments(argv: list[str]) -> list[str]:
@@ -85,6 +87,10 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
     extensions = ["ipybox_runtime.kernel_output"]
     if os.environ.get(SHELL_APPROVAL_VARIABLE) == "1":
         extensions.append("ipybox_runtime.shell_approval")
+        if os.environ.get(SHELL_ESCAPE_VARIABLE) == "1":  # wraps what shell_approval installed
+            extensions.append("ipybox_runtime.shell_escape")
+    if os.environ.get(RESTORE_CWD_VARIABLE) == "1":
+        extensions.append("ipybox_runtime.working_directory")
     if os.environ.get("IPYBOX_LIBRARY_SAVE") == "host":  # set by the host under --sandbox
         extensions.append("ipybox_runtime.sandbox_errors")
     arguments.extend(f"--IPKernelApp.extensions={name}" for name in extensions)

@@ -113,6 +113,16 @@ check "the kernel runs on the interpreter of uv's environment, not Debian's, wit
 cold_ms="$(field '["initialize_ms"]' 2> /dev/null)"
 say "cold uvx start to initialize: ${cold_ms} ms (first cell $(field '["first_cell_ms"]' 2> /dev/null) ms)"
 
+# The Python SDK from the installed wheel: ipybox_native drives the wheel's binary (ipybox sdk).
+(cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" "$SCRATCH/bin/uv" run --no-project --with ipybox-native \
+    python -c 'import asyncio
+from ipybox_native import CodeExecutor
+async def main():
+    async with CodeExecutor() as executor:
+        print((await executor.execute("print(6 * 7)")).text)
+asyncio.run(main())') > "$SCRATCH/last" 2>&1
+check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cell" grep -qx 42 "$SCRATCH/last"
+
 kill "$http_pid"
 wait "$http_pid" 2> /dev/null
 session "$SCRATCH/cache" ipybox-native mcp --workspace "$SCRATCH/workspace"

@@ -181,6 +181,18 @@ kernel::kernel_session& code_executor::impl::session() {
     } else {
         launch.environment.erase("IPYBOX_SHELL_APPROVAL");
     }
+    // Loads ipybox_runtime.shell_escape (the process-creation guards) and
+    // ipybox_runtime.working_directory (the directory put back after each cell) into the kernel.
+    const auto switch_variable = [&](const char* name, bool on) {
+        if (on) {
+            launch.environment[name] = "1";
+        } else {
+            launch.environment.erase(name);
+        }
+    };
+    switch_variable("IPYBOX_SHELL_ESCAPE",
+                    options.approve_shell_commands && options.require_shell_escape);
+    switch_variable("IPYBOX_RESTORE_CWD", options.restore_working_directory);
     // The user-level gentools roots (ipybox_runtime.library).
     std::string roots;
     for (const auto& root : options.library_roots) {
