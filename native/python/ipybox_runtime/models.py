@@ -516,8 +516,8 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     fields = cls.__fields__
     if not from_json:
         data = _keywords_to_properties(cls, data, stacklevel=4)
-    # Pydantic 1 would take a key equal to a field's name for the field even without
-    # allow_population_by_field_name (when the field has no alias): only property names pass.
+    # Only property names reach pydantic; every other key is an extra, kept apart below (named
+    # like a method or a field's Python name it would otherwise hide or replace it) or refused.
     aliases = {_json_name(name, field) for name, field in fields.items()}
     known = {key: value for key, value in data.items() if key in aliases}
     extras = {key: value for key, value in data.items() if key not in known}
