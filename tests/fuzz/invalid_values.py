@@ -130,6 +130,13 @@ def closed_for_inputs(root: Any) -> Any:
     return closed
 
 
+def is_valid_input(root: Any, arguments: Any) -> bool:
+    """Whether ``arguments`` are valid for the input schema ``root`` read as the generated input
+    models read it (``closed_for_inputs``), the reading valid argument sets are drawn with. The
+    schema as written may disagree both ways: a oneOf whose members are open may match twice."""
+    return Judge(closed_for_inputs(root)).is_valid(arguments)
+
+
 def _fits_types(value: Any, types: List[str]) -> bool:
     kind = _kind(value)
     return kind in types or (kind == "integer" and "number" in types)
