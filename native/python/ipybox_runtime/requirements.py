@@ -146,8 +146,8 @@ def foreign_paths(registration: object, base: pathlib.Path) -> List[str]:
         path = pathlib.PurePosixPath(text)
         if path == base or base in path.parents:
             continue
-        if path.parts[1:2] in (("usr",), ("bin",), ("opt",), ("nix",)):
-            continue  # programs, not a project's folders
+        if os.path.isfile(text):
+            continue  # a program or a script the server runs, not a folder it works on
         found.append(text)
     return found
 

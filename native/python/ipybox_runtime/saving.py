@@ -24,6 +24,7 @@ from .scaffold import ACTION_FILE_NAMES, ACTION_FILES, check_name, render, templ
 
 __all__ = ["SavedGentool", "save_gentool"]
 
+_WORKSPACE_VARIABLE = "IPYBOX_WORKSPACE"
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -46,6 +47,7 @@ class SavedGentool(os.PathLike):
         self.parsers: List[str] = list(requires.get("parsers") or [])
         self.placeholders: List[str] = sorted(
             {name for params in self.servers.values() for name in _placeholders_in(params)}
+            - {_WORKSPACE_VARIABLE}  # ipybox fills it with the reusing project's folder
         )
 
     def __fspath__(self) -> str:

@@ -427,11 +427,16 @@ def describe_server(
         path for path in folder.glob("*.py") if path.name != "__init__.py" and path.is_file()
     )
     count = f"{len(modules)} tool" + ("" if len(modules) == 1 else "s")
-    lines = [f"mcptools.{server}: {count} (from mcptools.{server} import <tool>)"]
+    lines = [
+        f"mcptools.{server}: {count}; call one as <tool>.run(<tool>.Params(...)) after "
+        f"from mcptools.{server} import <tool>"
+    ]
     used = len(lines[0])
     for shown, path in enumerate(modules):
         document = describe_tool_module(path, "mcptools")
-        line = f"- {document.signature or path.stem}  # {document.summary}"
+        call = _short_signature(path.stem, document.signature)
+        summary = document.summary if len(document.summary) <= 90 else document.summary[:87] + "..."
+        line = f"- {call}  # {summary}"
         if len(line) > 300:
             line = line[:297] + "..."
         if used + len(line) + 1 > budget:
@@ -444,6 +449,17 @@ def describe_server(
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+def _short_signature(tool: str, signature: str) -> str:
+    """``tool(a: int) -> Result(...)`` for ``tool.run(tool.Params(a: int)) -> Result(...)``."""
+    head = f"{tool}.run({tool}.Params("
+    if not signature.startswith(head):
+        return signature or tool
+    arguments, separator, returns = signature[len(head) :].partition(")) -> ")
+    if not separator:
+        return signature
+    return f"{tool}({arguments}) -> {returns}"
 
 
 def format_search(

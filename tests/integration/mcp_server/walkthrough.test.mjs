@@ -167,7 +167,10 @@ package = new_gentool("files", "largest_files")
 (package / "impl.py").write_text(${py(IMPL)})
 print(save_gentool("files", "largest_files", scope="user"))`);
   const userCopy = path.join(root, mode, "data", "ipybox", "gentools", "files", "largest_files");
-  assert.equal(saved, userCopy);
+  // The answer says where, then what it recorded: the project's folder as a placeholder that
+  // the next project fills with its own.
+  assert.equal(saved.split("\n")[0], `saved ${userCopy}`);
+  assert.match(saved, /^  server fs: node \S+ \$\{IPYBOX_WORKSPACE\}$/m);
   const init = fs.readFileSync(path.join(userCopy, "__init__.py"), "utf8");
   assert.match(init, /REQUIRES: dict = \{'packages': \{\},\s+'servers': \{'fs': \{'args':/);
 
@@ -179,8 +182,10 @@ print(save_gentool("files", "largest_files", scope="user"))`);
   assert.match(found, /run\(directory: str, limit: int=3\) -> List\[FileSize\]/);
   const call = registrationIn(found);
   assert.equal(call.server_name, "fs");
-  // The recorded registration named project A's folder: this project serves its own.
-  call.server_params.args = call.server_params.args.map((arg) => (arg === projectA ? projectB : arg));
+  // Project A's folder was recorded as ${IPYBOX_WORKSPACE}: the call works here as it is, on
+  // this project's folder (issue 41), and names no folder of project A's.
+  assert.ok(call.server_params.args.includes("${IPYBOX_WORKSPACE}"), JSON.stringify(call));
+  assert.ok(!JSON.stringify(call).includes(projectA), JSON.stringify(call));
   await b.ok("register_mcp_server", call);
   assert.match(await b.cell(`from gentools.files.largest_files import run\nprint(run(${py(path.join(projectB, "data"))}))`),
     /big\.bin/);

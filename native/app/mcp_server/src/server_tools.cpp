@@ -77,11 +77,17 @@ call_tool_result server_tools::register_server(const json& arguments,
     }
     registry_.remember(name, params);
     std::string text;
-    try {  // the server's name is an identifier (validate_server_name): no quoting needed
-        text = executor_.execute(describe_code(name)).text + "\n";
-    } catch (const std::exception& e) {
-        core::logger("server")->warn("cannot describe the tools of '{}': {}", name, e.what());
-        text.clear();
+    if (!previous.empty() && module_hashes(options_.workspace / "mcptools", name) == previous) {
+        // Registered again with the same tools: the agent has had their lines already.
+        text = "mcptools." + name + ": " + std::to_string(modules.size()) +
+               " tools, unchanged since the last registration (search_tools shows them)\n";
+    } else {
+        try {  // the server's name is an identifier (validate_server_name): no quoting needed
+            text = executor_.execute(describe_code(name)).text + "\n";
+        } catch (const std::exception& e) {
+            core::logger("server")->warn("cannot describe the tools of '{}': {}", name, e.what());
+            text.clear();
+        }
     }
     if (text.find("mcptools." + name + ": ") != 0) {  // the kernel could not: the names alone
         text.clear();
