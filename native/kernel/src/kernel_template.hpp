@@ -70,6 +70,8 @@ class template_unavailable : public kernel_start_error {
 class kernel_template : public std::enable_shared_from_this<kernel_template> {
   public:
     using clock = std::chrono::steady_clock;
+    // The largest message on the template's channel, either way.
+    static constexpr std::size_t max_message = 1 << 16;
 
     // Starts the template and waits until it has done its imports. Throws template_unavailable
     // (permanent) when it says forking cannot work, kernel_start_error when it fails to start
