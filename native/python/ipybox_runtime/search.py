@@ -436,7 +436,9 @@ def describe_server(
         document = describe_tool_module(path, "mcptools")
         call = _short_signature(path.stem, document.signature)
         summary = document.summary if len(document.summary) <= 90 else document.summary[:87] + "..."
-        line = f"- {call}  # {summary}"
+        # The module's name alone on its line first, as the reference answers (one name a line),
+        # then its call and summary indented beneath it.
+        line = f"{path.stem}\n    {call[len(path.stem):]}  # {summary}"
         if len(line) > 300:
             line = line[:297] + "..."
         if used + len(line) + 1 > budget:
