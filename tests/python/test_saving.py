@@ -135,6 +135,12 @@ class MissingDependencyTest(SavingTestCase):
             "CHECK FIRST", requirements.missing({"servers": {"fs": mine}}, self.workspace)[0]
         )
 
+    def test_a_path_that_climbs_out_of_the_project_is_flagged(self):
+        climbing = str(self.workspace / ".." / "proj1")
+        inside = str(self.workspace / "data" / "." / "x")
+        flagged = requirements.foreign_paths({"args": [climbing, inside]}, self.workspace)
+        self.assertEqual(flagged, [climbing])
+
     def test_a_parser_the_action_imports_is_recorded_and_named_where_missing(self):
         parser = self.workspace / "mcpparse" / "everything" / "echo.py"
         parser.parent.mkdir(parents=True)

@@ -143,7 +143,8 @@ def foreign_paths(registration: object, base: pathlib.Path) -> List[str]:
         text = value.split("=", 1)[1] if value.startswith("-") and "=" in value else value
         if not text.startswith("/") or text in found:
             continue
-        path = pathlib.PurePosixPath(text)
+        # normpath: `/this/project/../other` climbs out of the project.
+        path = pathlib.PurePosixPath(os.path.normpath(text))
         if path == base or base in path.parents:
             continue
         if os.path.isfile(text):

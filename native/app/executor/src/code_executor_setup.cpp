@@ -126,7 +126,8 @@ void code_executor::impl::start_tool_services() {
     if (options.add_dependencies) {
         dependency_work = std::make_unique<core::work_pool>("dependencies", 1);
         dependencies = std::make_unique<app::dependency_runner>(
-            *dependency_work, options.add_dependencies, options.dependencies_refusal);
+            *dependency_work, options.add_dependencies, options.dependencies_refusal,
+            options.workspace);
     }
     tool_token = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
