@@ -84,7 +84,7 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
         "--HistoryManager.hist_file=:memory:",
         "--IPKernelApp.quiet=True",
     ]
-    extensions = ["ipybox_runtime.kernel_output"]
+    extensions = ["ipybox_runtime.kernel_output", "ipybox_runtime.short_traceback"]
     if os.environ.get(SHELL_APPROVAL_VARIABLE) == "1":
         extensions.append("ipybox_runtime.shell_approval")
         if os.environ.get(SHELL_ESCAPE_VARIABLE) == "1":  # wraps what shell_approval installed

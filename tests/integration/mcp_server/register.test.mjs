@@ -86,6 +86,16 @@ test("kernel code calls the registered server's tools through the generated API"
   assert.equal(text, "The sum of 2 and 3 is 5.\nEcho: hello from the kernel");
 });
 
+test("a value the typed API refuses comes back as the agent's line and the message, once (issue 41)", async () => {
+  const text = await runFailing(client, "from mcptools.everything import echo\necho.run(echo.Params(message=5))");
+  assert.match(text, /^ValidationError: 1 validation error for Params\nmessage\n {2}expected a string, got 5/);
+  assert.match(text, /----> 2 echo\.run\(echo\.Params\(message=5\)\)/);
+  // Before: 1.5 KB of ipybox's model frames and pydantic's between the line and the message.
+  assert.doesNotMatch(text, /models\.py|pydantic[/\\]/);
+  assert.equal(text.split("expected a string, got 5").length, 2, text);
+  assert.ok(text.length < 500, text);
+});
+
 test("a tool returning structured content gives a typed Result", async () => {
   const text = await runOk(client, [
     "from mcptools.everything import get_structured_content as g",

@@ -12,7 +12,7 @@ using nlohmann::json;
 using strings = std::vector<std::string>;
 
 TEST_SUITE("workspace.outside_project") {
-    TEST_CASE("another project's folders are found; this project's and placeholders are not") {
+    TEST_CASE("another project's folders are found, this project's and placeholders are not") {
         const json params = {
             {"command", "node"},
             {"args",
