@@ -155,52 +155,51 @@ class RankingTest(SearchTestCase):
         self.assertEqual(hit.signature, "echo.run(echo.Params(message: str)) -> TextResult")
         self.assertIn("1. mcptools.everything.echo  [mcptool]", str(self.index.search("echo")))
 
-    def test_required_parameters_come_first_as_in_a_python_signature(self):
-        directory = self.workspace / "mcptools" / "files"
-        directory.mkdir(parents=True)
+    def _tool_with_models(self, server: str, tool: str, models: str, typing: str) -> None:
+        """A generated-looking module of ``tool`` whose model classes are ``models``."""
         module = TOOL_MODULE.format(
-            summary="Read a file.", server="files", tool="read", noun="path", field="The file"
+            summary="A tool.", server=server, tool=tool, noun="x", field="f"
         )
-        # The schema's order, optional first (server-filesystem's read_text_file has head, path).
         module = module.replace(
-            "    path_id: str = Field(..., description='The file')\n",
-            "    head: Optional[int] = Field(None, description='First lines')\n"
-            "    path_id: str = Field(..., description='The file')\n",
+            "class Params(ToolModel):\n    x_id: str = Field(..., description='f')\n", models
         ).replace(
             "from ipybox_runtime.models",
-            "from typing import Optional\n\nfrom ipybox_runtime.models",
+            f"from typing import {typing}\n\nfrom ipybox_runtime.models",
         )
-        (directory / "read.py").write_text(module, encoding="utf-8")
-        hit = self.index.search("read a file", limit=1)[0]
+        directory = self.workspace / "mcptools" / server
+        directory.mkdir(parents=True)
+        (directory / f"{tool}.py").write_text(module, encoding="utf-8")
+
+    def test_required_parameters_come_first_as_in_a_python_signature(self):
+        # The schema's order, optional first (server-filesystem's read_text_file has head, path).
+        self._tool_with_models(
+            "files",
+            "read",
+            "class Params(ToolModel):\n"
+            "    head: Optional[int] = Field(None, description='First lines')\n"
+            "    path: str = Field(..., description='The file')\n",
+            "Optional",
+        )
+        hit = self.index.search("read", limit=1)[0]
         self.assertEqual(
             hit.signature,
-            "read.run(read.Params(path_id: str, head: Optional[int] = ..., limit: int = ...))"
+            "read.run(read.Params(path: str, head: Optional[int] = ..., limit: int = ...))"
             " -> TextResult",
         )
 
     def test_a_model_the_parameters_name_is_spelled_out_after_the_call(self):
-        directory = self.workspace / "mcptools" / "memory"
-        directory.mkdir(parents=True)
-        module = (
-            TOOL_MODULE.format(
-                summary="Create entities.", server="memory", tool="create", noun="x", field="f"
-            )
-            .replace(
-                "class Params(ToolModel):\n    x_id: str = Field(..., description='f')\n",
-                "class Entity(ToolModel):\n"
-                "    observations: List[str] = Field(None, description='Facts')\n"
-                "    name: str = Field(..., description='Its name')\n\n\n"
-                "class Unused(ToolModel):\n    z: int = Field(..., description='z')\n\n\n"
-                "class Params(ToolModel):\n"
-                "    entities: List[Entity] = Field(..., description='e')\n",
-            )
-            .replace(
-                "from ipybox_runtime.models",
-                "from typing import List\n\nfrom ipybox_runtime.models",
-            )
+        self._tool_with_models(
+            "memory",
+            "create",
+            "class Entity(ToolModel):\n"
+            "    observations: List[str] = Field(None, description='Facts')\n"
+            "    name: str = Field(..., description='Its name')\n\n\n"
+            "class Unused(ToolModel):\n    z: int = Field(..., description='z')\n\n\n"
+            "class Params(ToolModel):\n"
+            "    entities: List[Entity] = Field(..., description='e')\n",
+            "List",
         )
-        (directory / "create.py").write_text(module, encoding="utf-8")
-        hit = self.index.search("create entities", limit=1)[0]
+        hit = self.index.search("create", limit=1)[0]
         self.assertEqual(
             hit.signature,
             "create.run(create.Params(entities: List[Entity], limit: int = ...)) -> TextResult"
