@@ -3,12 +3,13 @@
     IPYBOX_BIN=<binary> python3 tests/integration/registry/check_server_json.py
         [--published-schema FILE]
 
-1. The rules of the registry's published server schema (2025-12-11) that an entry like ours
-   meets, restated here as a schema of our own and checked with jsonschema: required fields,
-   the name's pattern and length, the description's length, a package's allowed keys, a
-   specific version, the stdio transport, named and positional arguments. With
-   ``--published-schema`` (the file at the entry's ``$schema`` URL) it is validated against
-   that too.
+1. The registry's published schema, the file at the entry's ``$schema`` URL (run-tests.sh puts
+   it in .cache/registry-schema/ from a pinned PyPI wheel that bundles it; see
+   packaging/tools.sh): the entry is valid against it, and as a control, a few
+   broken copies of the entry are not. Then the official registry's stricter requirements as a
+   schema of our own: the name's pattern, a description of at most 100 characters, a package's
+   allowed keys, a specific version (no range), the stdio transport, named and positional
+   arguments.
 2. What the entry says about us: PyPI's ``ipybox-native`` through ``uvx``, the project's
    version, and exactly the flags ``ipybox mcp --help`` lists, after the ``mcp`` subcommand.
 3. The PyPI readme carries the ``mcp-name:`` line by which the registry verifies that the
@@ -111,14 +112,42 @@ def mcp_flags() -> List[str]:
     return [flag for flag in flags if flag != "--help"]
 
 
+PUBLISHED = ROOT / ".cache" / "registry-schema" / "2025-12-11" / "server.schema.json"
+
+# Entries the published schema refuses (each a change to ours): the control that it is applied.
+BROKEN = {
+    "no description": lambda entry: entry.pop("description"),
+    "a name without a namespace": lambda entry: entry.update(name="ipybox"),
+    "a package without a transport": lambda entry: entry["packages"][0].pop("transport"),
+    "an argument of an unknown type": lambda entry: entry["packages"][0]["packageArguments"][
+        0
+    ].update(type="flag"),
+    "a description of 101 characters": lambda entry: entry.update(description="x" * 101),
+}
+
+
+def published_problems(entry: Dict[str, Any], published: Any) -> List[str]:
+    """What the published schema finds wrong with ``entry`` (formats where jsonschema checks them:
+    ``uri`` needs a package Debian's jsonschema does without)."""
+    validator = jsonschema.Draft7Validator(published, format_checker=jsonschema.FormatChecker())
+    return [f"published schema: {error.message}" for error in validator.iter_errors(entry)]
+
+
 def problems(entry: Dict[str, Any], published: Any) -> List[str]:
-    found = [
-        f"schema: {error.message}"
+    found = published_problems(entry, published)
+    if published.get("$id") != entry.get("$schema"):
+        found.append(
+            f"$schema is {entry.get('$schema')!r}, the schema's $id {published.get('$id')!r}"
+        )
+    for broken, change in BROKEN.items():
+        copy = json.loads(json.dumps(entry))
+        change(copy)
+        if not published_problems(copy, published):
+            found.append(f"the published schema accepted an entry with {broken} (the control)")
+    found += [
+        f"registry requirements: {error.message}"
         for error in jsonschema.Draft7Validator(SERVER).iter_errors(entry)
     ]
-    if published is not None:
-        validator = jsonschema.Draft7Validator(published)
-        found += [f"published schema: {error.message}" for error in validator.iter_errors(entry)]
     version = project_version()
     if entry.get("version") != version:
         found.append(f"version {entry.get('version')!r} is not the project's {version!r}")
@@ -153,10 +182,15 @@ def problems(entry: Dict[str, Any], published: Any) -> List[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--published-schema", type=Path)
+    parser.add_argument("--published-schema", type=Path, default=PUBLISHED)
     parser.add_argument("--entry", type=Path, default=ROOT / "server.json")
     args = parser.parse_args()
-    published = json.loads(args.published_schema.read_text()) if args.published_schema else None
+    if not args.published_schema.is_file():
+        raise SystemExit(
+            f"FAIL: no published schema at {args.published_schema}: ./run-tests.sh fetches it "
+            "(or: source packaging/tools.sh && ensure_registry_schema)"
+        )
+    published = json.loads(args.published_schema.read_text(encoding="utf-8"))
     found = problems(json.loads(args.entry.read_text(encoding="utf-8")), published)
     for problem in found:
         print(f"FAIL: {problem}", file=sys.stderr)
