@@ -122,6 +122,14 @@ async def main():
         print((await executor.execute("print(6 * 7)")).text)
 asyncio.run(main())') > "$SCRATCH/last" 2>&1
 check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cell" grep -qx 42 "$SCRATCH/last"
+# Our SDK suite (tests/python/sdk) against the installed wheel: its package and its binary, with
+# the kernel on the environment's Python (IPYBOX_SDK_FROM_SOURCE=0: not the sources).
+(cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" "$SCRATCH/bin/uv" run --no-project --with ipybox-native \
+    bash -c 'python -c "import ipybox_native; print(ipybox_native.__file__)" &&
+        IPYBOX_BIN="$(command -v ipybox)" IPYBOX_SDK_FROM_SOURCE=0 python "$0"' \
+    "$ROOT/tests/python/sdk/run_sdk.py") > "$SCRATCH/last" 2>&1
+check "our SDK suite passes against the installed wheel's package and binary" \
+    eval 'head -1 "$SCRATCH/last" | grep -q "^$SCRATCH/cache/" && grep -qx OK "$SCRATCH/last"'
 
 kill "$http_pid"
 wait "$http_pid" 2> /dev/null
