@@ -127,9 +127,11 @@ check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cel
 (cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" "$SCRATCH/bin/uv" run --no-project --with ipybox-native \
     bash -c 'python -c "import ipybox_native; print(ipybox_native.__file__)" &&
         IPYBOX_BIN="$(command -v ipybox)" IPYBOX_SDK_FROM_SOURCE=0 python "$0"' \
-    "$ROOT/tests/python/sdk/run_sdk.py") > "$SCRATCH/last" 2>&1
+    "$ROOT/tests/python/sdk/run_sdk.py") > "$SCRATCH/sdk.out" 2>&1
+# On failure: where the package came from, then each failure's traceback.
+{ head -1 "$SCRATCH/sdk.out"; grep -E -A45 "^(ERROR|FAIL):" "$SCRATCH/sdk.out"; tail -3 "$SCRATCH/sdk.out"; } > "$SCRATCH/last"
 check "our SDK suite passes against the installed wheel's package and binary" \
-    eval 'head -1 "$SCRATCH/last" | grep -q "^$SCRATCH/cache/" && grep -qx OK "$SCRATCH/last"'
+    eval 'head -1 "$SCRATCH/sdk.out" | grep -q "^$SCRATCH/cache/" && grep -qx OK "$SCRATCH/sdk.out"'
 
 kill "$http_pid"
 wait "$http_pid" 2> /dev/null
@@ -149,8 +151,20 @@ check "cold with the plots extra works too" grep -q "The sum of 2 and 3 is 5" "$
 say "cold uvx start to initialize with matplotlib (the plots extra): $(field '["initialize_ms"]' 2> /dev/null) ms, without: ${cold_ms} ms"
 say "uv cache: $(du -sm "$SCRATCH/cache" | cut -f 1) MiB without matplotlib, $(du -sm "$SCRATCH/cache-plots" | cut -f 1) MiB with"
 
-# The plugin, installed from the local marketplace, starting the wheel through uvx.
-clean "$SCRATCH/plugin-cache" "$NODE" "$ROOT/tests/integration/packaging/wheel_plugin.test.mjs" > "$SCRATCH/plugin.out" 2>&1
+# The plugin, installed from the local marketplace, starting the wheel through uvx. The launcher
+# rightly prefers an ipybox of its version installed on the machine (/usr/local/bin/ipybox, which
+# the README's first command puts there): it runs in a private mount namespace with that folder
+# emptied, as on a machine with only uv (needs root and unshare, as in CI; else it says so).
+hidden_local=(sh -c 'mount -t tmpfs ipybox-wheel-hidden /usr/local/bin && exec "$@"' sh)
+if [ ! -e /usr/local/bin/ipybox ]; then
+    hidden_local=()
+elif [ "$(id -u)" != 0 ] || ! unshare --mount true 2> /dev/null; then
+    hidden_local=(sh -c 'echo "cannot hide /usr/local/bin/ipybox for this check: needs root and unshare --mount" >&2; exit 1' sh)
+else
+    hidden_local=(unshare --mount "${hidden_local[@]}")
+fi
+clean "$SCRATCH/plugin-cache" "${hidden_local[@]}" "$NODE" "$ROOT/tests/integration/packaging/wheel_plugin.test.mjs" \
+    > "$SCRATCH/plugin.out" 2>&1
 plugin_status=$?
 cp "$SCRATCH/plugin.out" "$SCRATCH/last"
 check "claude plugin install codeact-default: claude mcp list shows it Connected through uvx" test "$plugin_status" = 0

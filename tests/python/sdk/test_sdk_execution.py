@@ -4,6 +4,7 @@ executor's settings, as the reference's API documents them."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import tempfile
 import time
@@ -141,6 +142,9 @@ class SettingsTest(unittest.IsolatedAsyncioTestCase):
                 )
                 self.assertEqual((await executor.execute("print(os.getcwd())")).text, scratch)
 
+    @unittest.skipUnless(
+        importlib.util.find_spec("matplotlib"), "the kernel (this interpreter) has no matplotlib"
+    )
     async def test_images_are_png_files_in_images_dir(self) -> None:
         with tempfile.TemporaryDirectory() as scratch:
             images = Path(scratch) / "plots"
