@@ -122,16 +122,21 @@ async def main():
         print((await executor.execute("print(6 * 7)")).text)
 asyncio.run(main())') > "$SCRATCH/last" 2>&1
 check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cell" grep -qx 42 "$SCRATCH/last"
-# Our SDK suite (tests/python/sdk) against the installed wheel: its package and its binary, with
-# the kernel on the environment's Python (IPYBOX_SDK_FROM_SOURCE=0: not the sources).
-(cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" "$SCRATCH/bin/uv" run --no-project --with ipybox-native \
-    bash -c 'python -c "import ipybox_native; print(ipybox_native.__file__)" &&
-        IPYBOX_BIN="$(command -v ipybox)" IPYBOX_SDK_FROM_SOURCE=0 python "$0"' \
-    "$ROOT/tests/python/sdk/run_sdk.py") > "$SCRATCH/sdk.out" 2>&1
+# Our SDK suite (tests/python/sdk) against the wheel installed in a virtual environment, as
+# `pip install ipybox-native` in a venv has it: its package and its binary, the kernel on the venv's
+# Python (IPYBOX_SDK_FROM_SOURCE=0: not the sources). Not `uv run --with`, whose environment lies
+# over Debian's interpreter with its dist-packages, where Debian's matplotlib meets PyPI's numpy.
+sdk_venv="$SCRATCH/sdk-venv"
+clean "$SCRATCH/cache" "$SCRATCH/bin/uv" venv --quiet --python /usr/bin/python3 "$sdk_venv" > "$SCRATCH/sdk.out" 2>&1 &&
+    clean "$SCRATCH/cache" env VIRTUAL_ENV="$sdk_venv" "$SCRATCH/bin/uv" pip install --quiet ipybox-native \
+        >> "$SCRATCH/sdk.out" 2>&1 &&
+    (cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" env IPYBOX_BIN="$sdk_venv/bin/ipybox" IPYBOX_SDK_FROM_SOURCE=0 \
+        sh -c '"$0" -c "import ipybox_native; print(ipybox_native.__file__)" && "$0" "$1"' \
+        "$sdk_venv/bin/python" "$ROOT/tests/python/sdk/run_sdk.py") > "$SCRATCH/sdk.out" 2>&1
 # On failure: where the package came from, then each failure's traceback.
 { head -1 "$SCRATCH/sdk.out"; grep -E -A45 "^(ERROR|FAIL):" "$SCRATCH/sdk.out"; tail -3 "$SCRATCH/sdk.out"; } > "$SCRATCH/last"
-check "our SDK suite passes against the installed wheel's package and binary" \
-    eval 'head -1 "$SCRATCH/sdk.out" | grep -q "^$SCRATCH/cache/" && grep -qx OK "$SCRATCH/sdk.out"'
+check "our SDK suite passes against the wheel installed in a venv (its package and binary)" \
+    eval 'head -1 "$SCRATCH/sdk.out" | grep -q "^$sdk_venv/" && grep -qx OK "$SCRATCH/sdk.out"'
 
 kill "$http_pid"
 wait "$http_pid" 2> /dev/null
