@@ -128,7 +128,7 @@ check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cel
 # over Debian's interpreter with its dist-packages, where Debian's matplotlib meets PyPI's numpy.
 sdk_venv="$SCRATCH/sdk-venv"
 clean "$SCRATCH/cache" "$SCRATCH/bin/uv" venv --quiet --python /usr/bin/python3 "$sdk_venv" > "$SCRATCH/sdk.out" 2>&1 &&
-    clean "$SCRATCH/cache" env VIRTUAL_ENV="$sdk_venv" "$SCRATCH/bin/uv" pip install --quiet ipybox-native \
+    clean "$SCRATCH/cache" "$SCRATCH/bin/uv" pip install --quiet --python "$sdk_venv/bin/python" ipybox-native \
         >> "$SCRATCH/sdk.out" 2>&1 &&
     (cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" env IPYBOX_BIN="$sdk_venv/bin/ipybox" IPYBOX_SDK_FROM_SOURCE=0 \
         sh -c '"$0" -c "import ipybox_native; print(ipybox_native.__file__)" && "$0" "$1"' \
