@@ -126,11 +126,14 @@ check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cel
 # `pip install ipybox-native` in a venv has it: its package and its binary, the kernel on the venv's
 # Python (IPYBOX_SDK_FROM_SOURCE=0: not the sources). Not `uv run --with`, whose environment lies
 # over Debian's interpreter with its dist-packages, where Debian's matplotlib meets PyPI's numpy.
+# Installed without a compiler on PATH; the suite runs with the system's PATH, since srt runs the
+# first bash on PATH inside the sandbox, which hides /tmp and so the clean PATH's links.
 sdk_venv="$SCRATCH/sdk-venv"
 clean "$SCRATCH/cache" "$SCRATCH/bin/uv" venv --quiet --python /usr/bin/python3 "$sdk_venv" > "$SCRATCH/sdk.out" 2>&1 &&
     clean "$SCRATCH/cache" "$SCRATCH/bin/uv" pip install --quiet --python "$sdk_venv/bin/python" ipybox-native \
         >> "$SCRATCH/sdk.out" 2>&1 &&
-    (cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" env IPYBOX_BIN="$sdk_venv/bin/ipybox" IPYBOX_SDK_FROM_SOURCE=0 \
+    (cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" env PATH=/usr/bin:/bin \
+        IPYBOX_BIN="$sdk_venv/bin/ipybox" IPYBOX_SDK_FROM_SOURCE=0 \
         sh -c '"$0" -c "import ipybox_native; print(ipybox_native.__file__)" && "$0" "$1"' \
         "$sdk_venv/bin/python" "$ROOT/tests/python/sdk/run_sdk.py") > "$SCRATCH/sdk.out" 2>&1
 # On failure: where the package came from, then each failure's traceback.
