@@ -65,6 +65,24 @@ class CheckTest(GentoolsTestCase):
         after = {path: path.read_bytes() for path in self.workspace.rglob("*.py")}
         self.assertEqual(before, after, "a check changed or deleted files")
 
+    def test_an_api_without_all_is_named_as_such(self):
+        # The scaffold's __init__.py imports api's __all__; an api.py written without it failed
+        # as "api.py does not import without impl.py", which sent an agent to impl.py.
+        directory = self.action("no_all", GOOD_API)
+        (directory / "__init__.py").write_text(
+            "from .api import *  # noqa: F401,F403\nfrom .api import __all__  # noqa: F401\n",
+            encoding="utf-8",
+        )
+        self.action("with_all", "__all__ = ['run']\n\n" + GOOD_API)
+        (self.workspace / "gentools" / "math" / "with_all" / "__init__.py").write_text(
+            "from .api import *  # noqa: F401,F403\nfrom .api import __all__  # noqa: F401\n",
+            encoding="utf-8",
+        )
+        by_module = {item.module.rsplit(".", 1)[1]: item for item in check()}
+        self.assertFalse(by_module["no_all"].ok)
+        self.assertIn("api.py has no __all__", by_module["no_all"].reason)
+        self.assertTrue(by_module["with_all"].ok, by_module["with_all"].reason)  # the control
+
     def test_only_the_named_actions_and_json(self):
         self.action("double", GOOD_API)
         self.action("needs_impl", "from .impl import run\n")

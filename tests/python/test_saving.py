@@ -231,3 +231,9 @@ class SearchHitTest(SavingTestCase):
         self.assertFalse(hit.usable)
         self.assertIn("[gentool, user, NOT usable here]", str(hit))
         self.assertIn("! MCP server 'everything' is not registered", str(hit))
+        # The one-step route, named where the agent looks (an agent knew it only from SKILL.md).
+        self.assertIn(
+            "! or, once the user approves, all at once: from ipybox_runtime.requirements import "
+            "add_dependencies; print(add_dependencies('gentools.sound.hear'))",
+            str(hit),
+        )

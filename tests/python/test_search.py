@@ -216,7 +216,7 @@ class RankingTest(SearchTestCase):
         lines = describe_server("everything", self.workspace).split("\n")
         self.assertTrue(lines[0].startswith("mcptools.everything: 9 tools; call one as"))
         self.assertIn("echo", lines)  # the module's name on a line of its own, as the reference
-        self.assertIn("    (message: str) -> TextResult  # Echoes back the input", lines)
+        self.assertIn("    Params(message: str) -> TextResult  # Echoes back the input", lines)
         self.assertEqual(len(lines), 19)
         short = describe_server("everything", self.workspace, budget=200).split("\n")
         self.assertLessEqual(sum(len(line) + 1 for line in short[:-1]), 200)

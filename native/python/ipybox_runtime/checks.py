@@ -95,7 +95,12 @@ def step(what, action):
     try:
         return action()
     except BaseException as error:
-        print(json.dumps({"ok": False, "reason": f"{what}: {type(error).__name__}: {error}"}))
+        reason = f"{what}: {type(error).__name__}: {error}"
+        if isinstance(error, ImportError) and "cannot import name '__all__'" in str(error):
+            # Importing api.py imports the package first, whose __init__.py takes api's __all__.
+            reason = ("api.py has no __all__, which the action's __init__.py imports: set it to "
+                      "the names api.py exports (run and the models it takes or returns)")
+        print(json.dumps({"ok": False, "reason": reason}))
         sys.exit(0)
 
 blocker = BlockImpl()

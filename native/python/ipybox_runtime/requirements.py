@@ -285,9 +285,10 @@ def _origin(module: str) -> str:
     return "project"
 
 
-def _addable(requires: Mapping[str, object]) -> bool:
-    """True when ipybox could add something ``requires`` lists and this project lacks."""
-    base = library.workspace_path(None)
+def addable(requires: Mapping[str, object], workspace: Optional[pathlib.Path] = None) -> bool:
+    """True when ipybox could add something ``requires`` lists and the project ``workspace``
+    (default: the current one) lacks: a server with its recorded registration, or a package."""
+    base = library.workspace_path(workspace)
     servers = _missing_servers(requires, base)
     return any(isinstance(params, dict) for params in servers.values()) or bool(
         _missing_packages(requires)
@@ -300,7 +301,7 @@ def require(module: str, requires: Mapping[str, object]) -> None:
     lines = missing(requires, origin=_origin(module))
     if lines:
         offer = ""
-        if _addable(requires):
+        if addable(requires):
             offer = (
                 "\nipybox can add the servers and packages for you, once the user approves:\n"
                 f"  from ipybox_runtime.requirements import add_dependencies; "

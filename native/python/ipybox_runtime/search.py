@@ -360,6 +360,11 @@ def _hit(document: ToolDocument, score: float, workspace: pathlib.Path) -> Searc
             )
         )
         missing = tuple(requirements.missing(requires, workspace, document.calls, document.origin))
+        if missing and requirements.addable(requires, workspace):
+            missing += (
+                "or, once the user approves, all at once: from ipybox_runtime.requirements "
+                f"import add_dependencies; print(add_dependencies({document.name!r}))",
+            )
         places = library.clashes(workspace).get(document.name, [])
         shadows = ", ".join(places[1:])
     try:
@@ -435,10 +440,12 @@ def describe_server(
     for shown, path in enumerate(modules):
         document = describe_tool_module(path, "mcptools")
         call = _short_signature(path.stem, document.signature)
-        summary = document.summary if len(document.summary) <= 90 else document.summary[:87] + "..."
+        summary = document.summary if len(document.summary) <= 72 else document.summary[:69] + "..."
         # The module's name alone on its line first, as the reference answers (one name a line),
-        # then its call and summary indented beneath it.
-        line = f"{path.stem}\n    {call[len(path.stem):]}  # {summary}"
+        # then what run() takes and returns, and the summary, indented beneath it. "Params(...)",
+        # not "(...)": an agent read "() -> Result" as run() taking nothing.
+        shape = call[len(path.stem) :]
+        line = f"{path.stem}\n    {'Params' if shape.startswith('(') else ''}{shape}  # {summary}"
         if len(line) > 300:
             line = line[:297] + "..."
         if used + len(line) + 1 > budget:
