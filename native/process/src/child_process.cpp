@@ -24,6 +24,7 @@ namespace asio = boost::asio;
 
 constexpr std::size_t tail_capacity = 8192;
 constexpr std::size_t max_line = 64 * 1024;
+constexpr std::size_t max_drain = 1024 * 1024;  // read after the owner stopped the reader
 
 }  // namespace
 
@@ -127,15 +128,34 @@ struct child_process::reader : std::enable_shared_from_this<reader> {
     }
 
     void run() noexcept {
+        bool at_end = false;
         while (!stop) {
             pollfd item{fd, POLLIN, 0};
             const int ready = ::poll(&item, 1, 100);
             if (ready <= 0) continue;
-            const ssize_t got = ::read(fd, buffer.data(), buffer.size());
-            if (got <= 0) break;
-            consume(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+            if (!read_some()) {
+                at_end = true;
+                break;
+            }
+        }
+        // Stopped (the owner is done with the child): what the child wrote before it ended may
+        // still wait in the pipe, its last line among it (an interpreter probe's answer was lost
+        // so). Take what is there without waiting; a grandchild that keeps writing gets at most
+        // max_drain bytes more read.
+        for (std::size_t drained = 0; !at_end && drained < max_drain; drained += buffer.size()) {
+            pollfd item{fd, POLLIN, 0};
+            if (::poll(&item, 1, 0) <= 0) break;
+            at_end = !read_some();
         }
         finish();
+    }
+
+    // One read into the lines; false at the end of the pipe or on an error.
+    bool read_some() {
+        const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+        if (got <= 0) return false;
+        consume(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+        return true;
     }
 };
 

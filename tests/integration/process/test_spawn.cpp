@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "ipybox/process/host_python.hpp"
 #include "ipybox/process/spawn.hpp"
@@ -135,4 +137,29 @@ TEST_CASE("host Pythons run isolated, from /, and never import a planted module 
         {{"PATH", "/usr/bin:/bin"}, {"PYTHONPATH", planted.string()}});
     const auto safe = run_to_end({}, options);
     CHECK(safe.output == "/ 1\n");
+}
+
+TEST_CASE(
+    "a line the child wrote before it ended is delivered even when the owner stops reading "
+    "at once") {
+    // Found as an interpreter probe's lost answer: the reader was busy with the first line when
+    // the child wrote its last and ended, the owner destroyed the child_process (stopping the
+    // reader), and the reader left without reading what waited in the pipe.
+    std::mutex mutex;
+    std::vector<std::string> lines;
+    process::spawn_options options;
+    options.executable = "/bin/sh";
+    options.arguments = {"-c", "echo first; sleep 0.1; echo last"};
+    options.working_directory = "/";
+    options.environment = {{"PATH", "/usr/bin:/bin"}};
+    options.on_output_line = [&](std::string_view line) {
+        if (line == "first") std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        std::lock_guard lock(mutex);
+        lines.emplace_back(line);
+    };
+    auto child = process::child_process::spawn(std::move(options));
+    REQUIRE(child->wait_for(std::chrono::seconds(10)));
+    child.reset();  // while the reader still sleeps in the first line's callback
+    std::lock_guard lock(mutex);
+    CHECK(lines == std::vector<std::string>{"first", "last"});
 }
