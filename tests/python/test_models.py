@@ -64,6 +64,15 @@ class PopulationTest(unittest.TestCase):
         with self.assertRaises(validation_error()):
             Sample(from_="x", maybe=None, qeury="typo")
 
+    def test_a_misspelt_field_is_reported_with_the_required_field_it_missed(self):
+        # An agent wrote file= for path= and, under Pydantic 1, heard only of the extra field.
+        with self.assertRaises(validation_error()) as raised:
+            Inner(value=3)
+        text = str(raised.exception)
+        self.assertIn("value", text)
+        self.assertIn("the-value", text)
+        self.assertIn("2 validation errors", text)
+
     def test_extra_allow_keeps_unknown_fields_and_sends_them(self):
         model = Open(a=1, **{"b-c": [1, 2.0]})
         self.assertEqual(model.to_arguments(), {"a": 1, "b-c": [1, 2]})

@@ -523,6 +523,11 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     extras = {key: value for key, value in data.items() if key not in known}
     if extras and not _is_open(cls):
         errors = [ErrorWrapper(ExtraError(), loc=key) for key in extras]
+        # With what else is wrong, as pydantic 2 reports it: a misspelt field name is most often
+        # a required field missing too ("file" for "path"), and the error should say both.
+        _, _, invalid = validate_model(cls, known)
+        if invalid is not None:
+            errors.extend(invalid.raw_errors)
         raise pydantic.ValidationError(errors, cls)
     _refuse_wrong_kinds(cls, known)
     values, fields_set, error = validate_model(cls, known)
