@@ -50,8 +50,8 @@ server_tool register_mcp_server() {
         "workspace .env when the server starts; secrets never enter the kernel.\n"
         "- Registering the same name again replaces the API and restarts that server.\n"
         "- mcptools/ and registrations survive reset().\n\n"
-        "Returns one line per tool: how to call it (its parameters with their types, its "
-        "result's fields) and what it does.";
+        "Returns each tool's module name, and beneath it how to call it (Params(...) with the "
+        "parameters' types, the result's fields) and what it does.";
     tool.parameters.push_back(required(
         "server_name", parameter_type::string,
         "Package name for the API: a Python identifier such as 'github' or 'web_search' "
@@ -68,8 +68,9 @@ server_tool register_mcp_server() {
     tool.handler = &server_tools::register_server;
     tool.docs =
         "generates `mcptools/<server_name>/`, records the server host-side (remembered for the "
-        "workspace across restarts, outside the workspace), returns one line per tool: its call "
-        "with the parameters' types and the result's fields, and its summary";
+        "workspace across restarts, outside the workspace), returns each tool's module name and "
+        "beneath it its call (`Params(...)` with the parameters' types, the result's fields) and "
+        "its summary";
     return tool;
 }
 
