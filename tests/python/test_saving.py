@@ -135,6 +135,12 @@ class MissingDependencyTest(SavingTestCase):
             "CHECK FIRST", requirements.missing({"servers": {"fs": mine}}, self.workspace)[0]
         )
 
+    def test_a_data_file_of_another_project_is_flagged_a_script_is_not(self):
+        script = str(support.SOURCE_DIR / "tests" / "fuzz" / "run_fuzz.py")
+        data = str(support.SOURCE_DIR / "tests" / "servers-node" / "search_labels.json")
+        flagged = requirements.foreign_paths({"args": [script, data]}, self.workspace)
+        self.assertEqual(flagged, [data])
+
     def test_a_path_that_climbs_out_of_the_project_is_flagged(self):
         climbing = str(self.workspace / ".." / "proj1")
         inside = str(self.workspace / "data" / "." / "x")

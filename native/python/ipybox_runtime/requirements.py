@@ -128,6 +128,17 @@ def collect(
     return needs
 
 
+# Suffixes of scripts a server's command runs (the host's rule is the same:
+# native/workspace/src/outside_project.cpp).
+_SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".py", ".jar", ".sh", ".rb")
+
+
+def _is_program(text: str) -> bool:
+    """An existing file the server runs (executable, or a script by its suffix); another
+    project's data file, such as a database, is not one."""
+    return os.path.isfile(text) and (os.access(text, os.X_OK) or text.endswith(_SCRIPT_SUFFIXES))
+
+
 def foreign_paths(registration: object, base: pathlib.Path) -> List[str]:
     """Absolute paths a recorded registration names outside the project ``base``: a record
     saved before ipybox wrote the saving project's folder as ``${IPYBOX_WORKSPACE}`` names that
@@ -147,8 +158,8 @@ def foreign_paths(registration: object, base: pathlib.Path) -> List[str]:
         path = pathlib.PurePosixPath(os.path.normpath(text))
         if path == base or base in path.parents:
             continue
-        if os.path.isfile(text):
-            continue  # a program or a script the server runs, not a folder it works on
+        if _is_program(text):
+            continue  # a program or a script the server runs, not data it works on
         found.append(text)
     return found
 

@@ -1,12 +1,19 @@
 #include "ipybox/workspace/outside_project.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <string_view>
 #include <system_error>
 
 namespace ipybox::workspace {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::array<std::string_view, 8> script_suffixes = {".js", ".mjs", ".cjs", ".ts",
+                                                             ".py", ".jar", ".sh",  ".rb"};
 
 bool inside(const std::filesystem::path& path, const std::filesystem::path& project) {
     auto at = path.begin();
@@ -18,9 +25,14 @@ bool inside(const std::filesystem::path& path, const std::filesystem::path& proj
     return true;
 }
 
-bool is_regular_file(const std::string& text) {
+// A program or a script a server runs (an existing file that is executable or has a script's
+// suffix), not data it works on: another project's database file is flagged like its folders.
+bool is_program(const std::string& text) {
     std::error_code ignored;
-    return std::filesystem::is_regular_file(text, ignored);
+    if (!std::filesystem::is_regular_file(text, ignored)) return false;
+    if (::access(text.c_str(), X_OK) == 0) return true;
+    const auto suffix = std::filesystem::path(text).extension().string();
+    return std::ranges::find(script_suffixes, suffix) != script_suffixes.end();
 }
 
 }  // namespace
@@ -46,7 +58,7 @@ std::vector<std::string> paths_outside_project(const json& params,
         }
         if (!text.starts_with('/') || std::ranges::find(found, text) != found.end()) continue;
         if (inside(std::filesystem::path(text).lexically_normal(), base)) continue;
-        if (is_regular_file(text)) continue;
+        if (is_program(text)) continue;
         found.push_back(std::move(text));
     }
     return found;

@@ -40,14 +40,22 @@ TEST_SUITE("workspace.outside_project") {
         CHECK(paths_outside_project(params, "/home/u/projB") == strings{"/home/u/projB/../projA"});
     }
 
-    TEST_CASE("an existing file is a program or script, not a folder the server works on") {
+    TEST_CASE("a program or script is not flagged, another project's data file is") {
         char pattern[] = "/tmp/outside-project-XXXXXX";
         REQUIRE(mkdtemp(pattern) != nullptr);
         const std::filesystem::path scratch = pattern;
         ipybox::testing::write_text(scratch / "server.js", "// a script\n");
-        const json params = {{"command", (scratch / "server.js").string()},
-                             {"args", {(scratch / "server.js").string(), scratch.string()}}};
-        CHECK(paths_outside_project(params, "/home/u/projB") == strings{scratch.string()});
+        ipybox::testing::write_text(scratch / "server", "#!/bin/sh\n");
+        std::filesystem::permissions(scratch / "server", std::filesystem::perms::owner_exec,
+                                     std::filesystem::perm_options::add);
+        // Data of another project, such as a database file, is flagged like its folders.
+        ipybox::testing::write_text(scratch / "notes.sqlite", "data");
+        const json params = {{"command", (scratch / "server").string()},
+                             {"args",
+                              {(scratch / "server.js").string(), scratch.string(),
+                               (scratch / "notes.sqlite").string()}}};
+        CHECK(paths_outside_project(params, "/home/u/projB") ==
+              strings{scratch.string(), (scratch / "notes.sqlite").string()});
         std::filesystem::remove_all(scratch);
     }
 

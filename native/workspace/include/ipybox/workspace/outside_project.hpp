@@ -15,9 +15,11 @@ namespace ipybox::workspace {
 
 // The absolute paths among `params`'s `command`, `cwd` and `args` (an `--option=/path` argument
 // counts by its value) that lie neither in `project` nor at it, each once, in order. Left out:
-// values holding a `${` placeholder (filled per project), and paths of existing regular files
-// (a program or script the server runs, not a folder it works on). Paths are compared as
-// written, lexically. Reads the file system only to tell files apart; never throws for odd
+// values holding a `${` placeholder (filled per project), and programs and scripts the server
+// runs: existing regular files that are executable or end in .js, .mjs, .cjs, .ts, .py, .jar,
+// .sh or .rb (another project's data file, such as a database, is flagged). Paths are compared
+// lexically, after `.` and `..` are resolved. Reads the file system only to tell programs apart
+// (following links; a flag is an aid to the person, not a boundary); never throws for odd
 // shapes (anything but an object gives none).
 std::vector<std::string> paths_outside_project(const nlohmann::json& params,
                                                const std::filesystem::path& project);
