@@ -114,6 +114,7 @@ int parent_of(int pid) {
 code_executor_options with_spare(const std::string& name) {
     auto options = sandboxed(name);
     options.keep_spare_kernel = true;
+    use_own_home(options, name);
     return options;
 }
 
@@ -402,6 +403,7 @@ kernel_template.main()
         "/run") {
         auto options = sandboxed("isolation");
         options.keep_spare_kernel = true;  // the spare's keys and sockets sit next to ours
+        use_own_home(options, "isolation");
         // Another session's private directory, as an unsandboxed ipybox would leave in /tmp.
         char other[] = "/tmp/ipybox-other-XXXXXX";
         REQUIRE(::mkdtemp(other) != nullptr);

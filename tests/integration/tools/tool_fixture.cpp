@@ -38,6 +38,10 @@ code_executor_options tool_executor_options(const std::string& name) {
     return options;
 }
 
+void use_own_home(code_executor_options& options, const std::string& name) {
+    options.host_environment["HOME"] = fresh_directory(name + "-home").string();
+}
+
 stream_record consume(code_execution_stream stream,
                       const std::function<bool(const approval_request&)>& decide) {
     stream_record record;

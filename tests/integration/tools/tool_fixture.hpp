@@ -18,6 +18,12 @@ nlohmann::json fake_server_params(const std::string& mode);  // tests/node/fake_
 
 code_executor_options tool_executor_options(const std::string& name);
 
+// Gives the session a HOME of its own (an empty folder). A sandboxed session's kernel template is
+// given up when a credential location under HOME appears or goes (~/.claude.json, ~/.npm/_logs:
+// tests running beside it make them), so a test that expects its kernels forked must not share
+// the host's HOME with them.
+void use_own_home(code_executor_options& options, const std::string& name);
+
 struct stream_record {
     std::vector<approval_request> approvals;
     std::string output;  // chunks joined
