@@ -48,6 +48,8 @@ fi
 source packaging/tools.sh
 ensure_packaging_tools
 ensure_actionlint
+# The MCP Registry's published server.json schema, which integration.registry validates against.
+ensure_registry_schema
 
 # Real MCP peers and clients from npm (tests/node/package.json), when the suite has them.
 if [ -f tests/node/package.json ]; then

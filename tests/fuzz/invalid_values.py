@@ -17,6 +17,10 @@ from typing import Any, Callable, Iterator, List, Set, Tuple
 
 import jsonschema
 
+from name_sets import shadows
+
+# The label of an undeclared key spelled like a declared property's Python name.
+PYTHON_NAME_KEY = "additionalProperties (a Python name)"
 WRONG_KINDS: List[Any] = ["7", "true", 1.5, True, False, 1, 1234, [], {}, ["1"], None]
 PATTERN_PROBES = ["", "!", " ", "0", "A", "zz9", "a b", "\n"]
 
@@ -124,6 +128,13 @@ def closed_for_inputs(root: Any) -> Any:
     walk(closed, collect)
     walk(closed, close)
     return closed
+
+
+def is_valid_input(root: Any, arguments: Any) -> bool:
+    """Whether ``arguments`` are valid for the input schema ``root`` read as the generated input
+    models read it (``closed_for_inputs``), the reading valid argument sets are drawn with. The
+    schema as written may disagree both ways: a oneOf whose members are open may match twice."""
+    return Judge(closed_for_inputs(root)).is_valid(arguments)
 
 
 def _fits_types(value: Any, types: List[str]) -> bool:
@@ -240,6 +251,14 @@ def _breakers(schema: Any, value: Any) -> Iterator[Tuple[str, Callable[[Any], An
         extra = schema.get("additionalProperties")
         if extra is False:
             yield "additionalProperties", lambda v: {**v, "zz_undeclared": 1}
+            # An undeclared key spelled like a declared property's Python name, holding that
+            # property's value: taken for the property, it would pass.
+            properties = schema.get("properties")
+            declared = properties if isinstance(properties, dict) else {}
+            for name in declared:
+                for key in shadows(name):
+                    if key not in declared:
+                        yield PYTHON_NAME_KEY, lambda v, k=key, n=name: {**v, k: v.get(n, 1)}
 
 
 def _replace(arguments: Any, path: Path, make: Callable[[Any], Any]) -> Any:
@@ -263,7 +282,7 @@ def mutants(
     try:
         for path, schema in walker.sites(root, arguments, [], 0):
             for keyword, make in _breakers(schema, _at(arguments, path)):
-                if path or keyword in ("required", "additionalProperties"):
+                if path or keyword in ("required", "additionalProperties", PYTHON_NAME_KEY):
                     candidates.append((keyword, path, make))  # arguments stay an object
     except (RecursionError, KeyError, IndexError, TypeError, re.error):
         return []

@@ -1,7 +1,7 @@
 """The property-based tier: random hostile tool schemas through the real code generator.
 
     /usr/bin/python3 tests/fuzz/run_fuzz.py --codegen <codegen_files> [--tools N] [--seeds 1,2,3]
-                                            [--long] [--shrink-budget N]
+                                            [--names] [--long] [--shrink-budget N]
 
 For each seed, SchemaFuzzer makes N tools; codegen_files generates their package; for every
 tool, ValueMaker builds valid arguments (and valid structured output when there is an output
@@ -17,9 +17,15 @@ counted apart). The refusal rate per keyword is printed; an invalid set Params a
 failure like any other. Seeds rotate: they derive from the commit (GITHUB_SHA or
 ``git rev-parse HEAD``; override with --seeds or IPYBOX_FUZZ_SEEDS) and are printed, so a
 failure can be rerun. CI runs 3 seeds x 1,000 tools; ``--long`` (or IPYBOX_FUZZ_LONG=1) 5
-seeds x 1,000 tools. A failing tool is shrunk (greedy removal of properties, alternatives and
-keywords while the same kind of failure persists, its values drawn as in the failing run) and
-printed as a minimal schema, with the argument sets that failed. Exit status 1 on any failure.
+seeds x 1,000 tools. ``--names`` is the property-name tier: NameSetFuzzer's tools (hostile
+name sets in every object at every level: nested, arrays of objects, maps, unions, $defs; input
+and output), on fixed seeds (NAME_SEEDS x 100 tools) so that CI stays quick and repeatable;
+with ``--long`` (or IPYBOX_FUZZ_LONG=1) the fixed seeds and 5 seeds from the commit, 1,000
+tools each. Every tier also checks ``Params(**arguments)``, the attributes of every model built
+and the docstrings' lists of attributes named otherwise (fuzz_worker.py). A failing tool is
+shrunk (greedy removal of properties, alternatives and keywords while the same kind of failure
+persists, its values drawn as in the failing run) and printed as a minimal schema, with the
+argument sets that failed. Exit status 1 on any failure.
 """
 
 from __future__ import annotations
@@ -45,10 +51,11 @@ sys.path.insert(0, str(SOURCE_DIR / "tests" / "python"))
 
 import launch  # noqa: E402 - finds the interpreter of each pydantic major
 from invalid_values import Judge, closed_for_inputs, mutants  # noqa: E402
-from schema_fuzz import SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
+from schema_fuzz import NameSetFuzzer, SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
 
 RUNTIME_DIR = SOURCE_DIR / "native" / "python"
 CODEGEN_TIMES: List[Tuple[int, float]] = []  # (tools, seconds) of every generator run
+NAME_SEEDS = [1, 2, 3]  # the property-name tier's fixed seeds
 VALUE_ATTEMPTS = 12
 INVALID_PER_TOOL = 6  # confirmed invalid argument sets per tool, one per keyword
 REMOVABLE_KEYWORDS = (
@@ -339,17 +346,23 @@ def main() -> int:
         help="comma-separated (default: 3, or 5 with --long, from the commit)",
     )
     parser.add_argument("--long", action="store_true", help="1,000 tools x 5 seeds")
+    parser.add_argument(
+        "--names", action="store_true", help="the property-name tier (fixed seeds, 100 tools)"
+    )
     parser.add_argument("--shrink-budget", type=int, default=300, help="checks per shrunk failure")
     parser.add_argument("--max-shrinks", type=int, default=3, help="failures to shrink per run")
     parser.add_argument("--json-report", help="write throughput figures (for bench/) here")
     args = parser.parse_args()
     long_mode = args.long or os.environ.get("IPYBOX_FUZZ_LONG") == "1"
-    tool_count = args.tools or 1000
+    tool_count = args.tools or (100 if args.names and not long_mode else 1000)
     seed_list = args.seeds or os.environ.get("IPYBOX_FUZZ_SEEDS")
     if seed_list:
         seeds = [int(seed) for seed in seed_list.split(",") if seed]
+    elif args.names:
+        seeds = NAME_SEEDS + (rotating_seeds(5) if long_mode else [])
     else:
         seeds = rotating_seeds(5 if long_mode else 3)
+    make_fuzzer = NameSetFuzzer if args.names else SchemaFuzzer
     print(f"fuzz seeds: {','.join(map(str, seeds))} ({tool_count} tools each)", flush=True)
     refusals: Dict[int, Dict[str, List[int]]] = {1: {}, 2: {}}
     server_only: Dict[str, int] = {}
@@ -359,7 +372,7 @@ def main() -> int:
     failures: List[Tuple[int, str, Dict[str, Any], Dict[str, Any]]] = []
     for major, python in interpreters():
         for seed in seeds:
-            fuzzer = SchemaFuzzer(seed)
+            fuzzer = make_fuzzer(seed)
             tools = [fuzzer.tool(index) for index in range(tool_count)]
             report = check_tools(args.codegen, python, tools, seed)
             for keyword, (refused, tried) in report.get("refusals", {}).items():

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from name_sets import NameSets, shadows
 
 # Names and texts that have broken code generators: keywords, model machinery of both pydantic
 # majors, dunders, typing names, module-level names of generated code, non-ASCII, quotes and
@@ -149,12 +151,16 @@ SCALAR_POOL: List[Any] = [0, 1, -1, 2, 7, 2**53 + 1, 2.5, -0.5, 1e20, True, Fals
 
 
 class SchemaFuzzer:
-    """Random tools; ``max_depth`` bounds nesting."""
+    """Random tools; ``max_depth`` bounds nesting. One object in four takes its property names
+    from ``name_sets.NameSets`` (families of names that collide once mangled)."""
+
+    name_set_rate = 0.25
 
     def __init__(self, seed: int, max_depth: int = 4) -> None:
         self.rng = random.Random(seed)
         self.max_depth = max_depth
         self._defs: Dict[str, Any] = {}
+        self.name_sets = NameSets(self.rng)
 
     def tool(self, index: int) -> Dict[str, Any]:
         rng = self.rng
@@ -188,11 +194,10 @@ class SchemaFuzzer:
             schema["description"] = self.text()
         return schema
 
-    def schema(self, depth: int) -> Any:
+    def kinds(self, depth: int) -> List[Tuple[Callable[[], Any], int]]:
+        """What a property's schema may be, with weights."""
         rng = self.rng
-        if depth >= self.max_depth:
-            return self.scalar()
-        kinds = [
+        return [
             (self.scalar, 30),
             (lambda: self.object_schema(depth + 1), 10),
             (lambda: self.array(depth + 1), 10),
@@ -204,6 +209,12 @@ class SchemaFuzzer:
             (lambda: self.reference(depth + 1), 8),
             (lambda: rng.choice([{}, True, {"description": self.text()}]), 3),
         ]
+
+    def schema(self, depth: int) -> Any:
+        rng = self.rng
+        if depth >= self.max_depth:
+            return self.scalar()
+        kinds = self.kinds(depth)
         make = rng.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
         schema = make()
         if isinstance(schema, dict) and rng.random() < 0.05 and "type" in schema:
@@ -257,21 +268,32 @@ class SchemaFuzzer:
     def const(self) -> Dict[str, Any]:
         return self.decorate({"const": self.rng.choice(SCALAR_POOL + HOSTILE_TEXTS[:10])})
 
+    def property_names(self, depth: int) -> List[str]:
+        rng = self.rng
+        if rng.random() < self.name_set_rate:
+            return self.name_sets.name_set()
+        return [self.name() for _ in range(rng.randrange(0 if depth else 1, 5))]
+
+    def other_keys(self, depth: int) -> Any:
+        """additionalProperties of an object, or None to leave it out."""
+        roll = self.rng.random()
+        if roll < 0.2:
+            return True
+        if roll < 0.4:
+            return False
+        return self.scalar() if roll < 0.5 else None
+
     def object_schema(self, depth: int) -> Dict[str, Any]:
         rng = self.rng
         properties: Dict[str, Any] = {}
-        for _ in range(rng.randrange(0 if depth else 1, 5)):
-            properties[self.name()] = self.schema(depth + 1)
+        for name in self.property_names(depth):
+            properties[name] = self.schema(depth + 1)
         schema: Dict[str, Any] = {"type": "object", "properties": properties}
         names = list(properties)
         schema["required"] = [n for n in names if rng.random() < 0.4]
-        roll = rng.random()
-        if roll < 0.2:
-            schema["additionalProperties"] = True
-        elif roll < 0.4:
-            schema["additionalProperties"] = False
-        elif roll < 0.5:
-            schema["additionalProperties"] = self.scalar()
+        other_keys = self.other_keys(depth)
+        if other_keys is not None:
+            schema["additionalProperties"] = other_keys
         for name, property_schema in properties.items():
             if isinstance(property_schema, dict) and rng.random() < 0.1:
                 if "const" in property_schema or "type" in property_schema:
@@ -316,6 +338,56 @@ class SchemaFuzzer:
         target = self.object_schema(depth) if object_only else self.schema(depth)
         self._defs[name] = target if isinstance(target, dict) else {}
         return {"$ref": "#/$defs/" + _escape_pointer(name)}
+
+
+class NameSetFuzzer(SchemaFuzzer):
+    """Tools made for the property-name tier: every object takes a hostile name set, and
+    objects sit at every level, directly, in arrays, as map values, as union members and as
+    ``$defs`` (recursive ones too), in input and output schemas alike."""
+
+    name_set_rate = 1.0
+
+    def property_names(self, depth: int) -> List[str]:
+        # Fewer properties further down: a tool stays a few dozen classes.
+        return self.name_sets.name_set(most=max(2, 7 - depth))
+
+    def kinds(self, depth: int) -> List[Tuple[Callable[[], Any], int]]:
+        return [
+            (self.scalar, 25),
+            (lambda: self.object_schema(depth + 1), 20),
+            (lambda: self.array_of_objects(depth + 1), 12),
+            (lambda: self.map_of_objects(depth + 1), 8),
+            (lambda: self.union_of_objects(depth + 1), 10),
+            (lambda: self.reference(depth + 1, object_only=True), 10),
+            (lambda: self.all_of(depth + 1), 3),
+            (self.enum, 4),
+        ]
+
+    def other_keys(self, depth: int) -> Any:
+        roll = self.rng.random()
+        if roll < 0.35:
+            return False
+        if roll < 0.55:
+            return True
+        if roll < 0.65 and depth + 1 < self.max_depth:
+            return self.object_schema(depth + 1)
+        return self.scalar() if roll < 0.75 else None
+
+    def array_of_objects(self, depth: int) -> Dict[str, Any]:
+        return {"type": "array", "items": self.object_schema(depth + 1)}
+
+    def map_of_objects(self, depth: int) -> Dict[str, Any]:
+        return {"type": "object", "additionalProperties": self.object_schema(depth + 1)}
+
+    def union_of_objects(self, depth: int) -> Dict[str, Any]:
+        rng = self.rng
+        members: List[Any] = [self.object_schema(depth + 1) for _ in range(rng.randrange(2, 4))]
+        if rng.random() < 0.3:
+            members.append({"type": "null"})
+        return {rng.choice(["anyOf", "oneOf"]): members}
+
+    def name(self) -> str:
+        return self.rng.choice(self.name_sets.name_set(1) + [super().name()])
 
 
 def _escape_pointer(name: str) -> str:
@@ -486,8 +558,11 @@ class ValueMaker:
                 result[name] = self.value(property_schema, depth + 1)
         extra = schema.get("additionalProperties", self.open_by_default)
         if extra is not False and rng.random() < 0.3:
-            for name in rng.sample(HOSTILE_NAMES, 2):
-                if name not in properties:
+            # Keys spelled like a declared property's Python name are the ones a model could
+            # take for that property.
+            pool = [key for name in properties for key in shadows(name)]
+            for name in rng.sample(HOSTILE_NAMES, 2) + rng.sample(pool, min(len(pool), 2)):
+                if name not in properties and name not in result:
                     result[name] = self.value(extra, depth + 1)
         return result
 

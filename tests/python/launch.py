@@ -1,6 +1,9 @@
 """Runs the Python tests under an interpreter whose pydantic has the requested major version.
 
-    /usr/bin/python3 tests/python/launch.py --pydantic 1|2
+    /usr/bin/python3 tests/python/launch.py --pydantic 1|2 [--suite runtime|sdk]
+
+The runtime suite is run_all.py (the kernel-side package and the golden generated code); the
+sdk suite is sdk/run_sdk.py (ipybox_native driving the binary in $IPYBOX_BIN).
 
 Candidates, first match wins: $IPYBOX_TEST_PYTHON_PYDANTIC<major>, /usr/bin/python3, python3 on
 PATH, then every pyenv version (~/.pyenv and /root/.pyenv). A missing interpreter is a failure,
@@ -50,6 +53,7 @@ def pydantic_version(python: str) -> str | None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pydantic", type=int, choices=(1, 2), required=True)
+    parser.add_argument("--suite", choices=("runtime", "sdk"), default="runtime")
     parser.add_argument("unittest_args", nargs="*")
     args = parser.parse_args()
     tried = []
@@ -58,7 +62,15 @@ def main() -> int:
         tried.append(f"{python} (pydantic {version or 'missing'})")
         if version and version.split(".")[0] == str(args.pydantic):
             print(f"running the Python tests with {python}, pydantic {version}", flush=True)
-            command = [python, str(HERE / "run_all.py"), "--expect-pydantic", str(args.pydantic)]
+            if args.suite == "sdk":
+                command = [python, str(HERE / "sdk" / "run_sdk.py")]
+            else:
+                command = [
+                    python,
+                    str(HERE / "run_all.py"),
+                    "--expect-pydantic",
+                    str(args.pydantic),
+                ]
             return subprocess.call(command + args.unittest_args)
     print(
         f"FAIL: no Python interpreter with pydantic {args.pydantic}.x found; tried:\n  "

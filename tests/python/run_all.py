@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import unittest
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,16 +34,7 @@ def main() -> int:
             file=sys.stderr,
         )
         return 1
-    loader = unittest.TestLoader()
-    if args.names:
-        suite = loader.loadTestsFromNames(args.names)
-    else:
-        suite = loader.discover(str(HERE), pattern="test_*.py", top_level_dir=str(HERE))
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
-    if result.testsRun == 0:
-        print("FAIL: no tests ran", file=sys.stderr)
-        return 1
-    return 0 if result.wasSuccessful() else 1
+    return support.run_tests(HERE, args.names)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,22 @@ def prepare_import_path() -> None:
             sys.path.insert(0, path)
 
 
+def run_tests(directory: Path, names: List[str]) -> int:
+    """Runs the unittest `names` (default: every test_*.py in `directory`); the exit status."""
+    import unittest
+
+    loader = unittest.TestLoader()
+    if names:
+        suite = loader.loadTestsFromNames(names)
+    else:
+        suite = loader.discover(str(directory), pattern="test_*.py", top_level_dir=str(directory))
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    if result.testsRun == 0:
+        print("FAIL: no tests ran", file=sys.stderr)
+        return 1
+    return 0 if result.wasSuccessful() else 1
+
+
 def golden_cases() -> List[Path]:
     return sorted(path for path in GOLDEN_DIR.iterdir() if (path / "tools.json").is_file())
 

@@ -157,7 +157,15 @@ class FromStructuredTest(unittest.TestCase):
         self.assertEqual(Inner.from_structured({"the-value": 1}).the_value, 1)
 
     def test_parses_tool_output_structured_content(self):
-        self.assertEqual(Inner.from_structured(ToolOutput("", {"the_value": 4})).the_value, 4)
+        self.assertEqual(Inner.from_structured(ToolOutput("", {"the-value": 4})).the_value, 4)
+
+    def test_json_keys_are_property_names_only(self):
+        # A key spelled like a field's Python name is no property of a model that refuses
+        # undeclared keys (issue 36: keys go by property name only).
+        with self.assertRaises(validation_error()):
+            Inner.from_structured({"the_value": 4})
+        with self.assertRaises(validation_error()):
+            Sample.from_arguments({"from_": "x", "maybe": None})
 
     def test_falls_back_to_json_text(self):
         self.assertEqual(Inner.from_structured(ToolOutput('{"the-value": 5}')).the_value, 5)

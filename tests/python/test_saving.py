@@ -72,6 +72,24 @@ class SaveTest(SavingTestCase):
         self.assertEqual(requires["packages"], {})  # json is the standard library's
         self.assertEqual(requirements.recorded(draft), requires)  # the draft stays, the same
 
+    def test_the_answer_says_what_was_recorded_and_a_package_imported_inside_run_counts(self):
+        impl = IMPL.replace(
+            "    return json.dumps(",
+            "    import IPython.display as display  # noqa: F401 - a submodule, inside run()\n"
+            "    return json.dumps(",
+        )
+        self.draft(impl=impl)
+        saved = save_gentool("sound", "hear", scope="project")
+        self.assertEqual(list(saved.packages), ["IPython"])
+        self.assertEqual(saved.placeholders, ["TOKEN"])
+        summary = str(saved)
+        self.assertIn("server everything: node server.js", summary)
+        self.assertIn("tools pinned: everything.echo", summary)
+        self.assertIn("packages: IPython (from ", summary)
+        self.assertIn("${TOKEN}", summary)
+        self.assertTrue(saved.exists())  # still usable as the folder's path
+        self.assertEqual(saved.name, "hear")
+
     def test_a_draft_that_fails_its_check_is_not_copied(self):
         new_gentool("sound", "hear")  # the scaffold, untouched
         with self.assertRaisesRegex(CheckFailedError, "scaffold: api.py still holds"):
@@ -103,6 +121,25 @@ class MissingDependencyTest(SavingTestCase):
             ),
             text,
         )
+
+    def test_a_recorded_path_of_another_project_is_flagged_where_the_server_is_offered(self):
+        script = str(support.SOURCE_DIR / "tests" / "fuzz" / "run_fuzz.py")  # a file it runs
+        other = {"command": "node", "args": [script, "/home/u/proj1"]}
+        mine = {"command": "node", "args": ["server.js", "${IPYBOX_WORKSPACE}"]}
+        here = requirements.missing({"servers": {"fs": other}}, self.workspace)
+        self.assertEqual(len(here), 1)
+        self.assertIn("CHECK FIRST: it names /home/u/proj1, outside this project", here[0])
+        self.assertNotIn("run_fuzz.py", here[0].split("CHECK FIRST")[1])  # a program, no folder
+        # The control: a registration recorded with the placeholder is offered as it is.
+        self.assertNotIn(
+            "CHECK FIRST", requirements.missing({"servers": {"fs": mine}}, self.workspace)[0]
+        )
+
+    def test_a_path_that_climbs_out_of_the_project_is_flagged(self):
+        climbing = str(self.workspace / ".." / "proj1")
+        inside = str(self.workspace / "data" / "." / "x")
+        flagged = requirements.foreign_paths({"args": [climbing, inside]}, self.workspace)
+        self.assertEqual(flagged, [climbing])
 
     def test_a_parser_the_action_imports_is_recorded_and_named_where_missing(self):
         parser = self.workspace / "mcpparse" / "everything" / "echo.py"

@@ -177,9 +177,17 @@ class OpenModelTest(unittest.TestCase):
         self.assertIsNone(result.my_field)
         self.assertEqual(result.to_arguments(), {"my_field": 5})
 
-    def test_python_keywords_still_populate_by_attribute_name(self):
+    def test_a_keyword_spelled_like_a_python_name_is_a_key_of_its_own(self):
+        # Issue 36: a model that keeps undeclared keys cannot tell `my_field=` meant as the
+        # field from `my_field` meant as a key (an agent passing **arguments), so keys go by
+        # property name only; a warning says how to set the field.
         module = tool("open_extras")
-        self.assertEqual(module.Params(my_field=5).to_arguments(), {"my-field": 5})
+        with self.assertWarnsRegex(UserWarning, r"pass \*\*\{'my-field': \.\.\.\}"):
+            params = module.Params(my_field=5)
+        self.assertEqual(params.to_arguments(), {"my_field": 5})
+        self.assertIsNone(params.my_field)
+        self.assertEqual(module.Params(**{"my-field": 5}).to_arguments(), {"my-field": 5})
+        self.assertEqual(module.Params(**{"my-field": 5}).my_field, 5)
 
     def test_an_extra_key_named_like_a_method_does_not_replace_it(self):
         module = tool("open_extras")

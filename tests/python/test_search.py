@@ -113,6 +113,36 @@ class RankingTest(SearchTestCase):
         hits = self.index.search("rename")
         self.assertEqual([hit.name for hit in hits][0], "mcptools.notes.rename_note")
 
+    def _notes_server(self, tools):
+        directory = self.workspace / "mcptools" / "notes"
+        directory.mkdir(parents=True)
+        for name, docstring in tools.items():
+            (directory / f"{name}.py").write_text(f'"""{docstring}"""\n')
+
+    def test_a_tools_own_name_outweighs_a_long_description(self):
+        words = " ".join(f"word{i}" for i in range(300))
+        self._notes_server(
+            {
+                "notes_scrape": f"Fetches a page and turns it into notes. {words}",
+                "notes_fetch": "Fetches a page to scrape: scrape, scrape.",
+                "notes_list": "Lists notes.",
+                "notes_tag": "Tags notes.",
+            }
+        )
+        # "notes" is the server's and every tool's prefix: it says nothing of what a tool does.
+        names = [hit.name for hit in self.index.search("scrape notes")]
+        self.assertEqual(names[0], "mcptools.notes.notes_scrape")
+
+    def test_tools_that_take_away_rank_after_the_others_unless_asked_for(self):
+        self._notes_server(
+            {
+                "delete_note": "Deletes a note from memory.",
+                "add_note": "Adds a note to the memory of the notebook, with its tags.",
+            }
+        )
+        self.assertEqual(self.index.search("memory")[0].name, "mcptools.notes.add_note")
+        self.assertEqual(self.index.search("delete memory")[0].name, "mcptools.notes.delete_note")
+
     def test_hit_shows_kind_import_line_summary_and_signature(self):
         shutil.copytree(
             support.GOLDEN_DIR / "everything" / "expected" / "everything",
@@ -124,6 +154,73 @@ class RankingTest(SearchTestCase):
         self.assertEqual(hit.summary, "Echoes back the input")
         self.assertEqual(hit.signature, "echo.run(echo.Params(message: str)) -> TextResult")
         self.assertIn("1. mcptools.everything.echo  [mcptool]", str(self.index.search("echo")))
+
+    def _tool_with_models(self, server: str, tool: str, models: str, typing: str) -> None:
+        """A generated-looking module of ``tool`` whose model classes are ``models``."""
+        module = TOOL_MODULE.format(
+            summary="A tool.", server=server, tool=tool, noun="x", field="f"
+        )
+        module = module.replace(
+            "class Params(ToolModel):\n    x_id: str = Field(..., description='f')\n", models
+        ).replace(
+            "from ipybox_runtime.models",
+            f"from typing import {typing}\n\nfrom ipybox_runtime.models",
+        )
+        directory = self.workspace / "mcptools" / server
+        directory.mkdir(parents=True)
+        (directory / f"{tool}.py").write_text(module, encoding="utf-8")
+
+    def test_required_parameters_come_first_as_in_a_python_signature(self):
+        # The schema's order, optional first (server-filesystem's read_text_file has head, path).
+        self._tool_with_models(
+            "files",
+            "read",
+            "class Params(ToolModel):\n"
+            "    head: Optional[int] = Field(None, description='First lines')\n"
+            "    path: str = Field(..., description='The file')\n",
+            "Optional",
+        )
+        hit = self.index.search("read", limit=1)[0]
+        self.assertEqual(
+            hit.signature,
+            "read.run(read.Params(path: str, head: Optional[int] = ..., limit: int = ...))"
+            " -> TextResult",
+        )
+
+    def test_a_model_the_parameters_name_is_spelled_out_after_the_call(self):
+        self._tool_with_models(
+            "memory",
+            "create",
+            "class Entity(ToolModel):\n"
+            "    observations: List[str] = Field(None, description='Facts')\n"
+            "    name: str = Field(..., description='Its name')\n\n\n"
+            "class Unused(ToolModel):\n    z: int = Field(..., description='z')\n\n\n"
+            "class Params(ToolModel):\n"
+            "    entities: List[Entity] = Field(..., description='e')\n",
+            "List",
+        )
+        hit = self.index.search("create", limit=1)[0]
+        self.assertEqual(
+            hit.signature,
+            "create.run(create.Params(entities: List[Entity], limit: int = ...)) -> TextResult"
+            "; Entity(name: str, observations: List[str] = ...)",
+        )
+
+    def test_a_server_is_described_one_line_a_tool_within_a_budget(self):
+        from ipybox_runtime.search import describe_server
+
+        shutil.copytree(
+            support.GOLDEN_DIR / "everything" / "expected" / "everything",
+            self.workspace / "mcptools" / "everything",
+        )
+        lines = describe_server("everything", self.workspace).split("\n")
+        self.assertTrue(lines[0].startswith("mcptools.everything: 9 tools; call one as"))
+        self.assertIn("echo", lines)  # the module's name on a line of its own, as the reference
+        self.assertIn("    (message: str) -> TextResult  # Echoes back the input", lines)
+        self.assertEqual(len(lines), 19)
+        short = describe_server("everything", self.workspace, budget=200).split("\n")
+        self.assertLessEqual(sum(len(line) + 1 for line in short[:-1]), 200)
+        self.assertRegex(short[-1], r"^\.\.\. \d+ more: search_tools")
 
     def test_no_match_and_bad_arguments(self):
         self.assertEqual(str(search_tools("anything")), "no matching tools")

@@ -1,19 +1,37 @@
 #include "ipybox/codegen/detail/identifiers.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "ipybox/core/python_names.hpp"
 #include "ipybox/core/utf8.hpp"
 
 namespace ipybox::codegen::detail {
 namespace {
 
-// Calls `visit(c, keep)` for each code point of `text`: `keep` is true for ASCII letters, digits
-// and (when `underscore_is_word`) `_`; everything else, non-ASCII included, is a separator.
+struct folded_run {
+    char32_t first;
+    char32_t last;
+    const char* text;  // a run longer than one maps first + i to text[0] + i
+};
+
+constexpr folded_run nfkc_ascii_runs[] = {
+#include "nfkc_ascii.inc"
+};
+
+// Calls `visit(c, keep)` for each code point of `text`, a non-ASCII one that NFKC folds into
+// ASCII word text (`ﬁ`, `ｃ`) as the characters it folds into: `keep` is true for ASCII letters,
+// digits and (when `underscore_is_word`) `_`; everything else is a separator.
 template <typename Visit>
 void for_each_ascii_word_char(std::string_view text, bool underscore_is_word, Visit visit) {
+    const auto visit_ascii = [&](char ascii) {
+        visit(ascii, core::is_identifier_char(ascii) && (underscore_is_word || ascii != '_'));
+    };
     for (std::size_t pos = 0; pos < text.size();) {
         const char32_t c = core::decode_utf8(text, pos);
-        const char ascii = c < 0x80 ? static_cast<char>(c) : '\0';
-        visit(ascii, core::is_identifier_char(ascii) && (underscore_is_word || ascii != '_'));
+        const std::string folded = c < 0x80 ? std::string(1, static_cast<char>(c)) : nfkc_ascii(c);
+        if (folded.empty()) visit_ascii('\0');
+        for (const char ascii : folded) visit_ascii(ascii);
     }
 }
 char upper(char c) {
@@ -31,6 +49,15 @@ std::string identifier_base(std::string_view text, std::string_view fallback) {
 }
 
 }  // namespace
+
+std::string nfkc_ascii(char32_t c) {
+    const auto* end = std::end(nfkc_ascii_runs);
+    const auto* run = std::lower_bound(std::begin(nfkc_ascii_runs), end, c,
+                                       [](const folded_run& r, char32_t v) { return r.last < v; });
+    if (run == end || c < run->first) return {};
+    if (run->first == run->last) return run->text;
+    return std::string(1, static_cast<char>(run->text[0] + (c - run->first)));
+}
 
 std::string pascal_case(std::string_view text) {
     std::string name;
@@ -71,6 +98,37 @@ std::string attribute_base_name(std::string_view property, const std::set<std::s
     return name;
 }
 
+bool is_plain_attribute(std::string_view property, const std::set<std::string>& reserved) {
+    return core::is_public_identifier(property) && !core::is_python_keyword(property) &&
+           !reserved.contains(std::string(property));
+}
+
+std::vector<std::string> model_attribute_names(const std::vector<std::string>& properties,
+                                               const std::set<std::string>& reserved) {
+    // Nothing mangled may land on a property name (the key of another property) or a reserved
+    // name; plain names are their own attributes, taken before any mangled one is chosen.
+    std::set<std::string> taken = reserved;
+    taken.insert(properties.begin(), properties.end());
+    std::vector<std::string> names(properties.size());
+    for (std::size_t i = 0; i < properties.size(); ++i) {
+        if (is_plain_attribute(properties[i], reserved)) names[i] = properties[i];
+    }
+    // The others in byte order of their names, so that the result depends on the set alone.
+    std::vector<std::size_t> order(properties.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return properties[a] < properties[b]; });
+    for (const std::size_t i : order) {
+        if (!names[i].empty()) continue;
+        const std::string base = attribute_base_name(properties[i], reserved);
+        std::string candidate = base;
+        for (int n = 2; taken.contains(candidate); ++n) candidate = base + "_" + std::to_string(n);
+        taken.insert(candidate);
+        names[i] = candidate;
+    }
+    return names;
+}
+
 std::string enum_member_base_name(std::string_view value) {
     std::string name = identifier_base(value, "value");
     if (core::is_python_keyword(name) || reserved_enum_member_names().contains(name)) name += '_';
@@ -90,18 +148,32 @@ const std::set<std::string>& reserved_attribute_names() {
 // versions; tests/python checks that the list still covers them.
 #include "model_attribute_names.inc"
         // kept so that generated names stay stable: an attribute of older pydantic 1 releases
-        "fields",
-        // names the class body itself evaluates in annotations and defaults
-        "Any", "Dict", "List", "Literal", "Optional", "Union", "Field", "date", "datetime", "str",
-        "int", "float", "bool"};
+        "fields"};
+    static const std::set<std::string> with_body_names = [] {
+        std::set<std::string> all = names;
+        all.insert(class_body_names().begin(), class_body_names().end());
+        return all;
+    }();
+    return with_body_names;
+}
+
+const std::set<std::string>& class_body_names() {
+    // render_types.cpp writes these into annotations and defaults; `date` and `datetime` are
+    // kept so that generated names stay stable.
+    static const std::set<std::string> names{
+        "Annotated", "Any",  "Constraints", "Dict", "Field", "List",  "Literal", "Optional",
+        "Union",     "date", "datetime",    "str",  "int",   "float", "bool"};
     return names;
 }
 
 const std::set<std::string>& reserved_class_names() {
-    static const std::set<std::string> names{
-        "Params",   "Result",      "ToolModel", "Field",   "TextResult",    "call_tool", "Enum",
-        "Any",      "Dict",        "List",      "Literal", "Optional",      "Union",     "date",
-        "datetime", "SERVER_NAME", "TOOL_NAME", "run",     "rebuild_models"};
+    static const std::set<std::string> names = [] {
+        std::set<std::string> all{"Params",    "Result", "ToolModel",      "TextResult",
+                                  "call_tool", "Enum",   "rebuild_models", "SERVER_NAME",
+                                  "TOOL_NAME", "run"};
+        all.insert(class_body_names().begin(), class_body_names().end());
+        return all;
+    }();
     return names;
 }
 

@@ -115,13 +115,9 @@ void module_builder::assign_attribute_names() {
     for (auto& item : module_.classes) {
         auto* model = std::get_if<model_def>(&item);
         if (model == nullptr) continue;
-        std::vector<std::string> wanted;
-        std::vector<std::string> exact;
-        for (const auto& field : model->fields) {
-            wanted.push_back(attribute_base_name(field.json_name, reserved));
-            exact.push_back(field.json_name);
-        }
-        const auto names = assign_unique(wanted, exact, reserved, "_");
+        std::vector<std::string> properties;
+        for (const auto& field : model->fields) properties.push_back(field.json_name);
+        const auto names = model_attribute_names(properties, reserved);
         for (std::size_t i = 0; i < names.size(); ++i) {
             model->fields[i].attribute_name = names[i];
         }

@@ -72,16 +72,29 @@ bool append_escape(std::string& out, char32_t c) {
     return false;
 }
 
-void append_literal_body(std::string& out, std::string_view text, char quote) {
+// `ascii_only`: every code point past ASCII escaped too, as Python's ascii() writes it.
+void append_literal_body(std::string& out, std::string_view text, char quote,
+                         bool ascii_only = false) {
     for (std::size_t pos = 0; pos < text.size();) {
         const char32_t c = decode_utf8(text, pos);
         if (c == static_cast<char32_t>(quote)) {
             out += '\\';
             out += quote;
-        } else if (!append_escape(out, c)) {
+        } else if (append_escape(out, c)) {
+            continue;
+        } else if (ascii_only && c >= 0x80) {
+            const bool wide = c > 0xFFFF;
+            append_hex(out, c > 0xFF ? (wide ? 'U' : 'u') : 'x', c, c > 0xFF ? (wide ? 8 : 4) : 2);
+        } else {
             append_utf8(out, c);
         }
     }
+}
+
+char quote_for(std::string_view text) {
+    const bool has_single = text.find('\'') != std::string_view::npos;
+    const bool has_double = text.find('"') != std::string_view::npos;
+    return has_single && !has_double ? '"' : '\'';
 }
 
 constexpr std::size_t docstring_line_limit = 100;
@@ -195,13 +208,20 @@ std::string wrap_long_lines(const std::string& text, std::size_t width) {
 }  // namespace
 
 std::string python_string_literal(std::string_view text) {
-    const bool has_single = text.find('\'') != std::string_view::npos;
-    const bool has_double = text.find('"') != std::string_view::npos;
-    const char quote = has_single && !has_double ? '"' : '\'';
+    const char quote = quote_for(text);
     std::string out;
     out.reserve(text.size() + 2);
     out += quote;
     append_literal_body(out, text, quote);
+    out += quote;
+    return out;
+}
+
+std::string python_ascii_literal(std::string_view text) {
+    const char quote = quote_for(text);
+    std::string out;
+    out += quote;
+    append_literal_body(out, text, quote, true);
     out += quote;
     return out;
 }

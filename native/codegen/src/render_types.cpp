@@ -159,12 +159,44 @@ std::string render_field(const field_def& field, const module_ir& module, render
     return out + "    )\n";
 }
 
+// The docstring's list of attributes named otherwise than their property, with how to pass
+// them; empty when every attribute is its property's name.
+std::string renamed_attributes(const model_def& model) {
+    std::string entries;
+    const field_def* first = nullptr;
+    for (const auto& field : model.fields) {
+        if (field.attribute_name == field.json_name) continue;
+        if (first == nullptr) first = &field;
+        const std::string literal = python_string_literal(field.json_name);
+        const std::string ascii = python_ascii_literal(field.json_name);
+        entries += "\n- `" + field.attribute_name + "`: " + literal;
+        // Non-ASCII text that looks like other names in print (`ﬁle`, `K`) spelled out too.
+        if (ascii != literal) entries += " (in ASCII: " + ascii + ")";
+    }
+    if (first == nullptr) return {};
+    if (model.extra == extra_fields::allow) {
+        return "Fields whose Python name differs from the property name. Pass the property name, "
+               "as in `**{" +
+               python_string_literal(first->json_name) +
+               ": ...}`: this model keeps undeclared keys, so a Python name is sent as a key of "
+               "its own.\n" +
+               entries;
+    }
+    return "Fields whose Python name differs from the property name (pass either as a keyword):\n" +
+           entries;
+}
+
 std::string render_model(const model_def& model, const module_ir& module, render_context& context) {
     std::string out = "class " + model.class_name + "(ToolModel";
     if (model.extra == extra_fields::allow) out += ", extra='allow'";
     out += "):\n";
-    if (!model.description.empty()) {
-        out += "    " + python_docstring(model.description, 4) + "\n";
+    std::string doc = model.description;
+    if (const auto renamed = renamed_attributes(model); !renamed.empty()) {
+        // A description that is only whitespace is dropped, as python_docstring would drop it.
+        doc = clean_docstring_text(doc).empty() ? renamed : doc + "\n\n" + renamed;
+    }
+    if (!doc.empty()) {
+        out += "    " + python_docstring(doc, 4) + "\n";
         if (!model.fields.empty()) out += "\n";
     } else if (model.fields.empty()) {
         out += "    pass\n";

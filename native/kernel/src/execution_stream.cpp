@@ -30,7 +30,17 @@ execution_outcome exception_outcome(std::string ename, std::string evalue, std::
                                     std::string output) {
     execution_outcome outcome;
     outcome.ending = execution_outcome::kind::exception;
-    outcome.message = ename + ": " + evalue + (traceback.empty() ? "" : "\n" + traceback);
+    // "ename: evalue" first, where a reader (and a result clipped in the middle) sees it, and
+    // once: IPython's traceback ends with the same line, which is dropped from it.
+    const auto summary = ename + ": " + evalue;
+    std::string frames = traceback;
+    const auto end = frames.find_last_not_of(" \n");
+    if (end != std::string::npos && end + 1 >= summary.size() &&
+        frames.compare(end + 1 - summary.size(), summary.size(), summary) == 0) {
+        frames.erase(end + 1 - summary.size());
+        frames.erase(frames.find_last_not_of(" \n") + 1);  // npos + 1 == 0: all of it
+    }
+    outcome.message = summary + (frames.empty() ? "" : "\n" + frames);
     outcome.ename = std::move(ename);
     outcome.evalue = std::move(evalue);
     outcome.traceback = std::move(traceback);

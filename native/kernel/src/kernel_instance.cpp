@@ -145,6 +145,7 @@ void kernel_instance::wait_ready(clock::time_point deadline) {
     auto last_request = clock::now();
     std::unique_lock lock(s.mutex);
     while (!s.is_ready) {
+        if (s.abandoned) throw kernel_start_error("the kernel session was stopped");
         if (s.dead) {
             const auto reason = s.death_reason;
             lock.unlock();
@@ -167,6 +168,14 @@ void kernel_instance::wait_ready(clock::time_point deadline) {
         }
         s.changed.wait_until(lock, std::min(deadline, last_request + resend_after));
     }
+}
+
+void kernel_instance::abandon_start() {
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->abandoned = true;
+    }
+    impl_->changed.notify_all();
 }
 
 bool kernel_instance::ready() const {

@@ -60,6 +60,7 @@ void kernel_instance::impl::on_iopub(message&& msg) {
         if (it->second.replied) routes.erase(it);
     } else if (type == "stream" || type == "display_data" || type == "execute_result" ||
                type == "error") {
+        execution.last_output = std::chrono::steady_clock::now();
         execution.events.push(to_event(std::move(msg)));
     }
 }

@@ -45,6 +45,7 @@ struct kernel_instance::impl {
     bool iopub_seen = false;
     bool is_ready = false;
     bool dead = false;
+    bool abandoned = false;  // abandon_start(): nobody waits for this kernel any more
     std::string death_reason;
     std::string hung_reason;  // set when the heartbeat was lost
     nlohmann::json kernel_info = nlohmann::json::object();

@@ -32,6 +32,7 @@
 // sandbox with its own PID namespace, its end would end them.
 //
 // Thread-safety: every method may be called from any thread; forks are served one at a time.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -69,11 +70,16 @@ class template_unavailable : public kernel_start_error {
 class kernel_template : public std::enable_shared_from_this<kernel_template> {
   public:
     using clock = std::chrono::steady_clock;
+    // The largest message on the template's channel, either way.
+    static constexpr std::size_t max_message = 1 << 16;
 
     // Starts the template and waits until it has done its imports. Throws template_unavailable
-    // (permanent) when it says forking cannot work, kernel_start_error when it fails to start.
-    static std::shared_ptr<kernel_template> start(const kernel_launch& launch,
-                                                  clock::time_point deadline);
+    // (permanent) when it says forking cannot work, kernel_start_error when it fails to start
+    // or, within a tenth of a second, once `abandoned` (if given) turns true: the session that
+    // wanted it is stopping.
+    static std::shared_ptr<kernel_template> start(
+        const kernel_launch& launch, clock::time_point deadline,
+        std::shared_ptr<const std::atomic<bool>> abandoned = nullptr);
     ~kernel_template();
 
     kernel_template(const kernel_template&) = delete;
@@ -126,7 +132,8 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     std::mutex send_mutex_;  // a reap may be sent while a fork waits for its reply
     mutable std::mutex state_mutex_;
     mutable bool refused_ = false;  // set by usable() too, once it finds the template signalled
-    int python_pid_ = -1;           // the template's Python process, as its first message's sender
+    std::shared_ptr<const std::atomic<bool>> abandoned_;  // see start()
+    int python_pid_ = -1;  // the template's Python process, as its first message's sender
     process::process_attributes attributes_;  // the Python process's, when it said it was ready
     // Each folder the template's imports depended on, with its inode and modification time
     // (nullopt: missing) when they were done.

@@ -121,6 +121,7 @@ class session_core : public std::enable_shared_from_this<session_core> {
     // are kept for stop instead of going to the strand), stop_on_strand() (waits: the queue and
     // the kernels are ended there), then, once the pool is joined, take_leftovers() to shut down.
     void begin_stopping();
+    bool stopping() const;
     void stop_on_strand();
     std::vector<std::shared_ptr<kernel_instance>> take_leftovers();
     void stop_templates() { templates_->stop(); }
@@ -146,7 +147,11 @@ class session_core : public std::enable_shared_from_this<session_core> {
     bool is_head(const queued_execution& entry) const;
 
     // session_kernels.cpp
-    std::shared_ptr<kernel_instance> start_kernel(bool spare) const;
+    std::shared_ptr<kernel_instance> start_kernel(bool spare);
+    // Kernels being started on the pool, which begin_stopping() abandons (stopping_mutex_).
+    std::vector<std::weak_ptr<kernel_instance>> starting_kernels_;
+    void watch_start(const std::shared_ptr<kernel_instance>& kernel);
+    void end_watch(const std::shared_ptr<kernel_instance>& kernel);
     bool have_live_kernel() const;
     bool acquire_kernel();
     void start_job(bool spare);
@@ -179,7 +184,8 @@ class session_core : public std::enable_shared_from_this<session_core> {
     boost::asio::io_context& io_;
     std::atomic<int> pid_{0};
 
-    std::mutex stopping_mutex_;  // guards stopping_, leftovers_, open_streams_
+    mutable std::mutex stopping_mutex_;  // guards stopping_, leftovers_, open_streams_,
+                                         // starting_kernels_
     std::condition_variable streams_changed_;
     bool stopping_ = false;
     std::vector<std::shared_ptr<kernel_instance>> leftovers_;

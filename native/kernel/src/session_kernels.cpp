@@ -1,10 +1,10 @@
 // The kernels of a session, on the strand: the current one and the spares, how the head of the
-// queue gets a live kernel, how kernels are retired, and how the session stops. Starting and
-// shutting down kernels blocks, so it runs on the session's pool and reports back to the strand.
+// queue gets a live kernel and how kernels are retired (how the session stops:
+// session_stopping.cpp). Starting and shutting down kernels blocks, so it runs on the session's
+// pool and reports back to the strand.
 #include <sys/resource.h>
 
 #include <boost/asio/bind_executor.hpp>
-#include <future>
 
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/work_pool.hpp"
@@ -26,15 +26,34 @@ std::string message_of(const std::exception_ptr& failure) {
 }  // namespace
 
 // A spare may wait for the template's imports (nobody waits for it); any other start takes the
-// template if it is up, else starts cold at once.
-std::shared_ptr<kernel_instance> session_core::start_kernel(bool spare) const {
+// template if it is up, else starts cold at once. Once the session stops, a start in progress
+// gives up at once (begin_stopping): its kernel is killed, not waited for.
+std::shared_ptr<kernel_instance> session_core::start_kernel(bool spare) {
+    const auto until_ready = [this](const std::shared_ptr<kernel_instance>& kernel) {
+        watch_start(kernel);
+        try {
+            kernel->wait_ready(clock::now() + options_.start_timeout);
+        } catch (const kernel_start_error&) {
+            end_watch(kernel);
+            throw;
+        }
+        end_watch(kernel);
+    };
     std::shared_ptr<kernel_instance> kernel = templates_->start_kernel(spare);
     try {
-        kernel->wait_ready(clock::now() + options_.start_timeout);
+        until_ready(kernel);
     } catch (const kernel_start_error& e) {
-        if (!kernel->forked()) throw;
+        if (!kernel->forked() || stopping()) {
+            if (stopping()) kernel->end_now();
+            throw;
+        }
         kernel = templates_->start_cold_after(e.what());
-        kernel->wait_ready(clock::now() + options_.start_timeout);
+        try {
+            until_ready(kernel);
+        } catch (const kernel_start_error&) {
+            if (stopping()) kernel->end_now();
+            throw;
+        }
     }
     core::logger("kernel")->debug("kernel {} ready ({}, {})", kernel->pid(),
                                   kernel->forked() ? "forked" : "cold",
@@ -317,66 +336,6 @@ void session_core::deliver(std::function<void()> handler, std::shared_ptr<kernel
         return;
     }
     on_strand(std::move(handler));
-}
-
-void session_core::begin_stopping() {
-    std::lock_guard lock(stopping_mutex_);
-    stopping_ = true;
-}
-
-void session_core::stop_on_strand() {
-    if (io_.stopped()) return stop_now();  // nothing runs the strand any more
-    std::promise<void> stopped;
-    on_strand([this, &stopped] {
-        stop_now();
-        stopped.set_value();
-    });
-    stopped.get_future().wait();
-}
-
-// Whatever runs ends as after a kernel death, whatever waits ends without running, and the
-// kernels go to the pool to be shut down (which stop() then joins).
-void session_core::stop_now() {
-    if (state_ == session_state::stopped) return;
-    state_ = session_state::stopped;
-    ++timer_generation_;
-    timer_.cancel();
-    calm_timer_.cancel();
-    auto queue = std::move(queue_);
-    queue_.clear();
-    const auto failure =
-        std::make_exception_ptr(kernel_start_error("the kernel session was stopped"));
-    for (auto& op : queue) {
-        if (auto* entry = std::get_if<std::shared_ptr<queued_execution>>(&op)) {
-            auto& execution = **entry;
-            if (execution.ended) continue;
-            if (!execution.started) {
-                end_unstarted(execution, execution_record::not_run::session_stopped,
-                              "the kernel session was stopped");
-                continue;
-            }
-            for (auto& event : execution.held) execution.channel->events.push(std::move(event));
-            execution.channel->events.push(kernel_died{"shut down"});
-            execution.ended = true;
-            execution.channel->events.push(execution_ended{});
-        } else if (auto* reset = std::get_if<queued_reset>(&op)) {
-            if (reset->done) reset->done(failure);
-        } else {
-            std::get<queued_start>(op).done(failure);
-        }
-    }
-    retire(std::move(current_));
-    current_.reset();
-    for (auto& spare : spares_) retire(std::move(spare));
-    spares_.clear();
-    publish_spares();
-    pid_ = 0;
-    blocking_work_ = nullptr;
-}
-
-std::vector<std::shared_ptr<kernel_instance>> session_core::take_leftovers() {
-    std::lock_guard lock(stopping_mutex_);
-    return std::exchange(leftovers_, {});
 }
 
 }  // namespace ipybox::kernel::detail

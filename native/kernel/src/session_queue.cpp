@@ -1,5 +1,6 @@
 // The queue of a kernel session and the life of an execution on the strand: its turn, the
 // kernel's replies, the timeout and the interrupt, its end.
+#include <algorithm>
 #include <boost/asio/bind_executor.hpp>
 
 #include "ipybox/core/log.hpp"
@@ -246,7 +247,7 @@ void session_core::arm_timer() {
     if (!entry || !entry->started || entry->ended) return;
     std::optional<clock::time_point> at;
     if (entry->replied) {
-        at = entry->replied_at + idle_grace;
+        at = std::max(entry->replied_at, entry->channel->last_output.load()) + idle_grace;
     } else if (state_ == session_state::interrupting) {
         at = entry->interrupt_deadline;
     } else {
@@ -276,9 +277,14 @@ void session_core::on_timer() {
     if (!entry || !entry->started || entry->ended) return;
     const auto now = clock::now();
     if (entry->replied) {
-        if (now < entry->replied_at + idle_grace) return arm_timer();
-        // The reply is in but the idle status never came: IOPub is publish/subscribe, and a
-        // kernel whose send queue overflowed drops messages. The execution is over anyway.
+        // Output still arriving after the reply (a cell that printed megabytes on a busy
+        // machine: its IOPub queue drains after the shell reply) is waited for, idle_grace from
+        // the last of it.
+        const auto quiet_since = std::max(entry->replied_at, entry->channel->last_output.load());
+        if (now < quiet_since + idle_grace) return arm_timer();
+        // The reply is in but the idle status never came, nor output for idle_grace: IOPub is
+        // publish/subscribe, and a kernel whose send queue overflowed drops messages. The
+        // execution is over anyway.
         entry->outcome.notices.push_back(
             "The kernel's output channel lost messages (it produced output faster than it "
             "could be delivered); some output of this cell may be missing.");

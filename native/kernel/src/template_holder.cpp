@@ -40,6 +40,14 @@ bool template_holder::forking() const {
     return cold_reason_.empty() && template_ && template_->usable();
 }
 
+void template_holder::abandon_starts() {
+    *abandoned_ = true;
+}
+
+void template_holder::throw_if_abandoned() const {
+    if (*abandoned_) throw kernel_start_error("the kernel session was stopped");
+}
+
 void template_holder::stop() {
     std::shared_ptr<kernel_template> ending;
     {
@@ -89,8 +97,8 @@ std::shared_ptr<kernel_template> template_holder::current(bool may_start) {
         if (template_) return template_;
     }
     try {
-        auto started =
-            kernel_template::start(launch_, std::chrono::steady_clock::now() + start_timeout_);
+        auto started = kernel_template::start(
+            launch_, std::chrono::steady_clock::now() + start_timeout_, abandoned_);
         std::lock_guard lock(mutex_);
         template_ = started;
         failed_starts_ = 0;
@@ -102,12 +110,14 @@ std::shared_ptr<kernel_template> template_holder::current(bool may_start) {
             failed_start(e.what());
         }
     } catch (const kernel_start_error& e) {
+        throw_if_abandoned();  // not a failure of the template's: nobody wants it any more
         failed_start(e.what());
     }
     return nullptr;
 }
 
 std::unique_ptr<kernel_instance> template_holder::start_kernel(bool may_wait) {
+    throw_if_abandoned();
     // A stale template is replaced once: the next one has just done its imports.
     for (int attempt = 0; attempt < 2; ++attempt) {
         const auto from = current(may_wait);
@@ -118,10 +128,12 @@ std::unique_ptr<kernel_instance> template_holder::start_kernel(bool may_wait) {
             core::logger("kernel")->info("kernel template {} replaced: {}", from->pid(), e.what());
         }
     }
+    throw_if_abandoned();
     return kernel_instance::start(launch_);
 }
 
 std::unique_ptr<kernel_instance> template_holder::start_cold_after(const std::string& failure) {
+    throw_if_abandoned();
     give_up("a kernel forked from the template did not start: " + failure);
     return kernel_instance::start(launch_);
 }

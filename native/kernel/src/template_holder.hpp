@@ -6,6 +6,7 @@
 // start cold). See kernel_template.hpp.
 //
 // Thread-safety: every method may be called from any thread (the session's pool starts kernels).
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,9 @@ class template_holder {
     bool forking() const;
     // Ends the template (once its kernels are shut down); kernels start cold afterwards.
     void stop();
+    // The session is stopping: a template start in progress gives up within a tenth of a second,
+    // and every start_kernel() from now on throws kernel_start_error instead of starting one.
+    void abandon_starts();
 
   private:
     std::shared_ptr<kernel_template> current(bool may_start);
@@ -54,6 +58,10 @@ class template_holder {
     std::shared_ptr<kernel_template> template_;
     std::string cold_reason_;
     int failed_starts_ = 0;  // template starts that failed in a row (mutex_)
+    // Shared with a template being started, which may outlive this holder.
+    const std::shared_ptr<std::atomic<bool>> abandoned_ =
+        std::make_shared<std::atomic<bool>>(false);
+    void throw_if_abandoned() const;
 };
 
 }  // namespace ipybox::kernel::detail

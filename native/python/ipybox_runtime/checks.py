@@ -32,12 +32,15 @@ from typing import List, Optional, Sequence, Union
 
 from . import library
 from .action_findings import findings
+from .short_traceback import ShortTraceback
 
 __all__ = ["ActionCheck", "CheckFailedError", "CheckReport", "check"]
 
 
-class CheckFailedError(Exception):
-    """save_gentool() refused to save an action whose check failed; the message lists why."""
+class CheckFailedError(ShortTraceback, Exception):
+    """save_gentool() refused to save an action whose check failed; the message lists why.
+
+    Shown in a cell without ipybox's own frames (``short_traceback``)."""
 
 
 _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

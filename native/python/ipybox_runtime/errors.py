@@ -6,6 +6,8 @@ implementation: ``ToolRunnerError`` and its ``Approval*`` subclasses.
 
 from typing import Any, List
 
+from .short_traceback import ShortTraceback
+
 __all__ = [
     "ToolError",
     "ToolRunnerError",
@@ -15,8 +17,10 @@ __all__ = [
 ]
 
 
-class ToolRunnerError(Exception):
-    """A tool call failed: the tool reported an error, or the tool server refused the call."""
+class ToolRunnerError(ShortTraceback, Exception):
+    """A tool call failed: the tool reported an error, or the tool server refused the call.
+
+    Shown in a cell without ipybox's own frames (``short_traceback``)."""
 
 
 class ApprovalRejectedError(ToolRunnerError):

@@ -73,6 +73,8 @@ def _exit_with_parent(watch_parent: bool = True) -> None:
 
 
 SHELL_APPROVAL_VARIABLE = "IPYBOX_SHELL_APPROVAL"
+SHELL_ESCAPE_VARIABLE = "IPYBOX_SHELL_ESCAPE"
+RESTORE_CWD_VARIABLE = "IPYBOX_RESTORE_CWD"
 
 
 def _kernel_arguments(argv: list[str]) -> list[str]:
@@ -82,9 +84,13 @@ def _kernel_arguments(argv: list[str]) -> list[str]:
         "--HistoryManager.hist_file=:memory:",
         "--IPKernelApp.quiet=True",
     ]
-    extensions = ["ipybox_runtime.kernel_output"]
+    extensions = ["ipybox_runtime.kernel_output", "ipybox_runtime.short_traceback"]
     if os.environ.get(SHELL_APPROVAL_VARIABLE) == "1":
         extensions.append("ipybox_runtime.shell_approval")
+        if os.environ.get(SHELL_ESCAPE_VARIABLE) == "1":  # wraps what shell_approval installed
+            extensions.append("ipybox_runtime.shell_escape")
+    if os.environ.get(RESTORE_CWD_VARIABLE) == "1":
+        extensions.append("ipybox_runtime.working_directory")
     if os.environ.get("IPYBOX_LIBRARY_SAVE") == "host":  # set by the host under --sandbox
         extensions.append("ipybox_runtime.sandbox_errors")
     arguments.extend(f"--IPKernelApp.extensions={name}" for name in extensions)

@@ -134,19 +134,46 @@ def _paced(original: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     return write
 
 
+def _without_drops(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``IPKernelApp.init_iopub`` whose PUB socket queues instead of dropping.
+
+    A PUB socket never makes its sender wait: once 1,000 messages (ZeroMQ's default high-water
+    mark) wait for a reader that is slower than the cell, as on a machine whose cores are all
+    busy, it drops the rest, and a cell printing 50 MB lost a third of it. With no high-water
+    mark the messages wait in the kernel until ipybox reads them; the kernel's memory limit
+    still bounds them.
+    """
+
+    def init_iopub(self: Any, context: Any) -> None:
+        import zmq
+
+        context.setsockopt(zmq.SNDHWM, 0)  # for the sockets made now: the PUB socket
+        try:
+            original(self, context)
+        finally:
+            context.sockopts.pop(zmq.SNDHWM, None)
+
+    return init_iopub
+
+
 def install() -> None:
-    """Replaces ipykernel's fd watcher and paces its writes; call before the kernel app starts."""
+    """Replaces ipykernel's fd watcher, paces its writes and keeps its IOPub socket from
+    dropping messages; call before the kernel app starts."""
     try:
         from ipykernel import iostream
+        from ipykernel.kernelapp import IPKernelApp
     except ImportError:
         return
-    stream = iostream.OutStream
-    for name, wrap in (("_watch_pipe_fd", _tolerant), ("write", _paced)):
-        original = getattr(stream, name, None)
+    for owner, name, wrap in (
+        (iostream.OutStream, "_watch_pipe_fd", _tolerant),
+        (iostream.OutStream, "write", _paced),
+        (IPKernelApp, "init_iopub", _without_drops),
+    ):
+        original = getattr(owner, name, None)
         if original is not None and not getattr(original, "_ipybox", False):
             replacement = wrap(original)
             replacement._ipybox = True  # type: ignore[attr-defined]
-            setattr(stream, name, replacement)
+            setattr(owner, name, replacement)
 
 
 def load_ipython_extension(shell: Any) -> None:

@@ -4,8 +4,13 @@ Generated code imports only ``ToolModel``, ``Field``, ``Constraints`` and ``rebu
 from here, and this module hides the differences between pydantic 1.10 and 2.x, so the same
 generated files work on both:
 
-* population by field name *and* by alias (``Params(my_field=1)`` as well as
-  ``Params(**{"my-field": 1})``);
+* keys go by property name (the alias) only: JSON (``from_arguments``, ``from_structured``)
+  and keyword arguments alike, so a key is never taken for another property; a keyword may
+  also be the Python name of a field (``Params(my_field=1)`` as well as
+  ``Params(**{"my-field": 1})``) where the model refuses undeclared keys, and only there: in a
+  model that keeps them, ``my_field`` is an undeclared key of its own;
+* ``model_dump()``/``dict()`` and their JSON forms use property names by default, as
+  ``to_arguments()`` does;
 * ``Field()`` takes one spelling (``pattern=``, ``min_items=``/``max_items=`` for lists) and
   translates it for the installed version; ``Constraints()`` in ``Annotated[...]`` takes the
   same spelling where ``Field()`` cannot reach (union members, items, map values), and the
@@ -22,6 +27,7 @@ import json
 import re
 import sys
 import typing
+import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import pydantic
@@ -148,37 +154,27 @@ def Field(  # noqa: N802 - mirrors pydantic.Field
     return pydantic.Field(default, **options)
 
 
-_HAS_VALIDATE_BY_NAME = "validate_by_name" in getattr(pydantic.ConfigDict, "__annotations__", {})
-
-
 def _config_v2() -> Any:
     known = getattr(pydantic.ConfigDict, "__annotations__", {})
+    # Pydantic reads keys by alias only: a Python name a caller passes as a keyword is turned
+    # into the property name before pydantic sees it (_keywords_to_properties), where that
+    # cannot take a key meant for something else.
     config: Dict[str, Any] = {"extra": "forbid", "protected_namespaces": ()}
     if "validate_by_name" in known:
-        config.update(validate_by_name=True, validate_by_alias=True)
+        config.update(validate_by_name=False, validate_by_alias=True)
     else:
-        config["populate_by_name"] = True
+        config["populate_by_name"] = False
     if "regex_engine" in known:
         config["regex_engine"] = "python-re"  # lookarounds and backreferences, as in v1
     return pydantic.ConfigDict(**config)
 
 
 class _ModelMetaclass(type(pydantic.BaseModel)):  # type: ignore[misc]
-    """Pydantic 2: an open model (``extra='allow'``) reads JSON by property name only.
-
-    Otherwise an extra key equal to a field's Python name (``my_field`` beside ``my-field``)
-    would be taken as that field. Keywords by Python name still work: ``ToolModel.__init__``
-    renames them first.
-
-    Pydantic 1: pydantic sees the annotations as ``constraints.pydantic_1_view`` gives them;
+    """Pydantic 1: pydantic sees the annotations as ``constraints.pydantic_1_view`` gives them;
     those written in the class body are kept in ``__ipybox_annotations__`` for the kind checks.
     """
 
     def __new__(mcs, name: str, bases: Any, namespace: Dict[str, Any], **kwargs: Any) -> Any:
-        if PYDANTIC_V2 and kwargs.get("extra") == "allow":
-            config = dict(namespace.get("model_config", {}))
-            config["validate_by_name" if _HAS_VALIDATE_BY_NAME else "populate_by_name"] = False
-            namespace["model_config"] = config
         written = namespace.get("__annotations__")
         if not PYDANTIC_V2 and written:
             seen = {key: pydantic_1_view(value) for key, value in written.items()}
@@ -204,6 +200,11 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
     ``json_values.exact_value``), so what the caller wrote is what the server gets, and what
     the server sent is what ``Result`` holds. Any property name works as a
     keyword, ``__pydantic_self__`` included.
+
+    Keys are property names. A keyword may also be a field's Python name where the model
+    refuses undeclared keys (the generator never gives a field the name of another property,
+    so that is never ambiguous); in a model that keeps them, such a keyword is an undeclared
+    key of its own, and a warning says how to set the field.
     """
 
     _tool_output: Any = pydantic.PrivateAttr(default=None)
@@ -213,10 +214,21 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
 
         def __init__(self, /, **data: Any) -> None:
             # Pydantic 2 calls an overridden __init__ for nested models and model_validate too;
-            # only keywords (not JSON being read) may use Python names on an open model.
-            if _is_open(type(self)) and not _READING_JSON.get():
-                data = _aliases_for_python_names(type(self), data)
+            # only keywords (not JSON being read) may use Python names.
+            if not _READING_JSON.get():
+                data = _keywords_to_properties(type(self), data, stacklevel=3)
             super().__init__(**data)
+
+        def model_dump(self, **options: Any) -> Dict[str, Any]:
+            """``pydantic.BaseModel.model_dump``, by property name unless ``by_alias=False``."""
+            options.setdefault("by_alias", True)
+            return super().model_dump(**options)
+
+        def model_dump_json(self, **options: Any) -> str:
+            """``pydantic.BaseModel.model_dump_json``, by property name unless
+            ``by_alias=False``."""
+            options.setdefault("by_alias", True)
+            return super().model_dump_json(**options)
 
         @pydantic.model_validator(mode="wrap")
         @classmethod
@@ -224,9 +236,10 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
             hidden: Dict[str, Any] = {}
             if isinstance(data, Mapping):
                 _refuse_wrong_kinds(cls, data)
-                if _is_open(cls) and _READING_JSON.get():
-                    # JSON keys are property names: a key equal to a field's Python name is an
-                    # extra (pydantic 2.13 would take it for the field despite the config).
+                if _is_open(cls):
+                    # A key equal to a field's Python name is an extra. Pydantic counts extras
+                    # in model_fields_set, where it would stand for the field: it goes into the
+                    # extras after validation instead.
                     data, hidden = _split_python_names(cls, data)
             model = handler(data)
             if hidden and isinstance(model, ToolModel) and model.__pydantic_extra__ is not None:
@@ -239,7 +252,7 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         _colliding_extra: Dict[str, Any] = pydantic.PrivateAttr(default_factory=dict)
 
         class Config:
-            allow_population_by_field_name = True
+            allow_population_by_field_name = False  # see _keywords_to_properties
             extra = pydantic.Extra.forbid
             smart_union = True  # Union[str, int] keeps 5 an int, as pydantic 2 does
 
@@ -257,6 +270,16 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
             if isinstance(value, Mapping):
                 return cls(**value)
             return super().validate(value)  # type: ignore[misc]
+
+        def dict(self, **options: Any) -> Dict[str, Any]:  # type: ignore[override]
+            """``pydantic.BaseModel.dict``, by property name unless ``by_alias=False``."""
+            options.setdefault("by_alias", True)
+            return super().dict(**options)
+
+        def json(self, **options: Any) -> str:  # type: ignore[override]
+            """``pydantic.BaseModel.json``, by property name unless ``by_alias=False``."""
+            options.setdefault("by_alias", True)
+            return super().json(**options)
 
     def to_arguments(self) -> Dict[str, Any]:
         """The JSON arguments of a tool call built from this model.
@@ -289,9 +312,9 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
     def from_arguments(cls: Type[_Model], data: Mapping[str, Any]) -> _Model:
         """Validates JSON (keys spelled as the schema spells them) into this model.
 
-        Unlike ``cls(**data)``, a key that is not a property name stays an extra key of a model
-        that allows them, even when it equals a field's Python name (``my_field`` next to a
-        property ``my-field``). A model that refuses extra keys also takes the Python name.
+        Keys are property names only, at every level: a key equal to a field's Python name
+        (``my_field`` next to a property ``my-field``) is an extra key, kept by a model that
+        allows them and refused by one that does not.
         """
         token = _READING_JSON.set(True)
         try:
@@ -390,14 +413,9 @@ def _sends_none(field: Any) -> bool:
 def _restore_written_values(model: ToolModel, data: Mapping[str, Any]) -> None:
     fields_set = model.model_fields_set if PYDANTIC_V2 else model.__fields_set__
     for name, field in _model_fields(type(model)).items():
-        if name not in fields_set:
-            continue
         key = _json_name(name, field)
-        if key not in data:
-            # An open model's keys are property names only; a Python name there is an extra.
-            key = name
-            if key not in data or _is_open(type(model)):
-                continue
+        if name not in fields_set or key not in data:
+            continue
         validated = model.__dict__.get(name)
         written = exact_value(data[key], validated)
         if written is not validated:
@@ -462,14 +480,10 @@ def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
     some of them. In JSON being read, a null where the schema admits none is refused too: only
     a keyword argument's ``None`` means "not given"."""
     failures = []
-    open_model = _is_open(model)
     reading_json = _READING_JSON.get()
-    for name, alias, check, null_allowed in _kind_checks(model):
-        key = alias
+    for _, key, check, null_allowed in _kind_checks(model):
         if key not in data:
-            if name not in data or open_model:
-                continue
-            key = name
+            continue
         value = data[key]
         if value is None and not null_allowed and reading_json:
             failure: Any = (
@@ -479,7 +493,7 @@ def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
         else:
             failure = check(value) if check is not None else None
         if failure is not None:
-            failures.append(((alias,) + failure[0], failure[1], data[key]))
+            failures.append(((key,) + failure[0], failure[1], data[key]))
     if not failures:
         return
     if PYDANTIC_V2:
@@ -500,18 +514,16 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     """Pydantic 1 construction without keyword arguments, extras kept apart from methods."""
     cls = type(model)
     fields = cls.__fields__
-    known = data
-    extras: Dict[str, Any] = {}
-    if not from_json and _is_open(cls):
-        known = data = _aliases_for_python_names(cls, data)
-    if from_json:
-        aliases = {_json_name(name, field) for name, field in fields.items()}
-        names = set(fields) if not _is_open(cls) else set()
-        known = {key: value for key, value in data.items() if key in aliases or key in names}
-        extras = {key: value for key, value in data.items() if key not in known}
-        if extras and not _is_open(cls):
-            errors = [ErrorWrapper(ExtraError(), loc=key) for key in extras]
-            raise pydantic.ValidationError(errors, cls)
+    if not from_json:
+        data = _keywords_to_properties(cls, data, stacklevel=4)
+    # Only property names reach pydantic; every other key is an extra, kept apart below (named
+    # like a method or a field's Python name it would otherwise hide or replace it) or refused.
+    aliases = {_json_name(name, field) for name, field in fields.items()}
+    known = {key: value for key, value in data.items() if key in aliases}
+    extras = {key: value for key, value in data.items() if key not in known}
+    if extras and not _is_open(cls):
+        errors = [ErrorWrapper(ExtraError(), loc=key) for key in extras]
+        raise pydantic.ValidationError(errors, cls)
     _refuse_wrong_kinds(cls, known)
     values, fields_set, error = validate_model(cls, known)
     if error is not None:
@@ -541,13 +553,30 @@ def _split_python_names(cls: Any, data: Mapping[str, Any]) -> Tuple[Dict[str, An
     return kept, hidden
 
 
-def _aliases_for_python_names(cls: Any, data: Dict[str, Any]) -> Dict[str, Any]:
-    """Keyword arguments with each field's Python name replaced by its property name."""
+def _keywords_to_properties(cls: Any, data: Dict[str, Any], stacklevel: int) -> Dict[str, Any]:
+    """Keyword arguments with property names as keys.
+
+    In a model that refuses undeclared keys, a field's Python name stands for its property
+    (unless the property name is given too: then the Python name is refused as undeclared).
+    The generator never gives a field the name of another property, so this cannot take a key
+    meant for another field. In a model that keeps undeclared keys, any key may be one, so a
+    Python name stays a key of its own; a warning says how to set the field instead.
+    """
     renamed = dict(data)
+    open_model = _is_open(cls)
     for name, field in _model_fields(cls).items():
-        alias = field.alias
-        if alias is not None and alias != name and name in renamed and alias not in renamed:
+        alias = _json_name(name, field)
+        if alias == name or name not in renamed or alias in renamed:
+            continue
+        if not open_model:
             renamed[alias] = renamed.pop(name)
+        else:
+            warnings.warn(
+                f"{cls.__name__}: keyword {name!r} is sent as a property of its own, named "
+                f"{name!r}; {cls.__name__} keeps undeclared properties. To set the field "
+                f"{name} (property {alias!r}), pass **{{{alias!r}: ...}}.",
+                stacklevel=stacklevel,
+            )
     return renamed
 
 

@@ -23,6 +23,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Union
 
 from . import library
 from .files import read_text
+from .short_traceback import ShortTraceback
 
 __all__ = [
     "MissingDependencyError",
@@ -37,8 +38,10 @@ __all__ = [
 _PROVIDED = frozenset({"ipybox_runtime", "mcptools", "mcpparse", "gentools", "__future__"})
 
 
-class MissingDependencyError(ImportError):
-    """A saved action needs an MCP server or a package that this project does not have."""
+class MissingDependencyError(ShortTraceback, ImportError):
+    """A saved action needs an MCP server or a package that this project does not have.
+
+    Shown in a cell without ipybox's own frames (``short_traceback``)."""
 
 
 def module_hash(text: str) -> str:
@@ -113,7 +116,9 @@ def collect(
         elif parts[0] == "mcpparse" and len(parts) >= 3:
             if (base / "mcpparse" / parts[1] / f"{parts[2]}.py").is_file():
                 parsers.add(f"{parts[1]}.{parts[2]}")  # the module, not a name imported from it
-        elif parts[0] not in _PROVIDED and parts[0] not in standard and len(parts) == 1:
+        elif parts[0] not in _PROVIDED and parts[0] not in standard and parts[0] not in packages:
+            # `import matplotlib.pyplot as plt` names only the submodule: its top level is the
+            # package to install.
             if distributions is None:
                 distributions = _distributions()
             packages[parts[0]] = (distributions.get(parts[0]) or [parts[0]])[0]
@@ -121,6 +126,31 @@ def collect(
     if parsers:  # most actions import none: their record stays as it was
         needs["parsers"] = sorted(parsers)
     return needs
+
+
+def foreign_paths(registration: object, base: pathlib.Path) -> List[str]:
+    """Absolute paths a recorded registration names outside the project ``base``: a record
+    saved before ipybox wrote the saving project's folder as ``${IPYBOX_WORKSPACE}`` names that
+    project's folders, on which the server would work here too."""
+    if not isinstance(registration, Mapping):
+        return []
+    values: List[object] = [registration.get("command"), registration.get("cwd")]
+    values.extend(registration.get("args") or [])
+    found: List[str] = []
+    for value in values:
+        if not isinstance(value, str) or "${" in value:
+            continue
+        text = value.split("=", 1)[1] if value.startswith("-") and "=" in value else value
+        if not text.startswith("/") or text in found:
+            continue
+        # normpath: `/this/project/../other` climbs out of the project.
+        path = pathlib.PurePosixPath(os.path.normpath(text))
+        if path == base or base in path.parents:
+            continue
+        if os.path.isfile(text):
+            continue  # a program or a script the server runs, not a folder it works on
+        found.append(text)
+    return found
 
 
 def _call(tool: str, arguments: Mapping[str, object]) -> str:
@@ -181,7 +211,14 @@ def missing(
                 f"register_mcp_server with server_name {server!r} "
                 "(its parameters were not recorded)"
             )
-        lines.append(f"MCP server {server!r} is not registered in this project: call {how}")
+        line = f"MCP server {server!r} is not registered in this project: call {how}"
+        foreign = foreign_paths(registration, base)
+        if foreign:
+            line += (
+                f" (CHECK FIRST: it names {', '.join(foreign)}, outside this project; the "
+                "action would work on those folders: pass this project's instead)"
+            )
+        lines.append(line)
     parsers = requires.get("parsers") if isinstance(requires, Mapping) else None
     for parser in sorted(str(item) for item in parsers or () if isinstance(item, str)):
         server, _, tool = parser.partition(".")

@@ -14,6 +14,8 @@ import errno
 import os
 from typing import Any
 
+from .short_traceback import add_error_handler
+
 _REFUSED = (errno.EROFS, errno.EACCES, errno.EPERM)
 
 
@@ -31,9 +33,8 @@ def _show(shell: Any, etype, value, tb, tb_offset=None):
     if isinstance(value, OSError) and value.errno in _REFUSED and value.strerror:
         if "[ipybox]" not in value.strerror:
             value.strerror = f"{value.strerror}; {hint(value)}"
-    # run_code ignores what a custom handler returns: show the traceback as IPython would.
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
 
 
 def load_ipython_extension(shell: Any) -> None:
-    shell.set_custom_exc((OSError,), _show)
+    add_error_handler(shell, (OSError,), _show)

@@ -22,18 +22,36 @@ import json
 import math
 import os
 import pathlib
+from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from . import library, requirements
 from .files import read_text
 from .search_index import ToolDocument, describe_action, describe_tool_module, tokens
 
-__all__ = ["SearchHit", "SearchResults", "ToolIndex", "format_search", "search_tools"]
+__all__ = [
+    "SearchHit",
+    "SearchResults",
+    "ToolIndex",
+    "describe_server",
+    "format_search",
+    "search_tools",
+]
 
 KINDS = ("mcptool", "parser", "gentool")
 _K1 = 1.2
 _B = 0.75
+# What a word of the query earns when it is a word of a tool's own name (not its server's, nor a
+# prefix most of its server's tools share: "browser_", "slack_", "API-"), in units of that word's
+# rarity among names: a long description should not outweigh the name that says what a tool does.
+_NAME_BONUS = 1.0
+# Tools that take something away rank lower unless the query asks for that: an agent looking for
+# "memory" wants to store and recall before it wants to delete.
+_DESTRUCTIVE = frozenset(
+    tokens("delete remove destroy drop purge erase clear uninstall revoke kill terminate unset")
+)
+_DESTRUCTIVE_FACTOR = 0.7
 
 
 @dataclass(frozen=True)
@@ -141,6 +159,8 @@ class ToolIndex:
         )
         self._ordered: List[ToolDocument] = []
         self._postings: Dict[str, List[Tuple[int, int]]] = {}
+        self._name_postings: Dict[str, List[int]] = {}  # distinctive name words (_name_words)
+        self._destructive: List[bool] = []
         self._lengths: List[int] = []
         self._average_length = 1.0
         self.reads = 0  # documents read from files since the index was made (for tests)
@@ -214,6 +234,12 @@ class ToolIndex:
             for term, count in document.terms.items():
                 self._postings.setdefault(term, []).append((index, count))
         self._average_length = sum(self._lengths) / len(self._lengths) if self._lengths else 1.0
+        words = _name_words(self._ordered)
+        self._name_postings = {}
+        for index, own in enumerate(words):
+            for word in own:
+                self._name_postings.setdefault(word, []).append(index)
+        self._destructive = [bool(own & _DESTRUCTIVE) for own in words]
 
     def __len__(self) -> int:
         return len(self._ordered)
@@ -226,7 +252,8 @@ class ToolIndex:
         wanted = _check_kinds(kinds)
         total = len(self._ordered)
         scores: Dict[int, float] = {}
-        for term in set(tokens(query)):
+        terms = set(tokens(query))
+        for term in terms:
             postings = self._postings.get(term)
             if not postings:
                 continue
@@ -234,6 +261,14 @@ class ToolIndex:
             for index, count in postings:
                 norm = _K1 * (1 - _B + _B * self._lengths[index] / self._average_length)
                 scores[index] = scores.get(index, 0.0) + idf * count * (_K1 + 1) / (count + norm)
+            named = self._name_postings.get(term, ())
+            rarity = math.log(1 + (total - len(named) + 0.5) / (len(named) + 0.5))
+            for index in named:
+                scores[index] += _NAME_BONUS * rarity
+        if not terms & _DESTRUCTIVE:
+            for index in scores:
+                if self._destructive[index]:
+                    scores[index] *= _DESTRUCTIVE_FACTOR
         ranked = sorted(scores.items(), key=lambda item: (-item[1], self._ordered[item[0]].name))
         results = SearchResults()
         for index, score in ranked:
@@ -249,6 +284,24 @@ class ToolIndex:
 _CACHE_VERSION = 3
 # The cache of a large library (thousands of tools) is a few megabytes.
 _CACHE_LIMIT = 64 * 1024 * 1024
+
+
+def _name_words(documents: List[ToolDocument]) -> List[Set[str]]:
+    """The words of each document's own name (the module's, not its server's or category's),
+    without those most of its server's tools share: a prefix such as "browser_" or "API-" says
+    which server, not what the tool does."""
+    own = [set(tokens(document.name.rsplit(".", 1)[-1])) for document in documents]
+    groups: Dict[str, List[int]] = {}
+    for index, document in enumerate(documents):
+        groups.setdefault(document.name.rsplit(".", 1)[0], []).append(index)
+    for members in groups.values():
+        if len(members) < 4:
+            continue
+        shared = Counter(word for index in members for word in own[index])
+        common = {word for word, count in shared.items() if count * 2 > len(members)}
+        for index in members:
+            own[index] -= common
+    return own
 
 
 def _load_cache(path: pathlib.Path) -> Dict[str, Tuple[_Stamp, ToolDocument]]:
@@ -358,6 +411,57 @@ def search_tools(
     if not isinstance(limit, int) or limit < 1:
         raise ValueError("limit must be a positive integer")
     return _index_for(workspace).search(query, limit, kinds)
+
+
+def describe_server(
+    server: str,
+    workspace: Union[str, "os.PathLike[str]", None] = None,
+    budget: int = 20_000,
+) -> str:
+    """One line per tool of ``mcptools.<server>``: how to call it (the parameters with their
+    types, the result's fields) and its one-line summary, so that an agent can use a server
+    right after registering it without reading each module. Lines are cut at 300 characters, the
+    whole at ``budget`` characters (the rest are counted and left to ``search_tools``)."""
+    folder = library.workspace_path(workspace) / "mcptools" / server
+    modules = sorted(
+        path for path in folder.glob("*.py") if path.name != "__init__.py" and path.is_file()
+    )
+    count = f"{len(modules)} tool" + ("" if len(modules) == 1 else "s")
+    lines = [
+        f"mcptools.{server}: {count}; call one as <tool>.run(<tool>.Params(...)) after "
+        f"from mcptools.{server} import <tool>"
+    ]
+    used = len(lines[0])
+    for shown, path in enumerate(modules):
+        document = describe_tool_module(path, "mcptools")
+        call = _short_signature(path.stem, document.signature)
+        summary = document.summary if len(document.summary) <= 90 else document.summary[:87] + "..."
+        # The module's name alone on its line first, as the reference answers (one name a line),
+        # then its call and summary indented beneath it.
+        line = f"{path.stem}\n    {call[len(path.stem):]}  # {summary}"
+        if len(line) > 300:
+            line = line[:297] + "..."
+        if used + len(line) + 1 > budget:
+            left = len(modules) - shown
+            lines.append(
+                f"... {left} more: search_tools(...) finds them, "
+                f"or read mcptools/{server}/<tool>.py"
+            )
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(lines)
+
+
+def _short_signature(tool: str, signature: str) -> str:
+    """``tool(a: int) -> Result(...)`` for ``tool.run(tool.Params(a: int)) -> Result(...)``."""
+    head = f"{tool}.run({tool}.Params("
+    if not signature.startswith(head):
+        return signature or tool
+    arguments, separator, returns = signature[len(head) :].partition(")) -> ")
+    if not separator:
+        return signature
+    return f"{tool}({arguments}) -> {returns}"
 
 
 def format_search(

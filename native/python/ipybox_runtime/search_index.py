@@ -14,7 +14,7 @@ import pathlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Any, Dict, Iterable, List, Optional, Set
 
 from .files import read_text
 from .generated_reader import ModuleOutline, outline_from_ast, read_generated
@@ -161,9 +161,9 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
     signature = ""
     if kind == "mcptool":
         params = next((model for model in outline.classes if model.name == "Params"), None)
-        arguments = []
-        for field_name, annotation, _, required in params.fields if params else []:
-            arguments.append(f"{field_name}: {annotation}" + ("" if required else " = ..."))
+        # Required parameters first, as a Python signature lists them (the generated model keeps
+        # the schema's order, in which an optional one may come first).
+        arguments = _fields_text(params.fields if params else [])
         has_run = "run" in outline.functions
         returns = outline.functions.get("run")
         returns_text = f" -> {returns}" if has_run and returns else ""
@@ -174,7 +174,8 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
             ]
             more = ", ..." if len(shown) > 6 else ""
             returns_text = f" -> Result({', '.join(shown[:6])}{more})"
-        signature = f"{tool}.run({tool}.Params({', '.join(arguments)})){returns_text}"
+        signature = f"{tool}.run({tool}.Params({arguments})){returns_text}"
+        signature += _nested_models(outline.classes, arguments)
         if "run_parsed" in outline.functions:
             signature += f"; {tool}.run_parsed(...)"
     elif tree is not None:
@@ -189,6 +190,28 @@ def describe_tool_module(path: pathlib.Path, root_name: str) -> ToolDocument:
     rest = [_body(docstring)] + _model_text(outline)
     terms = _weighted(f"{tool} {server}", summary, rest)
     return ToolDocument(name, kind, root_name, import_line, summary, signature, path, [], terms)
+
+
+def _fields_text(fields: Iterable[Any]) -> str:
+    """``a: int, b: str = ...``: required fields first, as a Python signature lists them (a
+    generated model keeps the schema's order, in which an optional one may come first)."""
+    ordered = sorted(fields, key=lambda field: not field[3])
+    return ", ".join(
+        f"{name}: {annotation}" + ("" if required else " = ...")
+        for name, annotation, _, required in ordered
+    )
+
+
+def _nested_models(classes: Iterable[Any], arguments: str, at_most: int = 2) -> str:
+    """``; Entity(name: str, ...)`` for the module's models that the parameters' types name
+    (``entities: List[Entity]``), so that the signature says what to build without a read."""
+    shown = []
+    for model in classes:
+        if model.name in ("Params", "Result") or not model.fields:
+            continue
+        if re.search(rf"\b{re.escape(model.name)}\b", arguments) and len(shown) < at_most:
+            shown.append(f"; {model.name}({_fields_text(model.fields)})")
+    return "".join(shown)
 
 
 def _signature(owner: str, function: ast.FunctionDef) -> str:

@@ -94,10 +94,19 @@ def _wrap_getoutput(shell: Any, literal: _LiteralExpansion) -> None:
     shell.getoutput = getoutput
 
 
+def script_magics_of(shell: Any) -> Any:
+    """The shell's ScriptMagics, or None. Indexed, not .get(): IPython 9.18 registers some
+    magics lazily, and its registry loads one on a missed index (a .get() finds nothing)."""
+    try:
+        return shell.magics_manager.registry["ScriptMagics"]
+    except KeyError:
+        return None
+
+
 def _wrap_script_magics(shell: Any) -> None:
     # Every script cell magic (%%bash, %%sh, %%perl, ..., %%script) ends in
     # ScriptMagics.shebang(line, cell), where line names the program and its options.
-    script_magics = shell.magics_manager.registry.get("ScriptMagics")
+    script_magics = script_magics_of(shell)
     if script_magics is None:
         return
     original = script_magics.shebang

@@ -16,13 +16,13 @@ Standard library only. Thread-safe: every call uses its own connection.
 from __future__ import annotations
 
 import dataclasses
-import http.client
 import json
 import os
 import pathlib
 import socket
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from . import tool_http
 from .errors import (
     ApprovalRejectedError,
     ApprovalTimeoutError,
@@ -160,24 +160,6 @@ class TextResult(_ContentViews, str):
         return cls(output.text, output.images, output.structured, output.content)
 
 
-class _UnixHTTPConnection(http.client.HTTPConnection):
-    """``HTTPConnection`` whose transport is a Unix stream socket instead of TCP."""
-
-    def __init__(self, socket_path: str, timeout: Optional[float]) -> None:
-        super().__init__("localhost", timeout=timeout)
-        self._socket_path = socket_path
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.settimeout(self.timeout)
-            sock.connect(self._socket_path)
-        except BaseException:
-            sock.close()
-            raise
-        self.sock = sock
-
-
 def call_tool(server_name: str, tool_name: str, arguments: Mapping[str, Any]) -> ToolOutput:
     """Calls ``tool_name`` of MCP server ``server_name`` and returns its output.
 
@@ -287,16 +269,8 @@ def _post(path: str, request: Mapping[str, Any], label: str) -> Tuple[int, bytes
     except (TypeError, ValueError) as error:
         raise ToolRunnerError(f"the arguments of {label} are not JSON: {error}") from None
 
-    connection = _UnixHTTPConnection(socket_path, timeout)
     try:
-        connection.request(
-            "POST",
-            path,
-            body=body,
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-        )
-        response = connection.getresponse()
-        return response.status, response.read()
+        return tool_http.post(socket_path, path, token, body, timeout)
     except (FileNotFoundError, ConnectionRefusedError) as error:
         raise ToolServerUnavailableError(
             f"the ipybox tool server is not running (cannot connect to {socket_path}: "
@@ -307,12 +281,10 @@ def _post(path: str, request: Mapping[str, Any], label: str) -> Tuple[int, bytes
             f"no answer from the ipybox tool server within {timeout:g} s "
             f"({TIMEOUT_VARIABLE}) for {label}"
         ) from None
-    except (OSError, http.client.HTTPException) as error:
+    except (OSError, tool_http.ProtocolError) as error:
         raise ToolServerUnavailableError(
             f"lost the connection to the ipybox tool server: {error}"
         ) from None
-    finally:
-        connection.close()
 
 
 def _timeout() -> Optional[float]:

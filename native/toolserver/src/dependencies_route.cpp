@@ -80,21 +80,21 @@ void handle_dependencies(http_request request, const route_context& context, res
     if (auto* problem = std::get_if<std::string>(&read)) {
         return done(detail::error_response(400, error_type::bad_request, *problem));
     }
-    auto needs = std::make_shared<const approval::request>(
-        std::get<approval::add_dependencies>(std::move(read)));
-    const auto& asked = std::get<approval::add_dependencies>(*needs);
+    auto& asked = std::get<approval::add_dependencies>(read);
     if (auto problem = dependencies_problem(asked); !problem.empty()) {
         return done(detail::error_response(400, error_type::bad_request, problem));
     }
     std::string not_granted;
     try {
         not_granted = context.dependencies->refusal(asked);
+        if (not_granted.empty()) context.dependencies->annotate(asked);
     } catch (const std::exception& e) {
         not_granted = std::string("cannot tell what this project has registered: ") + e.what();
     }
     if (!not_granted.empty()) {
         return done(detail::error_response(409, error_type::bad_request, not_granted));
     }
+    auto needs = std::make_shared<const approval::request>(std::move(asked));
     // The adder gets exactly what the person approved.
     context.gate.decide(*needs, [&context, needs,
                                  done = std::move(done)](const approval::decision& decision) {

@@ -61,6 +61,12 @@ std::string guarded_dependencies::refusal(const approval::add_dependencies& what
     return inner_.refusal(what);
 }
 
+void guarded_dependencies::annotate(approval::add_dependencies& what) const {
+    if (!guard_.enter()) return;  // the session is stopping: refusal() said so already
+    section_exit exit{guard_};
+    inner_.annotate(what);
+}
+
 gentool_save_outcome guarded_library::save(const gentool_save& request) {
     if (!guard_.enter()) return gentool_save_outcome::failure(error_type::server_error, stopping);
     section_exit exit{guard_};

@@ -62,6 +62,7 @@ class guarded_dependencies : public dependency_adder {
     guarded_dependencies(dependency_adder& inner, sections& guard) : inner_(inner), guard_(guard) {}
     void add(const approval::add_dependencies& what, dependency_handler done) override;
     std::string refusal(const approval::add_dependencies& what) const override;
+    void annotate(approval::add_dependencies& what) const override;
 
   private:
     dependency_adder& inner_;

@@ -47,7 +47,9 @@ std::string substitute_string(const std::string& text, fill_state& state) {
         out.append(text, pos, open - pos);
         const std::string name = text.substr(open + 2, end - open - 2);
         if (auto value = state.lookup(name)) {
-            if (state.filled != nullptr) state.filled->remember(name, *value);
+            if (state.filled != nullptr && name != workspace_variable) {
+                state.filled->remember(name, *value);
+            }
             out += *value;
         } else {
             state.missing.insert(name);

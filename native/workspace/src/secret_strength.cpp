@@ -44,8 +44,10 @@ double guessing_bits(std::string_view value) {
             other = true;
         }
     }
-    const double alphabet = (digit ? 10 : 0) + (lower ? 26 : 0) + (upper ? 26 : 0) +
-                            (other ? 33 : 0) + (high ? 128 : 0);
+    // The redactor matches whatever the letter case (core/redactor.hpp), so a guess in lower
+    // case finds a value in mixed case: letters count as 26, not 52.
+    const double alphabet =
+        (digit ? 10 : 0) + (lower || upper ? 26 : 0) + (other ? 33 : 0) + (high ? 128 : 0);
     const bool one_character =
         std::all_of(value.begin(), value.end(), [&](char c) { return c == value.front(); });
     const double length = one_character ? 1.0 : static_cast<double>(value.size());

@@ -1,40 +1,23 @@
-"""The command ``ipybox-native``: the package's name as a command, so that ``uvx ipybox-native``
-runs ipybox as ``uvx ipybox`` runs the reference. It replaces itself with the native binary that
-the same wheel installed as the script ``ipybox`` (found through the wheel's installed file list,
-so a venv, ``pip install --user`` and ``uv tool install`` all work), with the same arguments.
+"""ipybox-native's Python SDK: the reference's API (ipybox 0.9.2) over ipybox's native engine.
+
+    from ipybox_native import ApprovalRequest, CodeExecutionResult, CodeExecutor
+    from ipybox_native import generate_mcp_sources
+
+Each ``CodeExecutor`` drives one ``ipybox sdk`` process (the binary this wheel installs as
+``ipybox``); see README.md, "Python SDK", for what differs from the reference and why.
 """
 
-from __future__ import annotations
+from .approval import ApprovalRequest
+from .code_exec import CodeExecutionChunk, CodeExecutionError, CodeExecutionResult, CodeExecutor
+from .launcher import main
+from .mcp_sources import generate_mcp_sources
 
-import os
-import sys
-from importlib import metadata
-from pathlib import Path
-from typing import List, Optional
-
-DISTRIBUTION = "ipybox-native"
-
-
-def native_binary() -> Optional[Path]:
-    """The installed ``ipybox`` binary of this distribution, or None if it is missing."""
-    try:
-        files = metadata.distribution(DISTRIBUTION).files or []
-    except metadata.PackageNotFoundError:
-        return None
-    for file in files:  # the binary is the one file named "ipybox" (in the scripts folder)
-        if file.name == "ipybox":
-            located = Path(str(file.locate())).resolve()
-            if located.is_file() and os.access(located, os.X_OK):
-                return located
-    return None
-
-
-def main(argv: Optional[List[str]] = None) -> None:
-    binary = native_binary()
-    if binary is None:
-        sys.exit(
-            "ipybox-native: the ipybox binary of this installation is missing; "
-            f"reinstall it: pip install --force-reinstall {DISTRIBUTION}"
-        )
-    arguments = sys.argv[1:] if argv is None else argv
-    os.execv(binary, [str(binary), *arguments])
+__all__ = [
+    "ApprovalRequest",
+    "CodeExecutionChunk",
+    "CodeExecutionError",
+    "CodeExecutionResult",
+    "CodeExecutor",
+    "generate_mcp_sources",
+    "main",
+]

@@ -133,3 +133,7 @@ TEST_CASE("golden: properties, nested models and enum members that collide once 
 TEST_CASE("golden: one tool per class of invalid values the fuzz tier found Params accepting") {
     check_case("refusal_edges");
 }
+
+TEST_CASE("golden: hostile property-name sets the name tier found, shrunk (issue 36)") {
+    check_case("name_sets");
+}

@@ -136,6 +136,16 @@ TEST_SUITE("cli.other") {
         CHECK(r.err.find("refusing to run the kernel unsandboxed") != std::string::npos);
     }
 
+    TEST_CASE("the reference's `ipybox --workspace DIR --log-level ERROR` form is the MCP server") {
+        const auto dir = fresh_directory("top-level-log-level");
+        // The client is gone at once (stdin is empty): the server starts, then ends cleanly.
+        const auto r =
+            run_ipybox("--workspace " + shell_quote(dir.string()) + " --log-level ERROR");
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.empty());
+        CHECK(r.err.find("ipybox:") == std::string::npos);
+    }
+
     TEST_CASE("a top-level --sandbox before another subcommand is an error, not ignored") {
         const auto dir = fresh_directory("top-level-run");
         const auto r = run_ipybox("--sandbox run --workspace " + shell_quote(dir.string()) +

@@ -9,7 +9,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 
 import { CONTENT, STRUCTURED } from "../../support/content_types.mjs";
-import { REPO, callTool, everythingParams, makeTempDir, removeDir, runOk, startServer, textOf } from "./support.mjs";
+import { REPO, callTool, everythingParams, makeTempDir, removeDir, runFailing, runOk, startServer, textOf } from "./support.mjs";
 
 const root = makeTempDir("mcp-content");
 const workspace = path.join(root, "workspace");
@@ -169,6 +169,21 @@ test("an isError result raises ToolError carrying every content item", async () 
   assert.equal(blob.uri, CONTENT.blobResource.resource.uri);
   assertSaved(blob, CONTENT.blobResource.resource.blob);
   assert.deepEqual(linked, linkItem);
+});
+
+test("an uncaught ToolError shows the agent's line and the message once, without ipybox's frames", async () => {
+  const text = await runFailing(client, "from mcptools.content import failing as m\nm.run(m.Params())");
+  assert.match(text, /----> 2 m\.run\(m\.Params\(\)\)/);  // the cell's line is kept
+  assert.equal(text.split("ToolError: the tool failed").length - 1, 1, text);
+  // Neither the runtime's frames nor the generated module's (with the tool's docstring).
+  assert.doesNotMatch(text, /ipybox_runtime|mcptools\/content\/failing\.py|call_tool\(/, text);
+  assert.ok(Buffer.byteLength(text) < 1024, `${Buffer.byteLength(text)} bytes:\n${text}`);
+});
+
+test("an error raised in the agent's own code keeps every frame (control)", async () => {
+  const text = await runFailing(client, "def inner():\n    raise KeyError('k')\ninner()");
+  assert.match(text, /----> 3 inner\(\)/);
+  assert.match(text, /----> 2 +raise KeyError/);
 });
 
 // ---- server-everything -----------------------------------------------------------------------------

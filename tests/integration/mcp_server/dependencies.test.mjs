@@ -190,3 +190,30 @@ test("a proposal that would replace the user's registration is refused before an
   assert.match(asked[1], /server:    other \(registered for this project; a command in it runs on this machine\)/);
   assert.equal(fs.existsSync(marker), false);
 });
+
+test("a registration naming another project's folder is flagged in the question (issue 41)", async () => {
+  const project = path.join(root, "project-f");
+  const { client, asked } = await start(project, { answers: [false, false] });
+  const elsewhere = path.join(root, "project-a", "data");
+  const propose = (args) => [
+    "from ipybox_runtime import tool_client",
+    "try:",
+    `    tool_client.add_dependencies('gentools.x.y', {'fs': ${JSON.stringify({ command: "node", args })}}, [])`,
+    "except Exception as error:",
+    "    print(type(error).__name__)",
+  ].join("\n");
+
+  assert.equal(await runOk(client, propose([everythingParams().args[0], elsewhere])), "ApprovalRejectedError");
+  assert.equal(asked.length, 1);
+  assert.ok(asked[0].includes(`\n  project:   ${JSON.stringify(project)} (what \${IPYBOX_WORKSPACE} stands for)\n`), asked[0]);
+  assert.ok(asked[0].includes(`\n  CHECK FIRST: it names ${JSON.stringify(elsewhere)}, outside this project: ` +
+    "the server would work there, not here"), asked[0]);
+  // Only the folder: the script the server runs is an existing file, not flagged.
+  assert.equal(asked[0].split("CHECK FIRST").length, 2, asked[0]);
+
+  // The control: recorded with the placeholder (or inside this project), nothing is flagged.
+  assert.equal(await runOk(client, propose([everythingParams().args[0], "${IPYBOX_WORKSPACE}/data",
+    path.join(project, "data")])), "ApprovalRejectedError");
+  assert.equal(asked.length, 2);
+  assert.ok(!asked[1].includes("CHECK FIRST"), asked[1]);
+});

@@ -66,7 +66,8 @@ test("an exception is isError with '<ename>: <evalue>' and the traceback, after 
   const printed = text.indexOf("before the error");
   const error = text.indexOf("ValueError: test error");
   assert.ok(printed >= 0 && error > printed, text);
-  assert.match(text.slice(error), /Traceback|fail\(\)/, "the traceback follows the error line");
+  assert.match(text.slice(error), /Traceback[\s\S]*fail\(\)/, "the traceback follows the error line");
+  assert.equal(text.split("ValueError: test error").length, 2, `said once (issue 41): ${text}`);
   assert.doesNotMatch(text, /\x1b\[/, "no ANSI colour codes");
 });
 
@@ -204,6 +205,16 @@ test("a matplotlib plot comes back as image content and as a saved file named in
   assert.ok(path.isAbsolute(link[2]) && link[2].startsWith(workspace), link[2]);
   assert.ok(fs.existsSync(link[2]), `${link[2]} does not exist`);
   assert.deepEqual(fs.readFileSync(link[2]), Buffer.from(images[0].data, "base64"));
+});
+
+test("images: 'paths' lists a plot's file and sends no image content (the default sends it: the test above)", async () => {
+  const result = await runCell(client,
+    "import matplotlib.pyplot as plt\nplt.plot([3, 1, 2])\nplt.show()", { images: "paths" });
+  assert.ok(!result.isError, textOf(result));
+  assert.deepEqual(result.content.map((block) => block.type), ["text"]);
+  const link = textOf(result).match(/- \[([^\]]+)\]\(([^)]+\.png)\)/);
+  assert.ok(link && fs.existsSync(link[2]), textOf(result));
+  assert.ok(Buffer.byteLength(textOf(result)) < 1024);
 });
 
 test("images beyond 8 MiB in one result are listed as files, not inlined, so the result stays bounded", async () => {

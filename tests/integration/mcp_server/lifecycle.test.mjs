@@ -143,14 +143,25 @@ describe("shutdown", () => {
     });
   }
 
-  // Known limitation, kept visible: a kernel start in progress is waited for, not aborted.
+  // Known limitation, kept visible: a kernel session that stops abandons the starts under way
+  // (spares, the template: session_stopping.cpp), but `ipybox mcp` waits for the executor's own
+  // first start before it stops the session, so this first start is still waited for.
   test("stdin EOF while the kernel is still starting exits at once, without waiting for the start", {
-    todo: "ipybox waits for a kernel that is still starting before it exits (closing note)",
+    todo: "ipybox mcp waits for the executor's first kernel start before it stops the session (closing note)",
   }, async () => {
-    // An interpreter that takes 2 s to come up makes "still starting" certain.
+    // An interpreter whose kernels take a minute to come up makes "still starting" certain, and a
+    // server that waited for them (or for their start timeout) unmistakable. ipybox's probe of
+    // the interpreter (a -c script that prints IPYBOX-PROBE) gets it at once: the probe is not the
+    // start this is about (it has a 20 s bound of its own, not abandoned at stop).
     const workspace = freshWorkspace("early-eof");
     const slowPython = path.join(root, "slow-python");
-    fs.writeFileSync(slowPython, "#!/bin/sh\nsleep 2\nexec /usr/bin/python3 \"$@\"\n", { mode: 0o755 });
+    fs.writeFileSync(slowPython, [
+      "#!/bin/sh",
+      'case "$*" in *IPYBOX-PROBE*) exec /usr/bin/python3 "$@";; esac',
+      "sleep 60",
+      'exec /usr/bin/python3 "$@"',
+      "",
+    ].join("\n"), { mode: 0o755 });
     const raw = startRaw({ workspace, stateDir: root, args: ["mcp", "--workspace", workspace, "--python", slowPython] });
     await raw.initialize(1);
     await waitUntil(() => descendants(raw.child.pid).length > 0, 10_000, "the interpreter to be started");
@@ -160,8 +171,8 @@ describe("shutdown", () => {
     const status = await raw.exited;
     const took = Date.now() - closed;
     assert.deepEqual(status, { code: 0, signal: null });
-    assert.ok(took < 2000, `exit took ${took} ms after stdin EOF (the SDK client sends SIGTERM after 2000 ms)`);
-    assert.deepEqual(await survivorsAfter(children.filter((c) => !c.command.startsWith("sleep")), 5000), []);
+    assert.ok(took < 20_000, `exit took ${took} ms after stdin EOF: it waited for the start`);
+    assert.deepEqual(await survivorsAfter(children, 5000), []);
     await waitUntil(() => kernelsIn(workspace).length === 0, 10_000, "no kernel in the workspace");
   });
 

@@ -104,6 +104,8 @@ describe("tools/list", () => {
     assert.equal(schema.properties.timeout.default, 120);
     assert.equal(schema.properties.max_output_chars.type, "integer");
     assert.equal(schema.properties.max_output_chars.default, 5000);
+    assert.deepEqual(schema.properties.images.enum, ["inline", "paths"]);
+    assert.equal(schema.properties.images.default, "inline");
   });
 
   test("register_mcp_server takes server_name (string) and server_params (object), both required", () => {

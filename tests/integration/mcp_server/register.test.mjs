@@ -47,22 +47,30 @@ const register = (name, params) => callTool(client, "register_mcp_server", { ser
 
 // ---- registering and calling ---------------------------------------------------------------------
 
-test("register_mcp_server generates mcptools/<name>/ and returns the module names one per line", async () => {
+test("register_mcp_server generates mcptools/<name>/ and answers one line per tool: its call and summary", async () => {
   const result = await register("everything", everythingParams());
   assert.ok(!result.isError, textOf(result));
-  const modules = textOf(result).trim().split("\n");
+  const lines = textOf(result).trim().split("\n");
+  assert.match(lines[0], /^mcptools\.everything: \d+ tools/);
   for (const name of ["echo", "get_sum", "get_tiny_image", "get_structured_content"]) {
-    assert.ok(modules.includes(name), `${name} missing from ${JSON.stringify(modules)}`);
+    assert.ok(lines.includes(name), `${name} missing from ${lines}`);  // one name a line, as the reference
     assert.ok(fs.existsSync(path.join(workspace, "mcptools", "everything", `${name}.py`)), `${name}.py`);
   }
+  // Enough to call a tool without reading its module: the parameters' types, the result's fields.
+  assert.ok(lines.some((line) => /^ {4}\(message: str\) -> TextResult  # Echo/.test(line)), lines.join("\n"));
+  assert.ok(lines.some((line) => /^ {4}\(location: .*\) -> Result\(.*temperature: float/.test(line)), lines.join("\n"));
   assert.ok(fs.existsSync(path.join(workspace, "mcptools", "everything", "__init__.py")));
+  // The same tools again: one line, not the list the agent has had.
+  const again = textOf(await register("everything", everythingParams()));
+  assert.match(again, /^mcptools\.everything: \d+ tools, unchanged since the last registration/);
+  assert.doesNotMatch(again, /^echo$/m);
 });
 
 test("register_mcp_server says which parts of a schema the API types more loosely than the schema", async () => {
   const fake = path.join(NODE_DIR, "fake_server.mjs");
   const result = await register("loose", { command: "node", args: [fake, "loose-schema"] });
   assert.ok(!result.isError, textOf(result));
-  assert.match(textOf(result), /^pick\n\nTyped more loosely than the schema \(the value is sent as given\):\n- pick: Params\.v: /);
+  assert.match(textOf(result), /^mcptools\.loose: 1 tool; .*\npick\n {4}\(.*\n\nTyped more loosely than the schema \(the value is sent as given\):\n- pick: Params\.v: /);
   // Control: a server whose schemas are all typed faithfully gets no such section.
   assert.doesNotMatch(textOf(await register("everything", everythingParams())), /Typed more loosely/);
   // The value goes out as the caller wrote it.
@@ -76,6 +84,16 @@ test("kernel code calls the registered server's tools through the generated API"
     "print(echo.run(echo.Params(message='hello from the kernel')))",
   ].join("\n"));
   assert.equal(text, "The sum of 2 and 3 is 5.\nEcho: hello from the kernel");
+});
+
+test("a value the typed API refuses comes back as the agent's line and the message, once (issue 41)", async () => {
+  const text = await runFailing(client, "from mcptools.everything import echo\necho.run(echo.Params(message=5))");
+  assert.match(text, /^ValidationError: 1 validation error for Params\nmessage\n {2}expected a string, got 5/);
+  assert.match(text, /----> 2 echo\.run\(echo\.Params\(message=5\)\)/);
+  // Before: 1.5 KB of ipybox's model frames and pydantic's between the line and the message.
+  assert.doesNotMatch(text, /models\.py|pydantic[/\\]/);
+  assert.equal(text.split("expected a string, got 5").length, 2, text);
+  assert.ok(text.length < 500, text);
 });
 
 test("a tool returning structured content gives a typed Result", async () => {

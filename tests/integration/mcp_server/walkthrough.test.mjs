@@ -1,11 +1,12 @@
 // The codeact workflow as an agent lives it (issue 24): six everyday tasks scripted through
-// `ipybox mcp` exactly as skills/codeact/SKILL.md tells an agent to do them, in two projects,
+// `ipybox mcp` exactly as skills/codeact/SKILL.md tells an agent to do them, in three projects,
 // once plain and once under --sandbox. Each step's result is asserted; the calls made and the
 // bytes of tool output the agent reads are counted and printed (the goal for both runs
 // together: at most 45 calls and 15 KB). Workspaces live under /var/tmp (the sandbox hides /tmp).
 //
 // The six tasks: (1) register a server, (2) compose tool calls in one code action, (3) save it
-// as an action for every project, (4) find and reuse it in another project, (5) change the
+// as an action for every project, (4) find and reuse it in another project (registering the
+// server its search hit names; in a third project in one step, add_dependencies), (5) change the
 // server and register it again, (6) all of it sandboxed.
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -28,13 +29,17 @@ after(async () => {
 // An agent in one project: every tool call is counted with the bytes of text it returns.
 async function agentIn(project, mode, counts) {
   fs.mkdirSync(project, { recursive: true });
+  const asked = [];  // the approval questions the user was shown
   const sandboxed = mode === "sandboxed";
   const server = await startServer({
     workspace: project, stateDir: path.join(root, mode, "state"),
     env: { XDG_DATA_HOME: path.join(root, mode, "data"), ...(sandboxed ? { IPYBOX_SRT: SRT } : {}) },
     args: ["mcp", "--workspace", project, ...(sandboxed ? ["--sandbox"] : [])],
     capabilities: { elicitation: {} },
-    onElicit: () => ({ action: "accept", content: { approve: true } }),
+    onElicit: (params) => {
+      asked.push(params.message);
+      return { action: "accept", content: { approve: true } };
+    },
   });
   servers.push(server);
   const call = async (name, args = {}) => {
@@ -46,6 +51,7 @@ async function agentIn(project, mode, counts) {
   };
   return {
     call,
+    asked,
     async ok(name, args) {
       const result = await call(name, args);
       assert.ok(!result.isError, `${name} failed:\n${JSON.stringify(args)}\n---\n${result.text}`);
@@ -167,7 +173,10 @@ package = new_gentool("files", "largest_files")
 (package / "impl.py").write_text(${py(IMPL)})
 print(save_gentool("files", "largest_files", scope="user"))`);
   const userCopy = path.join(root, mode, "data", "ipybox", "gentools", "files", "largest_files");
-  assert.equal(saved, userCopy);
+  // The answer says where, then what it recorded: the project's folder as a placeholder that
+  // the next project fills with its own.
+  assert.equal(saved.split("\n")[0], `saved ${userCopy}`);
+  assert.match(saved, /^  server fs: node \S+ \$\{IPYBOX_WORKSPACE\}$/m);
   const init = fs.readFileSync(path.join(userCopy, "__init__.py"), "utf8");
   assert.match(init, /REQUIRES: dict = \{'packages': \{\},\s+'servers': \{'fs': \{'args':/);
 
@@ -179,11 +188,31 @@ print(save_gentool("files", "largest_files", scope="user"))`);
   assert.match(found, /run\(directory: str, limit: int=3\) -> List\[FileSize\]/);
   const call = registrationIn(found);
   assert.equal(call.server_name, "fs");
-  // The recorded registration named project A's folder: this project serves its own.
-  call.server_params.args = call.server_params.args.map((arg) => (arg === projectA ? projectB : arg));
+  // Project A's folder was recorded as ${IPYBOX_WORKSPACE}: the call works here as it is, on
+  // this project's folder (issue 41), and names no folder of project A's.
+  assert.ok(call.server_params.args.includes("${IPYBOX_WORKSPACE}"), JSON.stringify(call));
+  assert.ok(!JSON.stringify(call).includes(projectA), JSON.stringify(call));
   await b.ok("register_mcp_server", call);
   assert.match(await b.cell(`from gentools.files.largest_files import run\nprint(run(${py(path.join(projectB, "data"))}))`),
     /big\.bin/);
+
+  // (4b) Or in one step, in a third project: ipybox adds what the action needs once the user
+  // approves (the question names this project as what the placeholder stands for, and flags
+  // nothing), then the action runs on this project's files: the server was given this folder.
+  const projectC = path.join(root, mode, "projectC");
+  const c = await agentIn(projectC, mode, counts);
+  makeFiles(projectC);
+  fs.writeFileSync(path.join(projectC, "data", "only-in-c.bin"), "c".repeat(9000));
+  const oneStep = await c.cell(`from ipybox_runtime.requirements import add_dependencies
+print(add_dependencies("gentools.files.largest_files"))
+from gentools.files.largest_files import run
+print(run(${py(path.join(projectC, "data"))}))`);
+  assert.match(oneStep, /registered MCP server fs/);
+  assert.match(oneStep, /only-in-c\.bin/);
+  assert.equal(c.asked.length, 1);
+  assert.ok(c.asked[0].includes(`  project:   ${JSON.stringify(projectC)} (what \${IPYBOX_WORKSPACE}`), c.asked[0]);
+  assert.ok(!c.asked[0].includes("CHECK FIRST"), c.asked[0]);
+  assert.ok(!c.asked[0].includes(projectA), c.asked[0]);
 
   // (5) Change the server and register it again: the companion parser in mcpparse/ is kept.
   assert.match(await a.cell(`import os

@@ -113,6 +113,24 @@ check "the kernel runs on the interpreter of uv's environment, not Debian's, wit
 cold_ms="$(field '["initialize_ms"]' 2> /dev/null)"
 say "cold uvx start to initialize: ${cold_ms} ms (first cell $(field '["first_cell_ms"]' 2> /dev/null) ms)"
 
+# The Python SDK from the installed wheel: ipybox_native drives the wheel's binary (ipybox sdk).
+(cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" "$SCRATCH/bin/uv" run --no-project --with ipybox-native \
+    python -c 'import asyncio
+from ipybox_native import CodeExecutor
+async def main():
+    async with CodeExecutor() as executor:
+        print((await executor.execute("print(6 * 7)")).text)
+asyncio.run(main())') > "$SCRATCH/last" 2>&1
+check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cell" grep -qx 42 "$SCRATCH/last"
+# Our SDK suite (tests/python/sdk) against the installed wheel: its package and its binary, with
+# the kernel on the environment's Python (IPYBOX_SDK_FROM_SOURCE=0: not the sources).
+(cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" "$SCRATCH/bin/uv" run --no-project --with ipybox-native \
+    bash -c 'python -c "import ipybox_native; print(ipybox_native.__file__)" &&
+        IPYBOX_BIN="$(command -v ipybox)" IPYBOX_SDK_FROM_SOURCE=0 python "$0"' \
+    "$ROOT/tests/python/sdk/run_sdk.py") > "$SCRATCH/last" 2>&1
+check "our SDK suite passes against the installed wheel's package and binary" \
+    eval 'head -1 "$SCRATCH/last" | grep -q "^$SCRATCH/cache/" && grep -qx OK "$SCRATCH/last"'
+
 kill "$http_pid"
 wait "$http_pid" 2> /dev/null
 session "$SCRATCH/cache" ipybox-native mcp --workspace "$SCRATCH/workspace"

@@ -199,6 +199,57 @@ TEST_SUITE("sandbox.floor") {
     }
 
     TEST_CASE(
+        "a workspace that is the home directory keeps the host's programs and settings "
+        "unwritable, made or not (control: the same writes succeed unsandboxed)") {
+        const home_with_key user;
+        std::filesystem::create_directories(user.home / ".local" / "bin");  // as install.sh makes
+        const std::vector<std::string> targets = {".local/bin/ipybox",
+                                                  ".config/ipybox/sandbox-config.json",
+                                                  ".local/lib/python3.11/site-packages/zz.pth",
+                                                  ".local/share/ipybox/gentools/x.py",
+                                                  ".bashrc",
+                                                  "bin/ls"};
+        std::string code = "import json, os\nwritten = []\nfor p in " +
+                           nlohmann::json(targets).dump() + " + ['notes.txt']:\n" +
+                           "    path = os.path.join(" + nlohmann::json(user.home.string()).dump() +
+                           ", p)\n"
+                           "    try:\n"
+                           "        os.makedirs(os.path.dirname(path), exist_ok=True)\n"
+                           "        open(path, 'w').write('x')\n"
+                           "        written.append(p)\n"
+                           "    except OSError:\n"
+                           "        pass\n"
+                           "print(json.dumps(written, separators=(',', ':')))";
+        {
+            auto plain = tool_executor_options("floor-home-control");
+            plain.workspace = user.home;
+            plain.host_environment["HOME"] = user.home.string();
+            code_executor executor(plain);
+            auto all = targets;
+            all.push_back("notes.txt");
+            CHECK(executor.execute(code).text == nlohmann::json(all).dump());
+        }
+        for (const auto& target : targets) std::filesystem::remove_all(user.home / target);
+        std::filesystem::remove_all(user.home / ".config");
+        std::filesystem::remove_all(user.home / "bin");
+
+        auto options = sandboxed("home-workspace", user, nullptr);
+        options.workspace = user.home;
+        {
+            code_executor executor(options);
+            CHECK(executor.execute(code).text == R"(["notes.txt"])");
+        }
+        // The placeholders that held ~/.config and ~/bin went with the last kernel.
+        CHECK_FALSE(std::filesystem::exists(user.home / ".config"));
+        CHECK_FALSE(std::filesystem::exists(user.home / "bin"));
+
+        auto inside = sandboxed("home-bin-workspace", user, nullptr);
+        inside.workspace = user.home / ".local" / "bin";
+        CHECK(construction_error(inside).find(
+                  "lies in " + (user.home / ".local" / "bin").string()) != std::string::npos);
+    }
+
+    TEST_CASE(
         "programs planted in the workspace's .venv/bin are not run on the host: srt's node, an "
         "MCP server's command (control: without the sandbox the same PATH runs them)") {
         const home_with_key user;

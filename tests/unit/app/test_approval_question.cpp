@@ -36,6 +36,8 @@ bool every_line_is_ours(const std::string& question) {
                             "  file ",
                             "  the category's __init__.py",
                             "  package:   ",
+                            "  project:   ",
+                            "  CHECK FIRST: it names ",
                             "The code asks ipybox to add "};
     const auto lines = lines_of(question);
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -166,6 +168,34 @@ TEST_SUITE("app.approval_question") {
               std::string::npos);
         CHECK_FALSE(has_control_byte(question));
         CHECK(every_line_is_ours(question));
+    }
+
+    TEST_CASE("another project's folders in a registration are flagged beneath it") {
+        ipybox::approval::add_dependencies needs;
+        needs.action = "gentools.files.largest";
+        needs.servers["fs"] = {{"command", "node"}, {"args", {"fs.js", "/home/u/projA\nfake"}}};
+        needs.servers["mem"] = {{"command", "node"}, {"args", {"${IPYBOX_WORKSPACE}"}}};
+        needs.project = "/home/u/projB";
+        needs.outside_project["fs"] = {"/home/u/projA\nfake"};
+        const auto question = approval_question(needs);
+        CHECK(question.find("  project:   \"/home/u/projB\" (what ${IPYBOX_WORKSPACE} stands "
+                            "for)\n") != std::string::npos);
+        const auto flag = question.find(
+            "  CHECK FIRST: it names \"/home/u/projA\\nfake\", "
+            "outside this project: the server would work there, not "
+            "here\n");
+        REQUIRE(flag != std::string::npos);
+        // Beneath fs's registration, before mem's; mem has none.
+        CHECK(flag > question.find("  server:    fs "));
+        CHECK(flag < question.find("  server:    mem "));
+        CHECK(question.find("CHECK FIRST", flag + 3) == std::string::npos);  // once
+        CHECK(every_line_is_ours(question));
+        // The control: without the host's findings there is no flag and no project line.
+        needs.outside_project.clear();
+        needs.project.clear();
+        const auto plain = approval_question(needs);
+        CHECK(plain.find("CHECK FIRST") == std::string::npos);
+        CHECK(plain.find("  project:") == std::string::npos);
     }
 
     TEST_CASE("values filled from placeholders are redacted from the question") {

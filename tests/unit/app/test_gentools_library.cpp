@@ -165,6 +165,23 @@ TEST_CASE("a registration is recorded with placeholders, never a literal value o
     CHECK(record.dump().find("s3cret") == std::string::npos);
 }
 
+TEST_CASE("the workspace's path in a registration is recorded as ${IPYBOX_WORKSPACE}") {
+    const auto record = registration_record(nlohmann::json::parse(R"({
+        "command": "/home/u/proj1/.venv/bin/server",
+        "args": ["/home/u/proj1", "/home/u/proj1/data", "--root=/home/u/proj1",
+                 "/home/u/proj10", "/home/u/proj1x/y", "/usr/bin/node", "rel/home/u/proj1"],
+        "cwd": "/home/u/proj1/sub"})"),
+                                            "/home/u/proj1/");
+    CHECK(record["command"] == "${IPYBOX_WORKSPACE}/.venv/bin/server");
+    CHECK(record["args"] == nlohmann::json::parse(R"([
+        "${IPYBOX_WORKSPACE}", "${IPYBOX_WORKSPACE}/data", "--root=${IPYBOX_WORKSPACE}",
+        "/home/u/proj10", "/home/u/proj1x/y", "/usr/bin/node", "rel/home/u/proj1"])"));
+    CHECK(record["cwd"] == "${IPYBOX_WORKSPACE}/sub");
+    // Control: without a workspace nothing changes.
+    CHECK(registration_record(nlohmann::json::parse(R"({"args": ["/home/u/proj1"]})"))["args"][0] ==
+          "/home/u/proj1");
+}
+
 TEST_CASE("a 1 MiB identifier in kernel-written source is scanned, not a crash") {
     // std::regex, which these scans used, recursed per character and overflowed the stack here.
     const std::string name(1000 * 1000, 'a');

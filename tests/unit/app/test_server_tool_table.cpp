@@ -69,9 +69,13 @@ TEST_SUITE("app.server_tool_table") {
     TEST_CASE("a docs row gives the signature with the defaults the check fills in") {
         const auto& execute = tool_named("execute_ipython_cell");
         CHECK(app::docs_row(execute).starts_with(
-            "| `execute_ipython_cell(code, timeout=120, max_output_chars=5000)` | runs code"));
+            "| `execute_ipython_cell(code, timeout=120, max_output_chars=5000, images=\"inline\")` "
+            "| runs code"));
         const auto filled = app::checked_arguments(execute, {{"code", "1"}});
-        CHECK(filled == json{{"code", "1"}, {"timeout", 120}, {"max_output_chars", 5000}});
+        CHECK(filled == json{{"code", "1"},
+                             {"timeout", 120},
+                             {"max_output_chars", 5000},
+                             {"images", "inline"}});
         CHECK(app::docs_row(tool_named("install_package"))
                   .starts_with("| `install_package(package_name, scope=\"project\")` |"));
         CHECK(app::docs_row(tool_named("reset")).starts_with("| `reset()` |"));

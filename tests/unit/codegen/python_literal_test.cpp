@@ -179,3 +179,11 @@ TEST_CASE("splits long literals after spaces and newlines into closed pieces") {
     CHECK(pieces[3] == "'ddd'");
     CHECK(python_string_literal_lines("", 10) == std::vector<std::string>{"''"});
 }
+
+TEST_CASE("an ASCII literal escapes every code point past ASCII as Python's ascii() does") {
+    CHECK(python_ascii_literal("\xef\xac\x81le") == "'\\ufb01le'");
+    CHECK(python_ascii_literal("na\xc3\xafve") == "'na\\xefve'");
+    CHECK(python_ascii_literal("\xf0\x9f\x99\x82") == "'\\U0001f642'");
+    CHECK(python_ascii_literal("it's \"x\"\n") == "'it\\'s \"x\"\\n'");
+    CHECK(python_ascii_literal("plain") == python_string_literal("plain"));
+}

@@ -256,8 +256,8 @@ TEST_SUITE("kernel.queue") {
         }
         // It never ran, or ran into the stop (should the start have been that quick).
         CHECK_FALSE(failure_of(*stream).empty());
-        // The start that was under way finished during the stop, and its kernel went with it.
-        REQUIRE(starts.count() >= 1);
+        // A start under way was abandoned and its kernel killed; one not yet begun never began
+        // (lifecycle.test.mjs has a start that is certainly under way, with a real kernel).
         for (std::size_t i = 0; i < starts.count(); ++i) {
             CHECK_FALSE(std::filesystem::exists(starts.at(i)));
         }

@@ -145,6 +145,11 @@ class recording_adder : public toolserver::dependency_adder {
         done(answer);
     }
     std::string refusal(const approval::add_dependencies&) const override { return refused; }
+    // annotate() marks the request as the host's adder would: its project and every server.
+    void annotate(approval::add_dependencies& what) const override {
+        what.project = "/host/project";
+        for (const auto& [name, params] : what.servers) what.outside_project[name] = {"/other"};
+    }
 };
 
 }  // namespace ipybox::testing

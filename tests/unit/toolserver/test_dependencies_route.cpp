@@ -121,6 +121,20 @@ TEST_SUITE("toolserver.dependencies") {
         CHECK(adder.added.size() == 1);
     }
 
+    TEST_CASE("the host's fields of the question come from the adder, never from the kernel") {
+        recording_invoker invoker;
+        fixed_gate gate(verdict::approved);
+        recording_adder adder;
+        auto body = needs_body();
+        body["project"] = "/kernel/says";  // ignored: only the host knows its project
+        body["outside_project"] = json::object();
+        REQUIRE(post(body, {"secret", gate, invoker, false, nullptr, &adder}).status == 200);
+        const auto& asked = std::get<ipybox::approval::add_dependencies>(gate.last);
+        CHECK(asked.project == "/host/project");
+        CHECK(asked.outside_project.at("everything") == std::vector<std::string>{"/other"});
+        CHECK(adder.added.at(0).project == "/host/project");
+    }
+
     TEST_CASE("without an adder the endpoint is off and names the calls to use instead") {
         recording_invoker invoker;
         fixed_gate gate(verdict::approved);

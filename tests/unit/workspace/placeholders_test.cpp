@@ -93,3 +93,13 @@ TEST_CASE("values filled before a missing variable was found are remembered too"
                     missing_variables_error);
     CHECK(filled.redact("found-value") == "${FOUND}");
 }
+
+TEST_CASE("the workspace's path fills ${IPYBOX_WORKSPACE} and is no secret: never redacted") {
+    ipybox::core::redactor filled;
+    const auto result = substitute_placeholders(
+        json::parse(R"({"args": ["${IPYBOX_WORKSPACE}/data", "${TOKEN}"]})"),
+        from({{"IPYBOX_WORKSPACE", "/home/u/proj2"}, {"TOKEN", "tok-4711-abcd"}}), filled);
+    CHECK(result["args"][0] == "/home/u/proj2/data");
+    CHECK(filled.redact("/home/u/proj2/data and tok-4711-abcd") ==
+          "/home/u/proj2/data and ${TOKEN}");  // the control: the token is redacted
+}

@@ -17,6 +17,12 @@ TEST_SUITE("workspace.secret_strength") {
         }
     }
 
+    TEST_CASE("letter case adds nothing: redaction matches whatever the case") {
+        // Found by an outside attacker: the lower-case guess came back as the placeholder.
+        CHECK(guessing_bits("qWeRtYuIoP") == doctest::Approx(guessing_bits("qwertyuiop")));
+        CHECK(guessing_bits("qWeRtYuIoP") < min_secret_bits);
+    }
+
     TEST_CASE("tokens and long mixed values are not") {
         for (const auto* value :
              {"ghp_2x8Kq0vLmN3pR7tY9wZ1aB4cD6eF8gH0", "sk-0123456789abcdefABCDEF",

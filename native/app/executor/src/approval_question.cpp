@@ -78,10 +78,20 @@ std::string dependencies_question(const approval::add_dependencies& needs) {
     std::string question =
         "The code asks ipybox to add to this project what a saved code action needs.\n";
     question += "  action:    " + core::quote_untrusted(needs.action, 120) + "\n";
+    if (!needs.project.empty()) {
+        question += "  project:   " + core::quote_untrusted(needs.project, 300) +
+                    " (what ${IPYBOX_WORKSPACE} stands for)\n";
+    }
     for (const auto& [name, params] : needs.servers) {
         question += "  server:    " + shown_name(name) +
                     " (registered for this project; a command in it runs on this machine)\n";
         question += block_of(params.dump(2, ' ', false, json::error_handler_t::replace));
+        const auto outside = needs.outside_project.find(name);
+        if (outside == needs.outside_project.end()) continue;
+        for (const auto& path : outside->second) {
+            question += "  CHECK FIRST: it names " + core::quote_untrusted(path, 300) +
+                        ", outside this project: the server would work there, not here\n";
+        }
     }
     for (const auto& package : needs.packages) {
         question += "  package:   " + core::quote_untrusted(package.spec, 200) +
@@ -108,6 +118,9 @@ std::string approval_question(const approval::request& what) {
     if (const auto* needs = std::get_if<approval::add_dependencies>(&what)) {
         auto shown = *needs;
         for (auto& [name, params] : shown.servers) params = filled.redact_json(params);
+        for (auto& [name, paths] : shown.outside_project) {
+            for (auto& path : paths) path = filled.redact(path);
+        }
         return dependencies_question(shown);
     }
     auto save = std::get<approval::save_action>(what);

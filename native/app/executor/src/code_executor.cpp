@@ -21,8 +21,19 @@
 
 namespace ipybox {
 
+namespace {
+code_executor_options checked(code_executor_options options) {
+    if (options.require_shell_escape && !options.approve_shell_commands) {
+        throw std::invalid_argument(
+            "require_shell_escape needs approve_shell_commands: without approval, shell "
+            "commands would be the one way left to start a process, unreviewed");
+    }
+    return options;
+}
+}  // namespace
+
 code_executor::code_executor(code_executor_options options)
-    : impl_(std::make_unique<impl>(std::move(options))) {}
+    : impl_(std::make_unique<impl>(checked(std::move(options)))) {}
 
 code_executor::~code_executor() = default;
 

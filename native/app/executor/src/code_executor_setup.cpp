@@ -19,6 +19,7 @@
 #include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/sandbox/srt_settings.hpp"
+#include "ipybox/workspace/placeholders.hpp"
 #include "ipybox/workspace/secret_strength.hpp"
 #include "kernel_sandboxing.hpp"
 #include "mcp_client_pool.hpp"
@@ -96,7 +97,8 @@ void code_executor::impl::start_tool_services() {
                                   allowed = options.sandbox->guessable_secrets_allowed](
                                      std::string_view name) -> std::optional<std::string> {
             auto value = lookup(name);
-            if (value && workspace::guessable(*value) && allowed.count(std::string(name)) == 0) {
+            if (value && name != workspace::workspace_variable && workspace::guessable(*value) &&
+                allowed.count(std::string(name)) == 0) {
                 throw workspace::guessable_secret_error({std::string(name)});
             }
             return value;
@@ -124,7 +126,8 @@ void code_executor::impl::start_tool_services() {
     if (options.add_dependencies) {
         dependency_work = std::make_unique<core::work_pool>("dependencies", 1);
         dependencies = std::make_unique<app::dependency_runner>(
-            *dependency_work, options.add_dependencies, options.dependencies_refusal);
+            *dependency_work, options.add_dependencies, options.dependencies_refusal,
+            options.workspace);
     }
     tool_token = core::random_hex(32);
     // In a folder of its own, which a sandboxed kernel may see while the rest is hidden.
@@ -179,6 +182,18 @@ kernel::kernel_session& code_executor::impl::session() {
     } else {
         launch.environment.erase("IPYBOX_SHELL_APPROVAL");
     }
+    // Loads ipybox_runtime.shell_escape (the process-creation guards) and
+    // ipybox_runtime.working_directory (the directory put back after each cell) into the kernel.
+    const auto switch_variable = [&](const char* name, bool on) {
+        if (on) {
+            launch.environment[name] = "1";
+        } else {
+            launch.environment.erase(name);
+        }
+    };
+    switch_variable("IPYBOX_SHELL_ESCAPE",
+                    options.approve_shell_commands && options.require_shell_escape);
+    switch_variable("IPYBOX_RESTORE_CWD", options.restore_working_directory);
     // The user-level gentools roots (ipybox_runtime.library).
     std::string roots;
     for (const auto& root : options.library_roots) {

@@ -1,5 +1,7 @@
 #include "dependency_runner.hpp"
 
+#include "ipybox/workspace/outside_project.hpp"
+
 namespace ipybox::app {
 
 void dependency_runner::add(const approval::add_dependencies& what,
@@ -14,6 +16,15 @@ void dependency_runner::add(const approval::add_dependencies& what,
         }
         done(std::move(outcome));
     });
+}
+
+void dependency_runner::annotate(approval::add_dependencies& what) const {
+    what.project = project_.string();
+    what.outside_project.clear();
+    for (const auto& [name, params] : what.servers) {
+        auto outside = workspace::paths_outside_project(params, project_);
+        if (!outside.empty()) what.outside_project[name] = std::move(outside);
+    }
 }
 
 }  // namespace ipybox::app

@@ -1,6 +1,7 @@
 #include "kernel_sandboxing.hpp"
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <utility>
 
@@ -77,17 +78,23 @@ std::vector<sandbox::granted_path> grants_of(const nlohmann::json& settings,
 // may make writable (a kernel that could write there would get code run on the host): every
 // folder on the host's PATH, the user's program folders and configuration, the shell's start-up
 // files and the user library (gentools that every project's kernels import).
-std::vector<std::filesystem::path> host_write_floor(const kernel_sandbox_context& context) {
-    std::vector<std::filesystem::path> paths;
+// The user's program folders, configuration and shell start-up files, by their place in the
+// home directory; `folders` are made as folders where a placeholder must hold them.
+constexpr std::array home_folders{".local/bin",   "bin",        ".cargo/bin", ".config",
+                                  ".local/share", ".local/lib", ".emacs.d"};
+constexpr std::array home_files{
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+    ".zshenv", ".zprofile",     ".zlogin",     ".gitconfig",   ".npmrc",   ".pypirc",
+    ".netrc",  ".vimrc",        ".emacs",      ".tmux.conf",   ".inputrc", ".pam_environment"};
+
+// What the host runs or reads of the user's: the home entries above and every folder on the
+// host's PATH, each with whether it is a folder.
+std::vector<std::pair<std::filesystem::path, bool>> host_programs_and_settings(
+    const kernel_sandbox_context& context) {
+    std::vector<std::pair<std::filesystem::path, bool>> paths;
     if (!context.home.empty()) {
-        for (const char* name :
-             {".local/bin", "bin",      ".cargo/bin",    ".config",     ".local/share",
-              ".local/lib", ".bashrc",  ".bash_profile", ".bash_login", ".bash_logout",
-              ".profile",   ".zshrc",   ".zshenv",       ".zprofile",   ".zlogin",
-              ".gitconfig", ".npmrc",   ".pypirc",       ".netrc",      ".vimrc",
-              ".emacs",     ".emacs.d", ".tmux.conf",    ".inputrc",    ".pam_environment"}) {
-            paths.push_back(context.home / name);
-        }
+        for (const char* name : home_folders) paths.emplace_back(context.home / name, true);
+        for (const char* name : home_files) paths.emplace_back(context.home / name, false);
     }
     const auto path = context.wrapper_environment.find("PATH");
     if (path != context.wrapper_environment.end()) {
@@ -96,12 +103,55 @@ std::vector<std::filesystem::path> host_write_floor(const kernel_sandbox_context
             auto end = path->second.find(':', start);
             if (end == std::string::npos) end = path->second.size();
             const auto entry = path->second.substr(start, end - start);
-            if (!entry.empty() && entry.front() == '/') paths.emplace_back(entry);
+            if (!entry.empty() && entry.front() == '/') paths.emplace_back(entry, true);
             start = end + 1;
         }
     }
+    return paths;
+}
+
+std::vector<std::filesystem::path> host_write_floor(const kernel_sandbox_context& context) {
+    std::vector<std::filesystem::path> paths;
+    for (auto& [path, folder] : host_programs_and_settings(context)) paths.push_back(path);
     for (const auto& visible : context.visible) paths.push_back(visible);
     return paths;
+}
+
+// The host's programs and settings that lie in the workspace, where the kernel may write (a
+// workspace that is the home directory holds ~/.local/bin, ~/.config and ~/.bashrc): kept
+// unwritable like the protected workspace paths, and held by ipybox's placeholders where they
+// do not exist (srt denies writes only to what exists). `folders`: those made as folders,
+// relative to the workspace.
+struct host_paths_inside {
+    std::vector<std::filesystem::path> paths;
+    std::set<std::filesystem::path> folders;
+};
+
+host_paths_inside host_paths_in_workspace(const kernel_sandbox_context& context) {
+    host_paths_inside inside;
+    for (const auto& [path, folder] : host_programs_and_settings(context)) {
+        for (auto& form : forms_of(path)) {
+            if (!strictly_inside(form, context.workspace)) continue;
+            if (folder) inside.folders.insert(form.lexically_relative(context.workspace));
+            inside.paths.push_back(std::move(form));
+        }
+    }
+    return inside;
+}
+
+// Throws std::invalid_argument when the workspace is, or lies in, a folder of the host's
+// programs or settings: the kernel would write where the host later runs or reads.
+void refuse_workspace_in_host_paths(const kernel_sandbox_context& context) {
+    for (const auto& [path, folder] : host_programs_and_settings(context)) {
+        for (const auto& form : forms_of(path)) {
+            if (context.workspace == form || strictly_inside(context.workspace, form)) {
+                throw std::invalid_argument(
+                    "the workspace " + context.workspace.string() + " lies in " + form.string() +
+                    ", where the host keeps programs or settings it runs or reads: a sandboxed "
+                    "kernel may not write there. Choose a project folder outside it.");
+            }
+        }
+    }
 }
 
 // Throws std::invalid_argument when the user's config would open what `floor` protects.
@@ -128,6 +178,7 @@ struct sandbox_rules {
 
 sandbox_rules rules_of(const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
     sandbox::check_accepted_settings(sandbox.settings);
+    refuse_workspace_in_host_paths(context);
     sandbox_rules rules{sandbox.settings, context, sandbox.unreadable, {}, sandbox.unwritable};
     const auto protections = sandbox::default_protections(
         context.home, context.workspace, context.state_directories, sandbox.unwritable, false);
@@ -191,6 +242,10 @@ void prepare(const sandbox_rules& rules) {
                 .unwritable,
             directories);
     }
+    auto host_paths = host_paths_in_workspace(context);
+    if (context.placeholders && !host_paths.paths.empty()) {
+        context.placeholders->ensure(host_paths.paths, host_paths.folders);
+    }
     for (const auto& [folder, entries] : sandbox::runtime_entries_inside()) {
         if (!is_folder(context.workspace / folder)) continue;
         std::vector<std::filesystem::path> inside;
@@ -242,6 +297,9 @@ sandbox::sandbox_paths paths_of(const sandbox_rules& rules,
     }
     if (!context.user_site_packages.empty() && is_folder(context.user_site_packages)) {
         paths.unwritable.push_back(context.user_site_packages);
+    }
+    for (auto& path : host_paths_in_workspace(context).paths) {
+        paths.unwritable.push_back(std::move(path));
     }
     // srt keeps its own scratch folder writable whatever is hidden around it; it is shared by
     // every srt sandbox on the host, so a kernel could leave things there for others.

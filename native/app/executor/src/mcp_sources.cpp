@@ -9,6 +9,7 @@
 #include "ipybox/process/environment.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "ipybox/workspace/package_writer.hpp"
+#include "ipybox/workspace/placeholders.hpp"
 #include "source_generation.hpp"
 
 namespace ipybox {
@@ -51,8 +52,9 @@ std::vector<std::string> generate_from_pool(mcp_client_pool& pool, const std::st
     // What a saved action that calls this server records, so that another project can register
     // it the same way (placeholders stay placeholders).
     if (const auto params = pool.params_of(server_name)) {
-        package.files.push_back({server_name + "/registration.json",
-                                 filled.redact_json(registration_record(*params)).dump(2) + "\n"});
+        package.files.push_back(
+            {server_name + "/registration.json",
+             filled.redact_json(registration_record(*params, trusted_root)).dump(2) + "\n"});
     }
     const auto written = workspace::write_generated_package(
         workspace::directory::open_root(trusted_root), package_root, server_name, package.files);
@@ -74,6 +76,7 @@ std::function<std::optional<std::string>(std::string_view)> host_variables(
     std::map<std::string, std::string> environment, std::filesystem::path dotenv_file) {
     return [environment = std::move(environment), dotenv_file = std::move(dotenv_file)](
                std::string_view name) -> std::optional<std::string> {
+        if (name == workspace::workspace_variable) return dotenv_file.parent_path().string();
         if (const auto it = environment.find(std::string(name)); it != environment.end()) {
             return it->second;
         }

@@ -13,6 +13,7 @@
 #include "ipybox/core/python_names.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 #include "ipybox/workspace/bounded_read.hpp"
+#include "ipybox/workspace/placeholders.hpp"
 
 namespace ipybox::app {
 namespace {
@@ -332,8 +333,50 @@ std::vector<std::string> hand_written_additions(const fs::path& mcptools,
     return found;
 }
 
-nlohmann::json registration_record(const nlohmann::json& params) {
+namespace {
+
+bool path_character(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+           c == '/' || c == '~';
+}
+
+// `text` with each whole occurrence of `path` (not a part of a longer name) replaced by the
+// workspace placeholder.
+std::string with_workspace_placeholder(const std::string& text, const std::string& path) {
+    std::string out;
+    std::size_t from = 0;
+    for (auto at = text.find(path); at != std::string::npos; at = text.find(path, at + 1)) {
+        const auto end = at + path.size();
+        const bool starts = at == 0 || !path_character(text[at - 1]) || text[at - 1] == '=';
+        const bool ends = end == text.size() || text[end] == '/' || !path_character(text[end]);
+        if (!starts || !ends || at < from) continue;
+        out +=
+            text.substr(from, at - from) + "${" + std::string(workspace::workspace_variable) + "}";
+        from = end;
+    }
+    return out + text.substr(from);
+}
+
+void replace_workspace(nlohmann::json& value, const std::string& path) {
+    if (value.is_string()) {
+        value = with_workspace_placeholder(value.get<std::string>(), path);
+    } else if (value.is_array()) {
+        for (auto& item : value) replace_workspace(item, path);
+    }
+}
+
+}  // namespace
+
+nlohmann::json registration_record(const nlohmann::json& params,
+                                   const std::filesystem::path& workspace) {
     auto record = params;
+    auto path = workspace.lexically_normal().string();
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    if (!workspace.empty() && path != "/" && record.is_object()) {
+        for (const char* field : {"command", "args", "cwd", "url"}) {
+            if (record.contains(field)) replace_workspace(record[field], path);
+        }
+    }
     const auto placeholder_for = [](std::string name) {
         for (auto& c : name) {
             c = std::isalnum(static_cast<unsigned char>(c))

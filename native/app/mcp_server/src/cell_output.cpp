@@ -67,6 +67,7 @@ class image_section {
   private:
     void add(const std::filesystem::path& image) {
         lines_ += "- [" + image.stem().string() + "](" + image.string() + ")\n";
+        if (!options_.inline_images) return;
         // Without following a link (the kernel could swap one in after ipybox wrote the file),
         // no FIFO or device, and only while the result stays small: every image is a file too.
         std::optional<std::string> bytes;

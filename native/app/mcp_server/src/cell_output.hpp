@@ -26,6 +26,8 @@ struct cell_output_options {
     std::function<std::filesystem::path(const std::string& full_text)> save_full_output;
     // Images below it are read through its descriptor, no link followed (bounded_read.hpp).
     std::filesystem::path workspace;
+    // False: images are listed by their paths only, none is sent as image content.
+    bool inline_images = true;
 };
 
 // `text` if it fits; else its first 40% and last 60% of `max_chars` characters around a line

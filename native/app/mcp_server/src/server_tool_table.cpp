@@ -50,7 +50,8 @@ server_tool register_mcp_server() {
         "workspace .env when the server starts; secrets never enter the kernel.\n"
         "- Registering the same name again replaces the API and restarts that server.\n"
         "- mcptools/ and registrations survive reset().\n\n"
-        "Returns the generated module names, one per line.";
+        "Returns one line per tool: how to call it (its parameters with their types, its "
+        "result's fields) and what it does.";
     tool.parameters.push_back(required(
         "server_name", parameter_type::string,
         "Package name for the API: a Python identifier such as 'github' or 'web_search' "
@@ -67,7 +68,8 @@ server_tool register_mcp_server() {
     tool.handler = &server_tools::register_server;
     tool.docs =
         "generates `mcptools/<server_name>/`, records the server host-side (remembered for the "
-        "workspace across restarts, outside the workspace), returns the module names";
+        "workspace across restarts, outside the workspace), returns one line per tool: its call "
+        "with the parameters' types and the result's fields, and its summary";
     return tool;
 }
 
@@ -127,11 +129,17 @@ server_tool execute_ipython_cell() {
                  "Most characters of output to return (default 5000); the middle of longer "
                  "output is left out."));
     max_output_chars.minimum = 1;
+    auto& images = tool.parameters.emplace_back(
+        optional("images", parameter_type::string, "inline",
+                 "'inline' (default): plots and other images come back as image content too; "
+                 "'paths': only their file paths, for an agent that does not need to see them."));
+    images.choices = {"inline", "paths"};
     tool.annotations = hints(false, true, true);
     tool.handler = &server_tools::execute_cell;
     tool.docs =
         "runs code in the stateful kernel; returns output, plots as image content (up to 8 MiB "
-        "of images per result) and their files (20 per result at most, the first and last 10: "
+        "of images per result; none with `images=\"paths\"`) and their files (20 per result at "
+        "most, the first and last 10: "
         "the others are counted and their full list saved under `.ipybox/outputs/`) and file "
         "links; long output keeps its beginning and end, the full text is saved under "
         "`.ipybox/outputs/`; errors and timeouts come back as `isError` saying what happened to "

@@ -27,6 +27,14 @@ using mcp::session::call_tool_result;
 using nlohmann::json;
 
 // Python that forgets the modules of mcptools.<name> so the next import reads the new files.
+// One line per tool: how to call it and what it does (search.describe_server), from the files
+// just generated, read in the kernel like every search.
+std::string describe_code(const std::string& server_name) {
+    return "print(__import__('ipybox_runtime.search', fromlist=['describe_server'])"
+           ".describe_server('" +
+           server_name + "'))";
+}
+
 std::string unload_code(const std::string& server_name) {
     return "__import__('ipybox_runtime.modules', fromlist=['unload']).unload('mcptools." +
            server_name + "')";
@@ -69,7 +77,22 @@ call_tool_result server_tools::register_server(const json& arguments,
     }
     registry_.remember(name, params);
     std::string text;
-    for (const auto& module : modules) text += module + "\n";
+    if (!previous.empty() && module_hashes(options_.workspace / "mcptools", name) == previous) {
+        // Registered again with the same tools: the agent has had their lines already.
+        text = "mcptools." + name + ": " + std::to_string(modules.size()) +
+               " tools, unchanged since the last registration (search_tools shows them)\n";
+    } else {
+        try {  // the server's name is an identifier (validate_server_name): no quoting needed
+            text = executor_.execute(describe_code(name)).text + "\n";
+        } catch (const std::exception& e) {
+            core::logger("server")->warn("cannot describe the tools of '{}': {}", name, e.what());
+            text.clear();
+        }
+    }
+    if (text.find("mcptools." + name + ": ") != 0) {  // the kernel could not: the names alone
+        text.clear();
+        for (const auto& module : modules) text += module + "\n";
+    }
     if (!loose_typing.empty()) {
         text += "\nTyped more loosely than the schema (the value is sent as given):\n";
         for (const auto& note : loose_typing) text += "- " + note + "\n";
@@ -211,7 +234,8 @@ call_tool_result server_tools::execute_cell(const json& arguments,
     }
     cell_output_options output_options{
         static_cast<std::size_t>(max_chars),
-        [this](const std::string& text) { return save_full_output(text); }, options_.workspace};
+        [this](const std::string& text) { return save_full_output(text); }, options_.workspace,
+        arguments.at("images").get_ref<const std::string&>() != "paths"};
 
     // At least 1 ms (an interrupt must not overtake the code) and at most a year.
     const auto timeout = std::chrono::milliseconds(static_cast<long long>(

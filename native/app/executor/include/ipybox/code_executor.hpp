@@ -72,6 +72,10 @@ struct dependencies_added {
 struct code_executor_options {
     std::filesystem::path workspace;         // kernel cwd and import root; default: current dir
     std::filesystem::path images_directory;  // default: <workspace>/images
+    // After each execution that changed the kernel's current directory, change it back to the
+    // workspace and say so in the output ("[ipybox] cwd reset to <workspace>"), as the
+    // reference SDK does when given a working_dir. Off: a change of directory persists.
+    bool restore_working_directory = false;
     std::map<std::string, std::string> kernel_env;  // added to the kernel's environment
     // The host's environment: the kernel inherits only its allowlisted variables (PATH, HOME,
     // LANG, ...); interpreter discovery searches its PATH.
@@ -113,6 +117,12 @@ struct code_executor_options {
     // command in the request is exactly the one that runs. A review aid, not a boundary: kernel
     // code can still start processes through subprocess.
     bool approve_shell_commands = false;
+    // With approve_shell_commands: kernel code may start processes only through shell commands,
+    // which are approved (subprocess, os.system, os.exec*, os.spawn*, os.posix_spawn* and
+    // pty.spawn raise RuntimeError "Direct ... calls are not allowed. Use ! syntax."). Also a
+    // review aid, not a boundary (ctypes, os.fork and _posixsubprocess pass). Without
+    // approve_shell_commands the executor refuses to start (std::invalid_argument).
+    bool require_shell_escape = false;
     std::optional<std::chrono::milliseconds> approval_timeout;
     // Kernel code may ask for what a saved code action needs (MCP servers to register, packages
     // to install: ipybox_runtime.requirements.add_dependencies). Such a request is always a

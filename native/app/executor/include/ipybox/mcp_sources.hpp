@@ -25,7 +25,8 @@ struct generate_options {
     std::chrono::milliseconds connect_timeout{30000};
 };
 
-// ${VAR} lookup over the host's variables: `environment` first, then the KEY=VALUE lines of
+// ${VAR} lookup over the host's variables: ${IPYBOX_WORKSPACE} is the folder of `dotenv_file`
+// (the workspace: workspace/placeholders.hpp); then `environment`, then the KEY=VALUE lines of
 // `dotenv_file` (read at each lookup, so edits apply; a missing file is empty).
 std::function<std::optional<std::string>(std::string_view)> host_variables(
     std::map<std::string, std::string> environment, std::filesystem::path dotenv_file);

@@ -63,6 +63,12 @@ struct add_dependencies {
         bool for_user = false;  // into the user's site folder (an action of the user library)
     };
     std::vector<package> packages;
+    // Filled by the host before the person is asked (toolserver::dependency_adder::annotate),
+    // never read from the kernel's request: this project's folder (what ${IPYBOX_WORKSPACE}
+    // becomes) and, per server, the absolute paths its parameters name outside it
+    // (workspace/outside_project.hpp), most likely the folders of the project that saved it.
+    std::string project;
+    std::map<std::string, std::vector<std::string>> outside_project;
 };
 
 using request = std::variant<tool_call, shell_command, save_action, add_dependencies>;

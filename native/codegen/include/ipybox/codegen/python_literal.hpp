@@ -17,6 +17,10 @@ namespace ipybox::codegen {
 // single quote and no double quote.
 std::string python_string_literal(std::string_view text);
 
+// The same literal with every non-ASCII code point escaped too (`'\ufb01le'` for `'ﬁle'`), as
+// Python's ascii() writes it: what looks alike in print reads apart.
+std::string python_ascii_literal(std::string_view text);
+
 // The text cut into pieces whose literals are at most about `width` characters long, split after
 // spaces and newlines where possible; written one per line inside parentheses they concatenate to
 // the text. Returns one literal for short text.

@@ -11,6 +11,7 @@
 // first (see kernel_launch::heartbeat_interval).
 //
 // Thread-safety: every method may be called from any thread.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -100,6 +101,9 @@ struct pending_execution {
     std::string msg_id;
     event_queue events;
     std::function<void(kernel_event, execution_progress)> on_progress;
+    // When its last output arrived (steady clock), for an owner that waits for the idle status
+    // after the reply: output still arriving is not output lost.
+    std::atomic<std::chrono::steady_clock::time_point> last_output{};
 
     void push_progress(kernel_event event, execution_progress what) {
         if (on_progress) {
@@ -124,9 +128,13 @@ class kernel_instance {
                                                   const std::shared_ptr<kernel_template>& from);
     ~kernel_instance();  // shuts the kernel down (see shutdown) if still running
 
-    // Blocks until ready. Throws kernel_start_error if the kernel exits first or the deadline
-    // passes; the message names the interpreter and quotes the end of its output.
+    // Blocks until ready. Throws kernel_start_error if the kernel exits first, the deadline
+    // passes (the message names the interpreter and quotes the end of its output) or
+    // abandon_start() is called.
     void wait_ready(std::chrono::steady_clock::time_point deadline);
+    // Makes a wait_ready() in progress, or the next, throw at once: the session that wanted the
+    // kernel is stopping. The kernel itself keeps running until it is shut down. Any thread.
+    void abandon_start();
     bool ready() const;
 
     // Sends an execute_request whose events go to `into` (its msg_id is set here). Returns at

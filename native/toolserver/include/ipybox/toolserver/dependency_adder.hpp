@@ -35,6 +35,10 @@ class dependency_adder {
     // registered under the same name with other parameters). May read files; must not block for
     // long.
     virtual std::string refusal(const approval::add_dependencies& what) const = 0;
+    // Fills in what only the host knows for the person's question (add_dependencies::project
+    // and outside_project), after refusal() found nothing. May read files; must not block for
+    // long. By default adds nothing.
+    virtual void annotate(approval::add_dependencies& /*what*/) const {}
 };
 
 // Why `what` cannot be asked about (nothing to add, too many items, a server name that is not

@@ -22,6 +22,13 @@ class missing_variables_error : public std::runtime_error {
     std::vector<std::string> names_;
 };
 
+// `${IPYBOX_WORKSPACE}`: the workspace's path, filled by ipybox itself before the environment
+// and .env are looked at (mcp_sources.hpp, host_variables). A saved action's registration
+// records the workspace this way, so that another project registers the server with its own
+// folders (gentools_library.hpp, registration_record). No secret: never remembered for
+// redaction, never judged guessable.
+inline constexpr std::string_view workspace_variable = "IPYBOX_WORKSPACE";
+
 // Looks a variable up; std::nullopt when it is not defined.
 using variable_lookup = std::function<std::optional<std::string>(std::string_view name)>;
 

@@ -78,7 +78,11 @@ std::vector<std::string> hand_written_additions(const std::filesystem::path& mcp
 // placeholder becomes one (${<env name>}, ${<HEADER_NAME>}), so that no literal value of those
 // lands in a file the kernel and other projects read. `command`, `args` and `url` are kept as
 // registered (values filled from ${VAR} are redacted by the caller): a secret written literally
-// into them, rather than through a placeholder, is kept too.
-nlohmann::json registration_record(const nlohmann::json& params);
+// into them, rather than through a placeholder, is kept too. The workspace's path in any of
+// them (`/home/u/proj1`, `/home/u/proj1/data`, `--root=/home/u/proj1`) becomes
+// ${IPYBOX_WORKSPACE}, which ipybox fills with the registering project's own path: an action
+// saved in one project works on the next project's folders, not on the first one's.
+nlohmann::json registration_record(const nlohmann::json& params,
+                                   const std::filesystem::path& workspace = {});
 
 }  // namespace ipybox::app

@@ -16,12 +16,23 @@ TOOL_NAME = 'names'
 
 
 class Int(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `Int_`: 'Int'
+    - `int__2`: 'int'
+    """
+
     Int_: Optional[bool] = Field(None, alias='Int')
     int__2: Optional[int] = Field(None, alias='int')
     int_: Optional[str] = None
 
 
 class Int2(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `datetime__2`: 'datetime'
+    """
+
     datetime__2: Optional[str] = Field(None, alias='datetime')
     datetime_: Optional[int] = None
 
@@ -31,10 +42,20 @@ class Mode(str, Enum):
 
 
 class Params2(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `Params_`: 'Params'
+    """
+
     Params_: Optional[int] = Field(None, alias='Params')
 
 
 class Int22(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `class__2`: 'class'
+    """
+
     class__2: Optional[int] = Field(None, alias='class')
     class_: Optional[str] = None
 
@@ -55,6 +76,19 @@ class Mode2(str, Enum):
 
 
 class Params(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `Field_`: 'Field'
+    - `Int_`: 'Int'
+    - `Int2_`: 'Int2'
+    - `Mode_`: 'Mode'
+    - `Params_`: 'Params'
+    - `class__3`: 'class'
+    - `datetime__2`: 'datetime'
+    - `int__2`: 'int'
+    - `model_config__2`: 'model_config'
+    """
+
     Field_: Optional[str] = Field(None, alias='Field')
     Int_: Optional[Int] = Field(None, alias='Int')
     Int2_: Optional[Int2] = Field(None, alias='Int2')
@@ -74,11 +108,26 @@ class Params(ToolModel):
 
 
 class Result2(ToolModel, extra='allow'):
+    """Fields whose Python name differs from the property name. Pass the property name, as in
+    `**{'datetime': ...}`: this model keeps undeclared keys, so a Python name is sent as a key of
+    its own.
+
+    - `datetime__2`: 'datetime'
+    """
+
     datetime__2: Optional[str] = Field(None, alias='datetime')
     datetime_: Optional[int] = None
 
 
 class Result(ToolModel, extra='allow'):
+    """Fields whose Python name differs from the property name. Pass the property name, as in
+    `**{'Result': ...}`: this model keeps undeclared keys, so a Python name is sent as a key of
+    its own.
+
+    - `Result_`: 'Result'
+    - `int__2`: 'int'
+    """
+
     Result_: Optional[Result2] = Field(None, alias='Result')
     int__2: Optional[int] = Field(None, alias='int')
     int_: Optional[str] = None

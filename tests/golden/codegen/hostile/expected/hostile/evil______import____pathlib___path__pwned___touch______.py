@@ -41,7 +41,13 @@ class Choice(str, Enum):
 
 
 class EvilImportPathlibPathPWNEDTouch(ToolModel):
-    """ends with \""""
+    """ends with "
+
+    Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `x___import____pathlib___Path__PWNED___touch____`:
+    'x\\n__import__("pathlib").Path("PWNED").touch()\\n#'
+    """
 
     x___import____pathlib___Path__PWNED___touch____: Optional[str] = Field(
         None,
@@ -55,7 +61,16 @@ class ImportPathlibPathPWNEDTouch(ToolModel):
 
 
 class Params(ToolModel):
-    """\"\""+__import__("pathlib").Path("PWNED").touch()+\"\"\""""
+    """\"\""+__import__("pathlib").Path("PWNED").touch()+\"\""
+
+    Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `field`: '\\\\'
+    - `a_b`: 'a"b'
+    - `x__________import____pathlib___Path__PWNED___touch____`: 'x\\'):\\n
+    __import__("pathlib").Path("PWNED").touch()\\n#'
+    - `field_2`: 'ß-€' (in ASCII: '\\xdf-\\u20ac')
+    """
 
     field: Optional[int] = Field(
         None,
@@ -109,7 +124,14 @@ class Params(ToolModel):
 class Result(ToolModel, extra='allow'):
     """\\\"\""
     __import__("pathlib").Path("PWNED").touch()
-    x = \"\"\"
+    x = \"\""
+
+    Fields whose Python name differs from the property name. Pass the property name, as in
+    `**{'out\"\""+__import__("pathlib").Path("PWNED").touch()+\"\""': ...}`: this model keeps
+    undeclared keys, so a Python name is sent as a key of its own.
+
+    - `out______import____pathlib___Path__PWNED___touch______`:
+    'out\"\""+__import__("pathlib").Path("PWNED").touch()+\"\""'
     """
 
     out______import____pathlib___Path__PWNED___touch______: Optional[str] = Field(

@@ -40,6 +40,14 @@ class Sort(str, Enum):
 
 
 class Params(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `field_2fa`: '2fa'
+    - `class_`: 'class'
+    - `from_`: 'from'
+    - `my_field`: 'my-field'
+    """
+
     field_2fa: Optional[bool] = Field(None, alias='2fa')
     anyobj: Optional[Dict[str, Any]] = None
     choice: Optional[Union[str, int]] = Field(None, nullable=True)

@@ -38,6 +38,30 @@ class Mode(str, Enum):
 
 
 class Params(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `field`: ''
+    - `field_2fa`: '2fa'
+    - `Field_`: 'Field'
+    - `Item_`: 'Item'
+    - `List_`: 'List'
+    - `None_`: 'None'
+    - `Optional_`: 'Optional'
+    - `Params_`: 'Params'
+    - `dunder__`: '__dunder__'
+    - `private`: '_private'
+    - `class_`: 'class'
+    - `dict_`: 'dict'
+    - `from__2`: 'from'
+    - `json_`: 'json'
+    - `model_config_`: 'model_config'
+    - `model_dump_`: 'model_dump'
+    - `my_field_2`: 'my-field'
+    - `schema_`: 'schema'
+    - `str_`: 'str'
+    - `to_arguments_`: 'to_arguments'
+    """
+
     field: Optional[str] = Field(None, alias='')
     field_2fa: Optional[str] = Field(None, alias='2fa')
     Field_: Optional[str] = Field(None, alias='Field')

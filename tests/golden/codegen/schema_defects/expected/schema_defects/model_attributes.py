@@ -15,6 +15,15 @@ TOOL_NAME = 'model_attributes'
 
 
 class Params(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `copy_`: 'copy'
+    - `from_arguments_`: 'from_arguments'
+    - `model_validate_strings_`: 'model_validate_strings'
+    - `mro_`: 'mro'
+    - `register_`: 'register'
+    """
+
     copy_: Optional[int] = Field(None, alias='copy')
     from_arguments_: Optional[str] = Field(None, alias='from_arguments')
     model_validate_strings_: Optional[bool] = Field(None, alias='model_validate_strings')
@@ -23,6 +32,14 @@ class Params(ToolModel):
 
 
 class Result(ToolModel, extra='allow'):
+    """Fields whose Python name differs from the property name. Pass the property name, as in
+    `**{'mro': ...}`: this model keeps undeclared keys, so a Python name is sent as a key of its
+    own.
+
+    - `mro_`: 'mro'
+    - `register_`: 'register'
+    """
+
     mro_: Optional[str] = Field(None, alias='mro')
     register_: Optional[int] = Field(None, alias='register')
 

@@ -15,10 +15,24 @@ TOOL_NAME = 'open_extras'
 
 
 class Params(ToolModel, extra='allow'):
+    """Fields whose Python name differs from the property name. Pass the property name, as in
+    `**{'my-field': ...}`: this model keeps undeclared keys, so a Python name is sent as a key of
+    its own.
+
+    - `my_field`: 'my-field'
+    """
+
     my_field: Optional[int] = Field(None, alias='my-field')
 
 
 class Result(ToolModel, extra='allow'):
+    """Fields whose Python name differs from the property name. Pass the property name, as in
+    `**{'my-field': ...}`: this model keeps undeclared keys, so a Python name is sent as a key of
+    its own.
+
+    - `my_field`: 'my-field'
+    """
+
     my_field: Optional[int] = Field(None, alias='my-field')
 
 

@@ -15,11 +15,23 @@ TOOL_NAME = 'pydantic_self'
 
 
 class Params(ToolModel):
+    """Fields whose Python name differs from the property name (pass either as a keyword):
+
+    - `pydantic_self__`: '__pydantic_self__'
+    """
+
     pydantic_self__: str = Field(..., alias='__pydantic_self__')
     b: Optional[int] = None
 
 
 class Result(ToolModel, extra='allow'):
+    """Fields whose Python name differs from the property name. Pass the property name, as in
+    `**{'__pydantic_self__': ...}`: this model keeps undeclared keys, so a Python name is sent as
+    a key of its own.
+
+    - `pydantic_self__`: '__pydantic_self__'
+    """
+
     pydantic_self__: Optional[str] = Field(None, alias='__pydantic_self__')
 
 
