@@ -35,7 +35,8 @@ server_options test_server() {
 
 // A server session with one tool that reports what it saw of the request's era.
 struct modern_fixture : server_with_raw_client {
-    modern_fixture() : server_with_raw_client(test_server()) {
+    explicit modern_fixture(server_options options = test_server())
+        : server_with_raw_client(std::move(options)) {
         server->add_tool(tool_named("era"),
                          [](json, request_context context) -> asio::awaitable<call_tool_result> {
                              const auto& meta = context.modern();
@@ -142,6 +143,36 @@ TEST_CASE("an unsupported protocol version is -32022 naming what is supported") 
         CHECK(error.data["requested"] == version);
         CHECK(error.data["supported"][0] == "2026-07-28");
     }
+}
+
+TEST_CASE("a legacy-only session leads a modern client to initialize (ipybox's stdio)") {
+    auto options = test_server();
+    options.eras = session::served_eras::legacy_only;
+    modern_fixture legacy_only(options);
+    modern_fixture control;
+    // server/discover is answered, without 2026-07-28: Claude Code then sends initialize.
+    const auto discovered = legacy_only.call("server/discover", modern());
+    REQUIRE_MESSAGE(!discovered.error(), discovered.error_message());
+    const auto& versions = discovered.value()["supportedVersions"];
+    CHECK(versions.front() == "2025-11-25");
+    CHECK(std::find(versions.begin(), versions.end(), "2026-07-28") == versions.end());
+    CHECK(control.call("server/discover", modern()).value()["supportedVersions"][0] ==
+          "2026-07-28");
+    for (const std::string method : {"tools/list", "tools/call"}) {
+        CAPTURE(method);
+        const auto params = modern(method == "tools/call" ? json{{"name", "era"}} : json::object());
+        const auto refused = remote_error_of(legacy_only.call(method, params));
+        CHECK(refused.code == -32022);
+        CHECK(refused.data["requested"] == "2026-07-28");
+        CHECK(refused.data["supported"][0] == "2025-11-25");
+        CHECK_MESSAGE(!control.call(method, params).error(), "the control serves " << method);
+    }
+    legacy_only.initialize();
+    CHECK(legacy_only.call("tools/call", {{"name", "era"}}).value()["content"][0]["text"] ==
+          "legacy");
+    // Still refused after the handshake: a modern request is never served on this session.
+    CHECK(remote_error_of(legacy_only.call("tools/call", modern({{"name", "era"}}))).code ==
+          -32022);
 }
 
 TEST_CASE("a modern request without clientCapabilities is -32602") {

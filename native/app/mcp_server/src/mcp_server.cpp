@@ -255,6 +255,9 @@ int run_mcp_server(const mcp_server_options& options) {
             if (!http) exit_code = 2;
         } else {
             auto server = server_session_options();
+            // Over stdio the plugin's approvals must keep working: a 2026-07-28 client (Claude
+            // Code probes with server/discover) is led to initialize until MRTR lets us ask it.
+            server.eras = mcp::session::served_eras::legacy_only;
             server.on_closed = [&](const mcp::transport::close_info& info) {
                 log->info("client connection closed: {}", info.reason);
                 finish();

@@ -25,8 +25,9 @@ jsonrpc::jsonrpc_error malformed(std::string_view key, const std::string& what) 
 
 }  // namespace
 
-std::vector<std::string> served_protocol_versions() {
-    std::vector<std::string> versions{std::string(modern_protocol_version)};
+std::vector<std::string> served_protocol_versions(served_eras eras) {
+    std::vector<std::string> versions;
+    if (eras == served_eras::legacy_and_modern) versions.emplace_back(modern_protocol_version);
     const auto& legacy = supported_protocol_versions();
     versions.insert(versions.end(), legacy.begin(), legacy.end());
     return versions;
@@ -46,10 +47,10 @@ bool claims_modern_era(const json& params) {
     return meta != nullptr && meta->contains(meta_key::protocol_version);
 }
 
-jsonrpc::jsonrpc_error unsupported_version_error(const std::string& requested) {
+jsonrpc::jsonrpc_error unsupported_version_error(const std::string& requested, served_eras eras) {
     return jsonrpc::jsonrpc_error(
         modern_error_code::unsupported_protocol_version, "Unsupported protocol version",
-        json{{"supported", served_protocol_versions()}, {"requested", requested}});
+        json{{"supported", served_protocol_versions(eras)}, {"requested", requested}});
 }
 
 std::optional<request_meta> read_request_meta(const json& params) {

@@ -64,8 +64,13 @@ void finish_tool_call(const jsonrpc::responder& responder, const std::string& to
 
 // The era of `request` as far as `method` allows: the modern fields, or nullopt for legacy.
 // Throws the JSON-RPC error a request of the wrong era gets.
-std::optional<request_meta> era_of(const std::string& method, era served, const json& params) {
+// A session serving the legacy era only answers server/discover alone in the modern one.
+std::optional<request_meta> era_of(const std::string& method, era served, const json& params,
+                                   served_eras eras) {
     auto modern = read_request_meta(params);
+    if (modern && eras == served_eras::legacy_only && served != era::modern) {
+        throw unsupported_version_error(modern->protocol_version, eras);
+    }
     if (modern && served == era::legacy) {
         throw jsonrpc::jsonrpc_error(
             jsonrpc::error_code::method_not_found,
@@ -162,7 +167,7 @@ void server_session::register_handlers() {
                                                  const jsonrpc::responder& responder) {
             auto self = weak.lock();
             if (!self) throw std::runtime_error("the server session is gone");
-            const auto modern = era_of(method, served, request.params);
+            const auto modern = era_of(method, served, request.params, self->state_->options.eras);
             if (!modern && !before_initialize) self->state_->require_initialized(method);
             responder.reply(shaped(compute(*self, request.params, modern.has_value()), modern,
                                    self->state_->options.server_info));
@@ -237,7 +242,7 @@ json server_session::answer_initialize(const json& params) {
 }
 
 json server_session::answer_discover() const {
-    json result = {{"supportedVersions", served_protocol_versions()},
+    json result = {{"supportedVersions", served_protocol_versions(state_->options.eras)},
                    {"capabilities", {{"tools", json::object()}}},
                    {"ttlMs", tools_list_ttl_ms},
                    {"cacheScope", "public"}};
@@ -277,7 +282,7 @@ json server_session::answer_tools_list(const json& params, bool modern) const {
 void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
                                       const jsonrpc::responder& responder) {
     const json& params = request.params;
-    auto modern = era_of("tools/call", era::both, params);
+    auto modern = era_of("tools/call", era::both, params, state_->options.eras);
     if (!modern) state_->require_initialized("tools/call");
     if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
         throw jsonrpc::jsonrpc_error(invalid_params, "tools/call needs a string \"name\"");

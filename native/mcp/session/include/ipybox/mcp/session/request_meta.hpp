@@ -35,9 +35,15 @@ inline constexpr int missing_required_client_capability = -32021;
 inline constexpr int unsupported_protocol_version = -32022;
 }  // namespace modern_error_code
 
+// The eras a server session serves (server_options::eras). legacy_only still answers
+// server/discover, listing only the legacy revisions, so that a modern client falls back to
+// initialize; any other request claiming 2026-07-28 is then -32022.
+enum class served_eras { legacy_and_modern, legacy_only };
+
 // Every revision we serve, modern first: server/discover's supportedVersions and the "supported"
 // list of an unsupported-version error.
-std::vector<std::string> served_protocol_versions();
+std::vector<std::string> served_protocol_versions(
+    served_eras eras = served_eras::legacy_and_modern);
 bool is_modern_protocol_version(std::string_view version);
 
 // What a modern request says about itself.
@@ -64,7 +70,8 @@ bool claims_modern_era(const json& params);
 std::optional<request_meta> read_request_meta(const json& params);
 
 // The error for `requested`, as read_request_meta throws it.
-jsonrpc::jsonrpc_error unsupported_version_error(const std::string& requested);
+jsonrpc::jsonrpc_error unsupported_version_error(const std::string& requested,
+                                                 served_eras eras = served_eras::legacy_and_modern);
 
 // A result as a modern client expects it: "resultType": "complete" and our identity in
 // _meta["io.modelcontextprotocol/serverInfo"] (added to any _meta the result has).

@@ -12,6 +12,7 @@
 //   our serverInfo in _meta, tools/list adds ttlMs and cacheScope. A malformed or unsupported
 //   _meta is -32602 / -32022 (read_request_meta); a method 2026-07-28 removed (initialize,
 //   ping, logging/setLevel) is -32601; server/discover without a modern _meta is -32602.
+//   With server_options::eras legacy_only, only server/discover is served in this era.
 //
 // tools/call: an unknown tool or malformed params is a JSON-RPC error (-32602). The handler is a
 // coroutine; its result is sent as is. If it throws jsonrpc::jsonrpc_error, the client receives
@@ -84,6 +85,11 @@ struct server_options {
     std::size_t tools_page_size = 0;  // 0: every tool in one tools/list page
     std::chrono::milliseconds request_timeout = std::chrono::seconds(60);  // ours to the client
     std::string name = "server";                                           // label for logs
+    // legacy_only: 2026-07-28 requests are refused (-32022) but server/discover, which then
+    // offers only the legacy revisions (request_meta.hpp). ipybox's stdio uses it while it cannot
+    // ask a modern client for an approval (no MRTR): Claude Code goes modern over stdio when
+    // server/discover offers 2026-07-28, and falls back to initialize when it does not.
+    served_eras eras = served_eras::legacy_and_modern;
     // Called once when the connection ends (stdin EOF, close()), on the io_context.
     std::function<void(const transport::close_info&)> on_closed;
 };
