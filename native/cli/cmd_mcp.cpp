@@ -29,8 +29,8 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
         ->check(CLI::IsMember({"stdio", "http"}))
         ->capture_default_str();
     mcp->add_option("--listen", options.listen,
-                    "With --transport http: HOST:PORT to listen on (loopback only; port 0 picks "
-                    "a free one)")
+                    "With --transport http: HOST:PORT to listen on (port 0 picks a free one; an "
+                    "address other machines reach needs --auth-token-file)")
         ->capture_default_str();
     mcp->add_option("--allow-origin", options.allowed_origins,
                     "With --transport http: a browser Origin allowed besides loopback ones, e.g. "
@@ -38,6 +38,9 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->allow_extra_args(false);
+    mcp->add_option("--auth-token-file", options.auth_token_file,
+                    "With --transport http: require bearer tokens, one per line as 'TOKEN "
+                    "PRINCIPAL [max_kernels=N] [max_concurrent_cells=N]' (chmod 600)");
 }
 
 int run_mcp(const mcp_command_options& options, process::environment_map environment) {
@@ -81,14 +84,17 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
         } catch (const std::invalid_argument& e) {
             throw CLI::ValidationError("--listen", e.what());
         }
-        // Without authentication (not built yet) anyone who reaches the port runs code here.
-        if (!is_loopback_address(address.host)) {
+        // Without authentication anyone who reaches the port runs code here.
+        if (!options.auth_token_file && !is_loopback_address(address.host)) {
             throw CLI::ValidationError(
                 "--listen", address.host +
-                                " is reachable from other machines, and ipybox mcp has no "
-                                "authentication yet: listen on 127.0.0.1 or ::1");
+                                " is reachable from other machines: give --auth-token-file, or "
+                                "listen on 127.0.0.1 or ::1");
         }
-        server.http = mcp_http_listen{address.host, address.port, options.allowed_origins};
+        std::optional<std::filesystem::path> token_file;
+        if (options.auth_token_file) token_file = *options.auth_token_file;
+        server.http =
+            mcp_http_listen{address.host, address.port, options.allowed_origins, token_file};
     }
     return run_mcp_server(server);
 }

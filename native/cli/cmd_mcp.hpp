@@ -19,6 +19,7 @@ struct mcp_command_options {
     std::string transport = "stdio";
     std::string listen = "127.0.0.1:8000";     // --transport http
     std::vector<std::string> allowed_origins;  // --allow-origin ORIGIN
+    std::optional<std::string> auth_token_file;
     limit_flags limits;
 };
 

@@ -49,35 +49,43 @@ struct served_endpoint {
     std::thread runner;
     std::shared_ptr<std::atomic<int>> cancelled = std::make_shared<std::atomic<int>>(0);
 
-    explicit served_endpoint(http_limits limits = {}, endpoint_policy policy = {}) {
+    std::shared_ptr<std::vector<client_identity>> clients =
+        std::make_shared<std::vector<client_identity>>();  // as the factory saw them
+
+    explicit served_endpoint(http_limits limits = {}, endpoint_policy policy = {},
+                             std::optional<token_table> tokens = std::nullopt) {
         http_server_options options;
         options.host = "127.0.0.1";
         options.port = 0;
         options.limits = limits;
         options.endpoint = policy;
-        server = http_server::create(io, options, [this](auto channel, const client_identity&) {
-            auto session = server_session::create(io, std::move(channel));
-            session->add_tool(tool("echo"),
-                              [](json args, request_context) -> asio::awaitable<call_tool_result> {
-                                  co_return call_tool_result::text(args.value("message", ""));
-                              });
-            session->add_tool(
-                tool("sleep"),
-                [counter = cancelled](
-                    json args, request_context context) -> asio::awaitable<call_tool_result> {
-                    asio::steady_timer timer(co_await asio::this_coro::executor,
-                                             std::chrono::milliseconds(args.value("ms", 0)));
-                    auto stop =
-                        context.cancellation().on_cancel([&timer, counter](const std::string&) {
-                            ++*counter;
-                            timer.cancel();
-                        });
-                    boost::system::error_code error;
-                    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, error));
-                    co_return call_tool_result::text("slept");
-                });
-            return session;
-        });
+        options.tokens = std::move(tokens);
+        server =
+            http_server::create(io, options, [this](auto channel, const client_identity& client) {
+                clients->push_back(client);  // on the io thread; read after the answer
+                auto session = server_session::create(io, std::move(channel));
+                session->add_tool(
+                    tool("echo"),
+                    [](json args, request_context) -> asio::awaitable<call_tool_result> {
+                        co_return call_tool_result::text(args.value("message", ""));
+                    });
+                session->add_tool(
+                    tool("sleep"),
+                    [counter = cancelled](
+                        json args, request_context context) -> asio::awaitable<call_tool_result> {
+                        asio::steady_timer timer(co_await asio::this_coro::executor,
+                                                 std::chrono::milliseconds(args.value("ms", 0)));
+                        auto stop =
+                            context.cancellation().on_cancel([&timer, counter](const std::string&) {
+                                ++*counter;
+                                timer.cancel();
+                            });
+                        boost::system::error_code error;
+                        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, error));
+                        co_return call_tool_result::text("slept");
+                    });
+                return session;
+            });
         port = server->start();
         runner = std::thread([this] { io.run(); });
     }
@@ -225,8 +233,8 @@ std::string legacy_initialize() {
 }
 
 // Initializes a legacy session on `client`; returns its id.
-std::string open_session(raw_client& client) {
-    client.send(post(legacy_initialize()));
+std::string open_session(raw_client& client, const std::vector<std::string>& headers = {}) {
+    client.send(post(legacy_initialize(), headers));
     auto response = client.read_response();
     REQUIRE(response.status == 200);
     CHECK(json::parse(response.body)["result"]["protocolVersion"] == "2025-11-25");
@@ -421,4 +429,73 @@ TEST_CASE("a foreign Origin is refused before the body is read") {
                     {"Origin: http://localhost:5173", "MCP-Protocol-Version: 2026-07-28",
                      "Mcp-Method: server/discover"}));
     CHECK(local.read_response().status == 200);
+}
+
+TEST_CASE(
+    "with bearer tokens: none or a wrong one is 401 with WWW-Authenticate, a right one serves") {
+    const std::string alice(40, 'a');
+    const std::string bob(40, 'b');
+    served_endpoint endpoint({}, {},
+                             token_table::parse(alice + " alice max_kernels=2\n" + bob + " bob\n"));
+    const auto discover = [&](const std::vector<std::string>& extra) {
+        auto headers = modern_headers("server/discover");
+        headers.insert(headers.end(), extra.begin(), extra.end());
+        raw_client client(endpoint.port);
+        client.send(post(modern_request("server/discover").dump(), headers));
+        return client.read_response();
+    };
+    for (const std::vector<std::string>& refused :
+         {std::vector<std::string>{},
+          {"Authorization: Bearer " + std::string(40, 'c')},
+          {"Authorization: Bearer " + alice.substr(1)},
+          {"Authorization: Basic " + alice}}) {
+        CAPTURE(refused.size());
+        const auto response = discover(refused);
+        CHECK(response.status == 401);
+        CHECK(response.headers.at("www-authenticate").rfind("Bearer", 0) == 0);
+        CHECK(response.body.find(alice) == std::string::npos);
+    }
+    // Two Authorization headers are a malformed request (head_rules.cpp), before any token.
+    CHECK(discover({"Authorization: Bearer " + alice, "Authorization: Bearer " + bob}).status ==
+          400);
+    CHECK(endpoint.clients->empty());  // no session was made for a refused request
+    // Controls: each right token is served, under its own principal and limits.
+    CHECK(discover({"Authorization: Bearer " + alice}).status == 200);
+    CHECK(discover({"Authorization: Bearer " + bob}).status == 200);
+    REQUIRE(endpoint.clients->size() == 2);
+    CHECK(endpoint.clients->at(0).principal == "alice");
+    CHECK(endpoint.clients->at(0).limits.max_kernels == 2u);
+    CHECK(endpoint.clients->at(1).principal == "bob");
+    CHECK_FALSE(endpoint.clients->at(1).limits.max_kernels);
+}
+
+TEST_CASE("with bearer tokens a legacy session id is unknown under another principal's token") {
+    const std::string alice = "Authorization: Bearer " + std::string(40, 'a');
+    const std::string bob = "Authorization: Bearer " + std::string(40, 'b');
+    served_endpoint endpoint(
+        {}, {},
+        token_table::parse(std::string(40, 'a') + " alice\n" + std::string(40, 'b') + " bob\n"));
+    raw_client client(endpoint.port);
+    const auto session = open_session(client, {alice});
+    const std::string call =
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"mine"}}})";
+    client.send(post(call, {"Mcp-Session-Id: " + session, bob}));
+    CHECK(client.read_response().status == 404);
+    client.send("DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" + bob +
+                "\r\nMcp-Session-Id: " + session + "\r\n\r\n");
+    CHECK(client.read_response().status == 404);
+    // The control: the owner's token reaches the session, which bob's DELETE did not end.
+    client.send(post(call, {"Mcp-Session-Id: " + session, alice}));
+    const auto response = client.read_response();
+    CHECK(response.status == 200);
+    CHECK(text_of(response) == "mine");
+}
+
+TEST_CASE("without bearer tokens every client is the principal local") {
+    served_endpoint endpoint;
+    raw_client client(endpoint.port);
+    client.send(post(modern_request("server/discover").dump(), modern_headers("server/discover")));
+    CHECK(client.read_response().status == 200);
+    REQUIRE(endpoint.clients->size() == 1);
+    CHECK(endpoint.clients->at(0).principal == "local");
 }

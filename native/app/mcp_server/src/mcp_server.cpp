@@ -117,6 +117,17 @@ std::shared_ptr<mcp::http_server::http_server> serve_http(asio::io_context& io,
     http.port = listen.port;
     http.endpoint.allowed_origins = listen.allowed_origins;
     http.endpoint.require_loopback_host = mcp::http_server::is_loopback_host(listen.host);
+    auto log = core::logger("server");
+    if (listen.auth_token_file) {
+        try {
+            http.tokens = mcp::http_server::read_token_file(*listen.auth_token_file);
+        } catch (const std::exception& e) {
+            log->error("{}", e.what());
+            return nullptr;
+        }
+        log->info("bearer tokens required: {} principal(s) from {}", http.tokens->size(),
+                  listen.auth_token_file->string());
+    }
     auto server = mcp::http_server::http_server::create(
         io, http,
         [&io, &tools, lines](std::shared_ptr<mcp::transport::transport> channel,
@@ -126,7 +137,6 @@ std::shared_ptr<mcp::http_server::http_server> serve_http(asio::io_context& io,
             add_server_tools(*session, tools, lines);
             return session;
         });
-    auto log = core::logger("server");
     try {
         const auto port = server->start();
         log->info(

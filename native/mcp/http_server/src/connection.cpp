@@ -40,8 +40,20 @@ http_reply payload_too_large(std::size_t limit) {
         "Payload Too Large: the body may have at most " + std::to_string(limit) + " bytes");
 }
 
-std::string principal_of(const request_head&) {
-    return "local";
+// The 401 of RFC 6750 for a request without a valid bearer token (which it does not repeat).
+http_reply unauthorized() {
+    auto reply = error_reply(401, -32001, "Unauthorized: a valid bearer token is required");
+    reply.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"ipybox\"");
+    return reply;
+}
+
+// Who sent `head`: the token's principal, "local" without authentication, nullopt when refused.
+std::optional<principal> principal_of(const request_head& head,
+                                      const std::optional<token_table>& tokens) {
+    if (!tokens) return principal{"local", {}};
+    const auto authorization = head.header("authorization");
+    if (!authorization || head.duplicated("authorization")) return std::nullopt;
+    return tokens->authenticate(*authorization);
 }
 
 }  // namespace
@@ -130,7 +142,13 @@ asio::awaitable<bool> connection::serve_one() {
         co_await write_reply(*refused, false);  // the body, if any, is left unread
         co_return false;
     }
-    const auto principal = principal_of(head);
+    const auto caller = principal_of(head, options.tokens);
+    if (!caller) {
+        co_await write_reply(unauthorized(), false);
+        co_return false;
+    }
+    const client_identity identity{caller->name, caller->limits, false};
+    const auto& principal = identity.principal;
     if (head.method == "DELETE") co_return co_await serve_delete(head, principal, keep_alive);
 
     bhttp::request_parser<bhttp::string_body> parser(std::move(head_parser));
@@ -151,12 +169,12 @@ asio::awaitable<bool> connection::serve_one() {
         co_return written&& keep_alive;
     }
     if (auto* call = std::get_if<modern_call>(&verdict)) {
-        co_return co_await serve_modern(*call, principal, keep_alive);
+        co_return co_await serve_modern(*call, identity, keep_alive);
     }
-    co_return co_await serve_legacy(std::get<legacy_call>(verdict), principal, keep_alive);
+    co_return co_await serve_legacy(std::get<legacy_call>(verdict), identity, keep_alive);
 }
 
-asio::awaitable<bool> connection::serve_modern(modern_call& call, const std::string& principal,
+asio::awaitable<bool> connection::serve_modern(modern_call& call, const client_identity& caller,
                                                bool keep_alive) {
     const auto* request = std::get_if<jsonrpc::request>(&call.message);
     if (request == nullptr) {
@@ -167,7 +185,8 @@ asio::awaitable<bool> connection::serve_modern(modern_call& call, const std::str
     }
     auto sink = std::make_shared<exchange>(strand_, request->id);
     auto channel = std::make_shared<post_transport>(server_->io, std::move(call.message), sink);
-    auto session = server_->factory(channel, client_identity{principal, true});
+    auto session =
+        server_->factory(channel, client_identity{caller.principal, caller.limits, true});
     session->start();
     const std::function<void()> gone = [channel] { channel->client_gone(); };
     const header_list no_headers;
@@ -176,11 +195,11 @@ asio::awaitable<bool> connection::serve_modern(modern_call& call, const std::str
     co_return keep;
 }
 
-asio::awaitable<bool> connection::serve_legacy(legacy_call& call, const std::string& principal,
+asio::awaitable<bool> connection::serve_legacy(legacy_call& call, const client_identity& caller,
                                                bool keep_alive) {
     std::shared_ptr<legacy_session> entry;
     if (!call.session_id) {
-        entry = server_->sessions.open(principal);
+        entry = server_->sessions.open(caller);
         if (!entry) {
             const auto reply =
                 error_reply(503, -32000,
@@ -191,7 +210,7 @@ asio::awaitable<bool> connection::serve_legacy(legacy_call& call, const std::str
             co_return false;
         }
     } else {
-        entry = server_->sessions.find(*call.session_id, principal);
+        entry = server_->sessions.find(*call.session_id, caller.principal);
         if (!entry) {
             const auto reply = session_not_found();
             const bool written = co_await write_reply(reply, keep_alive);
@@ -213,7 +232,7 @@ asio::awaitable<bool> connection::serve_legacy(legacy_call& call, const std::str
     const std::function<void()> gone = [entry, id] { entry->channel->stream_gone(id); };
     const bool keep = co_await stream_answer(sink, false, headers, keep_alive, gone);
     if (opening && !entry->session->is_initialized()) {
-        server_->sessions.close(entry->id, principal);  // initialize failed: no session
+        server_->sessions.close(entry->id, caller.principal);  // initialize failed: no session
     }
     co_return keep;
 }

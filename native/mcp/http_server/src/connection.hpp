@@ -60,9 +60,9 @@ class connection : public std::enable_shared_from_this<connection> {
     boost::asio::awaitable<void> close_gracefully();
     // Serves one request whose head was read; false when the connection must close.
     boost::asio::awaitable<bool> serve_one();
-    boost::asio::awaitable<bool> serve_modern(modern_call& call, const std::string& principal,
+    boost::asio::awaitable<bool> serve_modern(modern_call& call, const client_identity& caller,
                                               bool keep_alive);
-    boost::asio::awaitable<bool> serve_legacy(legacy_call& call, const std::string& principal,
+    boost::asio::awaitable<bool> serve_legacy(legacy_call& call, const client_identity& caller,
                                               bool keep_alive);
     boost::asio::awaitable<bool> serve_delete(const request_head& head,
                                               const std::string& principal, bool keep_alive);

@@ -104,16 +104,16 @@ legacy_sessions::legacy_sessions(std::size_t max_sessions, std::chrono::millisec
                                  session_factory factory)
     : max_sessions_(max_sessions), idle_limit_(idle_limit), factory_(std::move(factory)) {}
 
-std::shared_ptr<legacy_session> legacy_sessions::open(const std::string& principal) {
+std::shared_ptr<legacy_session> legacy_sessions::open(const client_identity& caller) {
     {
         std::lock_guard lock(mutex_);
         if (sessions_.size() >= max_sessions_) return nullptr;
     }
     auto entry = std::make_shared<legacy_session>();
     entry->id = core::random_hex(16);
-    entry->principal = principal;
+    entry->principal = caller.principal;
     entry->channel = std::make_shared<session_channel>(entry->id);
-    entry->session = factory_(entry->channel, client_identity{principal, false});
+    entry->session = factory_(entry->channel, caller);
     entry->last_used = std::chrono::steady_clock::now();
     entry->session->start();
     std::lock_guard lock(mutex_);

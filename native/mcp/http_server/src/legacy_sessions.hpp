@@ -64,8 +64,8 @@ class legacy_sessions {
     legacy_sessions(std::size_t max_sessions, std::chrono::milliseconds idle_limit,
                     session_factory factory);
 
-    // A new session for `principal`, started; nullptr when max_sessions are open.
-    std::shared_ptr<legacy_session> open(const std::string& principal);
+    // A new session for `caller`, started; nullptr when max_sessions are open.
+    std::shared_ptr<legacy_session> open(const client_identity& caller);
     // The session `id` of `principal`, marked used; nullptr when unknown or another's.
     std::shared_ptr<legacy_session> find(const std::string& id, const std::string& principal);
     // Ends the session; false when unknown or another's.

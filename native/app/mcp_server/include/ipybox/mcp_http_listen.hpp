@@ -2,16 +2,21 @@
 // Where `ipybox mcp --transport http` listens (mcp_server.hpp): one MCP endpoint, /mcp, serving
 // MCP 2026-07-28 per request and 2025-11-25 sessions (mcp/http_server). Values only.
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ipybox {
 
 struct mcp_http_listen {
-    std::string host = "127.0.0.1";  // an IP address; the CLI refuses non-loopback ones
+    std::string host = "127.0.0.1";  // an IP address; non-loopback only with auth_token_file
     std::uint16_t port = 8000;       // 0: any free port (logged)
     // Browser origins allowed besides the loopback ones, e.g. "https://app.example".
     std::vector<std::string> allowed_origins;
+    // Bearer tokens with their principals and limits (mcp/http_server/bearer_tokens.hpp for the
+    // format); the file must be private to its owner. Unset: no authentication.
+    std::optional<std::filesystem::path> auth_token_file;
 };
 
 }  // namespace ipybox

@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 
+#include "ipybox/mcp/http_server/bearer_tokens.hpp"
 #include "ipybox/mcp/http_server/request_rules.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/transport.hpp"
@@ -52,11 +53,16 @@ struct http_server_options {
     std::uint16_t port = 8000;       // 0: any free port (start() returns it)
     endpoint_policy endpoint;
     http_limits limits;
+    // Set: every request must carry "Authorization: Bearer TOKEN" of one of these (after the
+    // Host and Origin checks); otherwise 401 with "WWW-Authenticate: Bearer". Tokens are never
+    // logged. Unset: no authentication, every client is the principal "local".
+    std::optional<token_table> tokens;
 };
 
 // Who sent a request, as the factory sees it.
 struct client_identity {
     std::string principal = "local";  // the token's principal; "local" without auth
+    principal_limits limits;          // the token's limits; none without auth
     bool modern = false;              // a 2026-07-28 request (else a legacy session)
 };
 
