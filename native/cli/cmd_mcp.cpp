@@ -41,6 +41,11 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
     mcp->add_option("--auth-token-file", options.auth_token_file,
                     "With --transport http: require bearer tokens, one per line as 'TOKEN "
                     "PRINCIPAL [max_kernels=N] [max_concurrent_cells=N]' (chmod 600)");
+    mcp->add_option("--shutdown-grace", options.shutdown_grace_seconds,
+                    "With --transport http: on SIGTERM, seconds that requests being served get "
+                    "to finish before they are cancelled (new ones get 503)")
+        ->check(CLI::Range(0.0, 3600.0))
+        ->capture_default_str();
 }
 
 int run_mcp(const mcp_command_options& options, process::environment_map environment) {
@@ -94,7 +99,9 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
         std::optional<std::filesystem::path> token_file;
         if (options.auth_token_file) token_file = *options.auth_token_file;
         server.http =
-            mcp_http_listen{address.host, address.port, options.allowed_origins, token_file};
+            mcp_http_listen{address.host, address.port, options.allowed_origins, token_file,
+                            std::chrono::milliseconds(
+                                static_cast<std::int64_t>(options.shutdown_grace_seconds * 1000))};
     }
     return run_mcp_server(server);
 }

@@ -20,6 +20,7 @@ struct mcp_command_options {
     std::string listen = "127.0.0.1:8000";     // --transport http
     std::vector<std::string> allowed_origins;  // --allow-origin ORIGIN
     std::optional<std::string> auth_token_file;
+    double shutdown_grace_seconds = 30;  // --shutdown-grace
     limit_flags limits;
 };
 

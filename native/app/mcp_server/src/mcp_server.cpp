@@ -150,6 +150,24 @@ std::shared_ptr<mcp::http_server::http_server> serve_http(asio::io_context& io,
     return server;
 }
 
+// A signal over HTTP: no new requests; those being served (cells among them) get up to `grace`
+// to finish and be answered. Whatever is left is then cancelled with the kernel's cell.
+void drain_http(mcp::http_server::http_server& http, std::chrono::milliseconds grace) {
+    auto log = core::logger("server");
+    http.stop_intake();
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    if (http.requests_in_flight() > 0) {
+        log->info("waiting up to {} ms for {} request(s) being served", grace.count(),
+                  http.requests_in_flight());
+    }
+    while (http.requests_in_flight() > 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (const auto left = http.requests_in_flight(); left > 0) {
+        log->warn("{} request(s) still running after {} ms: cancelling them", left, grace.count());
+    }
+}
+
 }  // namespace
 
 std::map<std::string, nlohmann::json> registered_mcp_servers(
@@ -291,6 +309,7 @@ int run_mcp_server(const mcp_server_options& options) {
         }
         if (exit_code != 0) finish();  // the HTTP address could not be bound
         finished.get_future().wait();
+        if (http && exit_code > 128) drain_http(*http, options.http->shutdown_grace);
 
         // Stop the kernel first: a cell still running ends, its worker returns, nothing is left
         // waiting on the session.

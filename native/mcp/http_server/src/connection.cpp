@@ -47,6 +47,18 @@ http_reply unauthorized() {
     return reply;
 }
 
+// Counts a request as being served for as long as it lives (a named local of the coroutine).
+class request_in_flight {
+  public:
+    explicit request_in_flight(std::atomic<std::size_t>& count) : count_(count) { ++count_; }
+    ~request_in_flight() { --count_; }
+    request_in_flight(const request_in_flight&) = delete;
+    request_in_flight& operator=(const request_in_flight&) = delete;
+
+  private:
+    std::atomic<std::size_t>& count_;
+};
+
 // Who sent `head`: the token's principal, "local" without authentication, nullopt when refused.
 std::optional<principal> principal_of(const request_head& head,
                                       const std::optional<token_table>& tokens) {
@@ -147,6 +159,12 @@ asio::awaitable<bool> connection::serve_one() {
         co_await write_reply(unauthorized(), false);
         co_return false;
     }
+    if (server_->draining) {
+        const auto reply = error_reply(503, -32000, "Service Unavailable: ipybox is shutting down");
+        co_await write_reply(reply, false);
+        co_return false;
+    }
+    const request_in_flight serving(server_->requests_in_flight);
     const client_identity identity{caller->name, caller->limits, false};
     const auto& principal = identity.principal;
     if (head.method == "DELETE") co_return co_await serve_delete(head, principal, keep_alive);

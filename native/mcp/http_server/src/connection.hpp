@@ -11,6 +11,7 @@
 // clang-format off
 #include <utility>  // Boost 1.74's awaitable.hpp uses std::exchange without including <utility>
 // clang-format on
+#include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -42,6 +43,9 @@ struct server_state {
     session_factory factory;
     legacy_sessions sessions;
     std::size_t connections = 0;  // on the io_context only
+    // Graceful shutdown (http_server::stop_intake): set, a request not yet being served gets 503.
+    std::atomic<bool> draining{false};
+    std::atomic<std::size_t> requests_in_flight{0};  // authenticated requests being served
 };
 
 class connection : public std::enable_shared_from_this<connection> {

@@ -122,6 +122,18 @@ std::uint16_t http_server::start() {
     return port;
 }
 
+void http_server::stop_intake() {
+    impl_->state->draining = true;
+    asio::post(impl_->io, [self = impl_] {
+        boost::system::error_code ignored;
+        self->acceptor.close(ignored);
+    });
+}
+
+std::size_t http_server::requests_in_flight() const {
+    return impl_->state->requests_in_flight;
+}
+
 void http_server::stop() {
     asio::post(impl_->io, [self = impl_] { self->shut_down(); });
 }

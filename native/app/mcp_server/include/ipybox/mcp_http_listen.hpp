@@ -1,6 +1,7 @@
 #pragma once
 // Where `ipybox mcp --transport http` listens (mcp_server.hpp): one MCP endpoint, /mcp, serving
 // MCP 2026-07-28 per request and 2025-11-25 sessions (mcp/http_server). Values only.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -17,6 +18,9 @@ struct mcp_http_listen {
     // Bearer tokens with their principals and limits (mcp/http_server/bearer_tokens.hpp for the
     // format); the file must be private to its owner. Unset: no authentication.
     std::optional<std::filesystem::path> auth_token_file;
+    // On SIGTERM/SIGINT: no new requests (503), and those being served get this long to finish
+    // and be answered before the rest are cancelled and the kernel stopped.
+    std::chrono::milliseconds shutdown_grace{30000};
 };
 
 }  // namespace ipybox

@@ -84,6 +84,12 @@ class http_server {
     // Binds and listens; returns the port. Throws std::system_error when the address cannot be
     // bound, std::invalid_argument when host is not an IP address.
     std::uint16_t start();
+    // Graceful shutdown, first half: closes the listening socket, and a request that arrives on
+    // an open connection from now on gets 503; requests already being served go on. Any thread;
+    // idempotent. stop() is the second half.
+    void stop_intake();
+    // Authenticated requests being served (reading their body, running, streaming the answer).
+    std::size_t requests_in_flight() const;
     // Stops accepting, closes every connection (their requests are cancelled) and session.
     // Idempotent.
     void stop();
