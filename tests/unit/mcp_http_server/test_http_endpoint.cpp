@@ -499,3 +499,35 @@ TEST_CASE("without bearer tokens every client is the principal local") {
     REQUIRE(endpoint.clients->size() == 1);
     CHECK(endpoint.clients->at(0).principal == "local");
 }
+
+TEST_CASE(
+    "stop_intake: a request being served is answered, a new one is 503, connections refused") {
+    served_endpoint endpoint;
+    const auto discover =
+        post(modern_request("server/discover").dump(), modern_headers("server/discover"));
+    raw_client idle(endpoint.port);  // open and kept alive across the stop
+    idle.send(discover);
+    CHECK(idle.read_response().status == 200);  // the control, before the stop
+    // Its count ends once the server's coroutine returns, just after the reply went out.
+    CHECK(eventually([&] { return endpoint.server->requests_in_flight() == 0; }));
+    raw_client busy(endpoint.port);
+    busy.send(modern_tool_call("sleep", {{"ms", 500}}));
+    CHECK(eventually([&] { return endpoint.server->requests_in_flight() == 1; }));
+    endpoint.server->stop_intake();
+    idle.send(discover);
+    const auto refused = idle.read_response();
+    CHECK(refused.status == 503);
+    CHECK(refused.body.find("shutting down") != std::string::npos);
+    const auto answered = busy.read_response();
+    INFO("status " << answered.status << " body " << answered.body);
+    CHECK(text_of(answered) == "slept");
+    CHECK(eventually([&] { return endpoint.server->requests_in_flight() == 0; }));
+    CHECK(eventually([&] {
+        try {
+            raw_client late(endpoint.port);
+            return false;
+        } catch (const std::exception&) {
+            return true;  // nobody listens any more
+        }
+    }));
+}
