@@ -3,11 +3,13 @@
 #include "ipybox/approval/policy.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/mcp_server.hpp"
+#include "listen_address.hpp"
 #include "server_flags.hpp"
 
 namespace ipybox::cli {
 void setup_mcp(CLI::App& app, mcp_command_options& options) {
-    auto* mcp = app.add_subcommand("mcp", "Serve the ipybox MCP server on stdio (for Claude Code)");
+    auto* mcp = app.add_subcommand(
+        "mcp", "Serve the ipybox MCP server on stdio (for Claude Code) or over HTTP");
     mcp->add_option("--workspace", options.workspace,
                     "Kernel working directory; mcptools/, images/ and .env live here")
         ->capture_default_str();
@@ -22,8 +24,27 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
         "Put shell commands (!cmd, %%bash, ...) through the approval policy as "
         "ipybox.shell / ipybox.shell_magic; unless a rule matches them, the user is asked");
     mcp->add_option("--log-level", options.log_level, "Log level on stderr")->capture_default_str();
-    mcp->add_option("--transport", options.transport, "MCP transport")
-        ->check(CLI::IsMember({"stdio"}))
+    mcp->add_option("--transport", options.transport,
+                    "MCP transport: stdio, or http (Streamable HTTP at http://HOST:PORT/mcp)")
+        ->check(CLI::IsMember({"stdio", "http"}))
+        ->capture_default_str();
+    mcp->add_option("--listen", options.listen,
+                    "With --transport http: HOST:PORT to listen on (port 0 picks a free one; an "
+                    "address other machines reach needs --auth-token-file)")
+        ->capture_default_str();
+    mcp->add_option("--allow-origin", options.allowed_origins,
+                    "With --transport http: a browser Origin allowed besides loopback ones, e.g. "
+                    "https://app.example (repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+    mcp->add_option("--auth-token-file", options.auth_token_file,
+                    "With --transport http: require bearer tokens, one per line as 'TOKEN "
+                    "PRINCIPAL [max_kernels=N] [max_concurrent_cells=N]' (chmod 600)");
+    mcp->add_option("--shutdown-grace", options.shutdown_grace_seconds,
+                    "With --transport http: on SIGTERM, seconds that requests being served get "
+                    "to finish before they are cancelled (new ones get 503)")
+        ->check(CLI::Range(0.0, 3600.0))
         ->capture_default_str();
 }
 
@@ -61,6 +82,27 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
         }
     }
     server.approve_shell_commands = options.approve_shell_commands;
+    if (options.transport == "http") {
+        listen_address address;
+        try {
+            address = parse_listen_address(options.listen);
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError("--listen", e.what());
+        }
+        // Without authentication anyone who reaches the port runs code here.
+        if (!options.auth_token_file && !is_loopback_address(address.host)) {
+            throw CLI::ValidationError(
+                "--listen", address.host +
+                                " is reachable from other machines: give --auth-token-file, or "
+                                "listen on 127.0.0.1 or ::1");
+        }
+        std::optional<std::filesystem::path> token_file;
+        if (options.auth_token_file) token_file = *options.auth_token_file;
+        server.http =
+            mcp_http_listen{address.host, address.port, options.allowed_origins, token_file,
+                            std::chrono::milliseconds(
+                                static_cast<std::int64_t>(options.shutdown_grace_seconds * 1000))};
+    }
     return run_mcp_server(server);
 }
 

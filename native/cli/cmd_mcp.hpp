@@ -1,5 +1,6 @@
 #pragma once
-// `ipybox mcp`: serve MCP over stdio (see ipybox/mcp_server.hpp). `ipybox --workspace DIR` with
+// `ipybox mcp`: serve MCP over stdio, or over HTTP with --transport http (see
+// ipybox/mcp_server.hpp). `ipybox --workspace DIR` with
 // no subcommand means the same, for configurations written for the reference.
 #include "host_context.hpp"
 
@@ -16,6 +17,10 @@ struct mcp_command_options {
     bool approve_shell_commands = false;
     std::string log_level = "info";
     std::string transport = "stdio";
+    std::string listen = "127.0.0.1:8000";     // --transport http
+    std::vector<std::string> allowed_origins;  // --allow-origin ORIGIN
+    std::optional<std::string> auth_token_file;
+    double shutdown_grace_seconds = 30;  // --shutdown-grace
     limit_flags limits;
 };
 

@@ -121,4 +121,21 @@ struct raw_peer {
     }
 };
 
+// A server_session (started) on one end of the in-memory pair, a raw client on the other.
+struct server_with_raw_client {
+    boost::asio::io_context io;
+    std::shared_ptr<mcp::session::server_session> server;
+    std::unique_ptr<raw_peer> client;
+
+    explicit server_with_raw_client(mcp::session::server_options options = {}) {
+        auto [client_end, server_end] = mcp::transport::make_memory_pair(io);
+        server = mcp::session::server_session::create(io, server_end, std::move(options));
+        server->start();
+        client = std::make_unique<raw_peer>(io, client_end);
+    }
+    outcome<json> call(const std::string& method, json params) {
+        return client->call(io, method, std::move(params));
+    }
+};
+
 }  // namespace ipybox::testing

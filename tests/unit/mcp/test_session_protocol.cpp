@@ -27,24 +27,13 @@ const json initialize_params(const std::string& version) {
             {"clientInfo", {{"name", "raw"}, {"version", "0"}}}};
 }
 
-// server_session on one end, a raw client on the other.
-struct raw_client_fixture {
-    boost::asio::io_context io;
-    std::shared_ptr<server_session> server;
-    std::unique_ptr<raw_peer> client;
-
+// server_session on one end, a raw client on the other; the server has an echo tool.
+struct raw_client_fixture : server_with_raw_client {
     raw_client_fixture() {
-        auto [client_end, server_end] = ipybox::mcp::transport::make_memory_pair(io);
-        server = server_session::create(io, server_end);
         server->add_tool(tool_named("echo"),
                          [](json args, request_context) -> asio::awaitable<call_tool_result> {
                              co_return call_tool_result::text(args.value("message", ""));
                          });
-        server->start();
-        client = std::make_unique<raw_peer>(io, client_end);
-    }
-    outcome<json> call(const std::string& method, json params) {
-        return client->call(io, method, std::move(params));
     }
 };
 

@@ -11,23 +11,25 @@
 #include "ipybox/core/version.hpp"
 #include "ipybox/core/work_pool.hpp"
 #include "ipybox/executor/mcp_runtime.hpp"
-#include "ipybox/executor/offload.hpp"
 #include "ipybox/executor/package_installer.hpp"
 #include "ipybox/gentools/server_registry.hpp"
+#include "ipybox/mcp/http_server/http_server.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp/transport/stdio_server_transport.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/dotenv.hpp"
-#include "server_tool_table.hpp"
+#include "server_front.hpp"
 #include "server_tools.hpp"
 
 namespace ipybox {
 namespace {
 
 namespace asio = boost::asio;
-using mcp::session::call_tool_result;
-using mcp::session::request_context;
+using app::add_server_tools;
+using app::server_session_options;
+using app::server_tools;
+using app::tool_lines;
 
 code_executor_options executor_options_for(const mcp_server_options& options) {
     code_executor_options executor;
@@ -104,6 +106,68 @@ approval::policy approval_policy_for(const mcp_server_options& options) {
     return approval::policy::from_json(document);
 }
 
+// Listens on `listen` and serves every client a session with our tools; null (logged) when the
+// address cannot be bound.
+std::shared_ptr<mcp::http_server::http_server> serve_http(asio::io_context& io,
+                                                          const mcp_http_listen& listen,
+                                                          server_tools& tools,
+                                                          const tool_lines& lines) {
+    mcp::http_server::http_server_options http;
+    http.host = listen.host;
+    http.port = listen.port;
+    http.endpoint.allowed_origins = listen.allowed_origins;
+    http.endpoint.require_loopback_host = mcp::http_server::is_loopback_host(listen.host);
+    auto log = core::logger("server");
+    if (listen.auth_token_file) {
+        try {
+            http.tokens = mcp::http_server::read_token_file(*listen.auth_token_file);
+        } catch (const std::exception& e) {
+            log->error("{}", e.what());
+            return nullptr;
+        }
+        log->info("bearer tokens required: {} principal(s) from {}", http.tokens->size(),
+                  listen.auth_token_file->string());
+    }
+    auto server = mcp::http_server::http_server::create(
+        io, http,
+        [&io, &tools, lines](std::shared_ptr<mcp::transport::transport> channel,
+                             const mcp::http_server::client_identity&) {
+            auto session = mcp::session::server_session::create(io, std::move(channel),
+                                                                server_session_options());
+            add_server_tools(*session, tools, lines);
+            return session;
+        });
+    try {
+        const auto port = server->start();
+        log->info(
+            "ipybox {} serving MCP over HTTP on http://{}:{}/mcp", core::version,
+            listen.host.find(':') != std::string::npos ? "[" + listen.host + "]" : listen.host,
+            port);
+    } catch (const std::exception& e) {
+        log->error("cannot listen on {}:{}: {}", listen.host, listen.port, e.what());
+        return nullptr;
+    }
+    return server;
+}
+
+// A signal over HTTP: no new requests; those being served (cells among them) get up to `grace`
+// to finish and be answered. Whatever is left is then cancelled with the kernel's cell.
+void drain_http(mcp::http_server::http_server& http, std::chrono::milliseconds grace) {
+    auto log = core::logger("server");
+    http.stop_intake();
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    if (http.requests_in_flight() > 0) {
+        log->info("waiting up to {} ms for {} request(s) being served", grace.count(),
+                  http.requests_in_flight());
+    }
+    while (http.requests_in_flight() > 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (const auto left = http.requests_in_flight(); left > 0) {
+        log->warn("{} request(s) still running after {} ms: cancelling them", left, grace.count());
+    }
+}
+
 }  // namespace
 
 std::map<std::string, nlohmann::json> registered_mcp_servers(
@@ -171,7 +235,7 @@ int run_mcp_server(const mcp_server_options& options) {
             log->warn("cannot restore MCP server '{}': {}", name, e.what());
         }
     }
-    app::server_tools tools(runtime.io(), options, executor, registry, std::move(*policy));
+    server_tools tools(runtime.io(), options, executor, registry, std::move(*policy));
     struct bound_target {  // destroyed before `tools`
         std::shared_ptr<dependency_target> target;
         bound_target(std::shared_ptr<dependency_target> t, app::server_tools& tools)
@@ -211,32 +275,24 @@ int run_mcp_server(const mcp_server_options& options) {
     const auto finish = [&] { std::call_once(finish_once, [&] { finished.set_value(); }); };
     int exit_code = 0;
     {
-        mcp::session::server_options server;
-        server.server_info = {"ipybox", core::version, "ipybox"};
-        server.instructions = app::server_instructions();
-        server.name = "ipybox";
-        server.on_closed = [&](const mcp::transport::close_info& info) {
-            log->info("client connection closed: {}", info.reason);
-            finish();
-        };
-        auto session = mcp::session::server_session::create(
-            runtime.io(), mcp::transport::make_stdio_server_transport(runtime.io()), server);
-        tools.set_session(session);
-
-        // The handlers are plain functions returning an awaitable (not coroutines), for the
-        // same GCC 12 reason as offload().
-        using handler_result = asio::awaitable<call_tool_result>;
-        for (const auto& tool : app::server_tool_table()) {
-            auto& line = tool.line == app::tool_line::servers ? server_work : kernel_calls;
-            session->add_tool(
-                app::descriptor_of(tool),
-                [&tools, &tool, &line](nlohmann::json arguments,
-                                       const request_context& context) -> handler_result {
-                    return app::offload<call_tool_result>(
-                        line, [&tools, &tool, arguments = std::move(arguments), context] {
-                            return tools.call(tool, arguments, context);
-                        });
-                });
+        const tool_lines lines{kernel_calls, server_work};
+        std::shared_ptr<mcp::session::server_session> session;
+        std::shared_ptr<mcp::http_server::http_server> http;
+        if (options.http) {
+            http = serve_http(runtime.io(), *options.http, tools, lines);
+            if (!http) exit_code = 2;
+        } else {
+            auto server = server_session_options();
+            // Over stdio the plugin's approvals must keep working: a 2026-07-28 client (Claude
+            // Code probes with server/discover) is led to initialize until MRTR lets us ask it.
+            server.eras = mcp::session::served_eras::legacy_only;
+            server.on_closed = [&](const mcp::transport::close_info& info) {
+                log->info("client connection closed: {}", info.reason);
+                finish();
+            };
+            session = mcp::session::server_session::create(
+                runtime.io(), mcp::transport::make_stdio_server_transport(runtime.io()), server);
+            add_server_tools(*session, tools, lines);
         }
 
         asio::signal_set signals(runtime.io(), SIGTERM, SIGINT);
@@ -246,10 +302,14 @@ int run_mcp_server(const mcp_server_options& options) {
             exit_code = 128 + signal;
             finish();
         });
-        session->start();
-        log->info("ipybox {} serving MCP on stdio; workspace {}", core::version,
-                  options.workspace.string());
+        if (session) {
+            session->start();
+            log->info("ipybox {} serving MCP on stdio; workspace {}", core::version,
+                      options.workspace.string());
+        }
+        if (exit_code != 0) finish();  // the HTTP address could not be bound
         finished.get_future().wait();
+        if (http && exit_code > 128) drain_http(*http, options.http->shutdown_grace);
 
         // Stop the kernel first: a cell still running ends, its worker returns, nothing is left
         // waiting on the session.
@@ -259,7 +319,8 @@ int run_mcp_server(const mcp_server_options& options) {
         server_work.join();
         executor.stop();
         kernel_calls.join();
-        session->close();
+        if (session) session->close();
+        if (http) http->stop();
         signals.cancel();
     }
     return exit_code;

@@ -145,7 +145,7 @@ std::string server_tools::policy_report() {
     return report;
 }
 
-void server_tools::decide(approval_request& request) {
+void server_tools::decide(approval_request& request, const mcp::session::request_context& context) {
     // A save into the user library passes only by a rule naming it exactly (policy.hpp).
     switch (policy_.action_for(request.what())) {
         case approval::action::allow:
@@ -157,7 +157,13 @@ void server_tools::decide(approval_request& request) {
         case approval::action::ask:
             break;
     }
-    auto session = session_.lock();
+    if (context.modern()) {
+        request.reject("the approval policy asks the user, but this MCP client speaks MCP " +
+                       context.modern()->protocol_version +
+                       ", where ipybox cannot ask yet (input requests, MRTR, are not built)");
+        return;
+    }
+    auto session = context.session();
     if (!session || !session->client_supports("elicitation")) {
         request.reject(
             "the approval policy asks the user, but this MCP client cannot ask "
@@ -252,7 +258,7 @@ call_tool_result server_tools::execute_cell(const json& arguments,
         if (auto* chunk = std::get_if<code_execution_chunk>(&*step)) {
             if (progress) progress->note_output(chunk->text);
         } else if (auto* request = std::get_if<approval_request>(&*step)) {
-            decide(*request);
+            decide(*request, context);
         } else if (auto* result = std::get_if<code_execution_result>(&*step)) {
             stop_progress();
             return cell_result(*result, output_options);

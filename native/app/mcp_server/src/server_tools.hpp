@@ -31,11 +31,6 @@ class server_tools {
     server_tools(boost::asio::io_context& io, const mcp_server_options& options,
                  code_executor& executor, server_registry& registry, approval::policy policy);
 
-    // The session is needed for elicitation; set it before serving.
-    void set_session(const std::shared_ptr<mcp::session::server_session>& session) {
-        session_ = session;
-    }
-
     // Runs one tool of server_tool_table(): checks the arguments against its parameters, calls
     // its handler, and turns any failure into a result with isError; every result is redacted.
     mcp::session::call_tool_result call(const server_tool& tool, const nlohmann::json& arguments,
@@ -83,9 +78,10 @@ class server_tools {
   private:
     // pip-installs `spec` for this project or, `for_user`, into the user's site folder.
     install_outcome install_spec(const std::string& spec, bool for_user);
-    // Decides by the policy at once, or asks the client (elicitation) and returns: the answer
-    // settles the request when it comes. Never waits.
-    void decide(approval_request& request);
+    // Decides by the policy at once, or asks the client of `context` (elicitation, through the
+    // request's session) and returns: the answer settles the request when it comes. Never
+    // waits. A 2026-07-28 request cannot be asked yet (MRTR is not built): "ask" is a refusal.
+    void decide(approval_request& request, const mcp::session::request_context& context);
     // The rules of the policy that cover none of the registered servers' tools, as text for
     // register_mcp_server's result (also logged); empty when none.
     std::string policy_report();
@@ -96,7 +92,6 @@ class server_tools {
     code_executor& executor_;
     server_registry& registry_;
     approval::policy policy_;
-    std::weak_ptr<mcp::session::server_session> session_;
     mcp::jsonrpc::cancellation_source stopping_;
 };
 

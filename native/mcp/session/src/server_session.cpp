@@ -10,6 +10,7 @@
 #include "ipybox/core/version.hpp"
 #include "ipybox/mcp/jsonrpc/errors.hpp"
 #include "ipybox/mcp/session/protocol_version.hpp"
+#include "ipybox/mcp/session/request_meta.hpp"
 #include "protocol_core.hpp"
 
 namespace ipybox::mcp::session {
@@ -17,6 +18,10 @@ namespace {
 
 using jsonrpc::error_code::invalid_params;
 using jsonrpc::error_code::invalid_request;
+
+// How long a modern client may keep tools/list and server/discover: our tools never change while
+// the server runs.
+constexpr int tools_list_ttl_ms = 300000;
 
 constexpr std::array<std::string_view, 8> log_levels = {"debug", "info",     "notice", "warning",
                                                         "error", "critical", "alert",  "emergency"};
@@ -26,11 +31,22 @@ struct registered_tool {
     tool_handler handler;
 };
 
+// Which era a method belongs to (request_meta.hpp); 2026-07-28 removed the handshake, ping and
+// logging/setLevel, and added server/discover.
+enum class era { legacy, both, modern };
+
+// A result in the shape the request's era expects.
+json shaped(json result, const std::optional<request_meta>& modern,
+            const implementation_info& server) {
+    return modern ? complete_result(std::move(result), server) : result;
+}
+
 // The MCP policy for the outcome of a tool: a result, a protocol error, or a failed run.
 void finish_tool_call(const jsonrpc::responder& responder, const std::string& tool,
-                      const std::exception_ptr& error, call_tool_result result) {
+                      const std::exception_ptr& error, call_tool_result result,
+                      const std::function<json(json)>& shape) {
     if (!error) {
-        responder.reply(std::move(result).to_json());
+        responder.reply(shape(std::move(result).to_json()));
         return;
     }
     try {
@@ -39,20 +55,46 @@ void finish_tool_call(const jsonrpc::responder& responder, const std::string& to
         responder.reply_exception(error);
     } catch (const std::exception& failure) {
         core::logger("mcp")->info("tool '{}' failed: {}", tool, failure.what());
-        responder.reply(call_tool_result::text(failure.what(), true).to_json());
+        responder.reply(shape(call_tool_result::text(failure.what(), true).to_json()));
     } catch (...) {
-        responder.reply(
-            call_tool_result::text("the tool failed with an unknown exception", true).to_json());
+        responder.reply(shape(
+            call_tool_result::text("the tool failed with an unknown exception", true).to_json()));
     }
+}
+
+// The era of `request` as far as `method` allows: the modern fields, or nullopt for legacy.
+// Throws the JSON-RPC error a request of the wrong era gets.
+// A session serving the legacy era only answers server/discover alone in the modern one.
+std::optional<request_meta> era_of(const std::string& method, era served, const json& params,
+                                   served_eras eras) {
+    auto modern = read_request_meta(params);
+    if (modern && eras == served_eras::legacy_only && served != era::modern) {
+        throw unsupported_version_error(modern->protocol_version, eras);
+    }
+    if (modern && served == era::legacy) {
+        throw jsonrpc::jsonrpc_error(
+            jsonrpc::error_code::method_not_found,
+            "Method not found: " + method + " is not part of MCP " + modern->protocol_version);
+    }
+    if (!modern && served == era::modern) {
+        throw jsonrpc::jsonrpc_error(invalid_params,
+                                     "Invalid params: " + method + " needs _meta with \"" +
+                                         std::string(meta_key::protocol_version) + "\" and \"" +
+                                         std::string(meta_key::client_capabilities) + "\"");
+    }
+    return modern;
 }
 
 }  // namespace
 
 request_context::request_context(jsonrpc::request_id id, jsonrpc::cancellation_token cancellation,
-                                 jsonrpc::responder responder)
+                                 jsonrpc::responder responder, std::optional<request_meta> modern,
+                                 std::weak_ptr<server_session> session)
     : id_(std::move(id)),
       cancellation_(std::move(cancellation)),
-      responder_(std::move(responder)) {}
+      responder_(std::move(responder)),
+      modern_(std::move(modern)),
+      session_(std::move(session)) {}
 
 void request_context::report_progress(double progress, std::optional<double> total,
                                       std::string message) const {
@@ -116,38 +158,47 @@ server_session::~server_session() = default;
 
 void server_session::register_handlers() {
     std::weak_ptr<server_session> weak = shared_from_this();
-    using answer_function = std::function<json(server_session&, const json&)>;
-    auto answer = [this, weak](const std::string& method, bool before_initialize,
+    using answer_function = std::function<json(server_session&, const json&, bool modern)>;
+    // `before_initialize`: a legacy request served before the handshake (a modern one always is).
+    auto answer = [this, weak](const std::string& method, era served, bool before_initialize,
                                const answer_function& compute) {
-        state_->protocol->on_request(method, [weak, method, before_initialize, compute](
+        state_->protocol->on_request(method, [weak, method, served, before_initialize, compute](
                                                  const jsonrpc::incoming_request& request,
                                                  const jsonrpc::responder& responder) {
             auto self = weak.lock();
             if (!self) throw std::runtime_error("the server session is gone");
-            if (!before_initialize) self->state_->require_initialized(method);
-            responder.reply(compute(*self, request.params));
+            const auto modern = era_of(method, served, request.params, self->state_->options.eras);
+            if (!modern && !before_initialize) self->state_->require_initialized(method);
+            responder.reply(shaped(compute(*self, request.params, modern.has_value()), modern,
+                                   self->state_->options.server_info));
         });
     };
-    answer("initialize", true,
-           [](server_session& self, const json& params) { return self.answer_initialize(params); });
-    answer("ping", true, [](server_session&, const json&) { return json::object(); });
-    answer("tools/list", false,
-           [](server_session& self, const json& params) { return self.answer_tools_list(params); });
-    answer("logging/setLevel", false, [](server_session& self, const json& params) {
-        const auto level = params.is_object() ? params.value("level", std::string()) : "";
-        if (std::find(log_levels.begin(), log_levels.end(), level) == log_levels.end()) {
-            throw jsonrpc::jsonrpc_error(invalid_params,
-                                         "logging/setLevel needs a syslog level such as \"info\"");
-        }
-        std::lock_guard lock(self.state_->mutex);
-        self.state_->log_level = level;
-        return json::object();
+    answer("initialize", era::legacy, true, [](server_session& self, const json& params, bool) {
+        return self.answer_initialize(params);
     });
+    answer("server/discover", era::modern, true,
+           [](server_session& self, const json&, bool) { return self.answer_discover(); });
+    answer("ping", era::legacy, true,
+           [](server_session&, const json&, bool) { return json::object(); });
+    answer("tools/list", era::both, false,
+           [](server_session& self, const json& params, bool modern) {
+               return self.answer_tools_list(params, modern);
+           });
+    answer("logging/setLevel", era::legacy, false,
+           [](server_session& self, const json& params, bool) {
+               const auto level = params.is_object() ? params.value("level", std::string()) : "";
+               if (std::find(log_levels.begin(), log_levels.end(), level) == log_levels.end()) {
+                   throw jsonrpc::jsonrpc_error(
+                       invalid_params, "logging/setLevel needs a syslog level such as \"info\"");
+               }
+               std::lock_guard lock(self.state_->mutex);
+               self.state_->log_level = level;
+               return json::object();
+           });
     state_->protocol->on_request("tools/call", [weak](const jsonrpc::incoming_request& request,
                                                       const jsonrpc::responder& responder) {
         auto self = weak.lock();
         if (!self) throw std::runtime_error("the server session is gone");
-        self->state_->require_initialized("tools/call");
         self->serve_tools_call(request, responder);
     });
     state_->protocol->on_notification("notifications/initialized",
@@ -190,7 +241,17 @@ json server_session::answer_initialize(const json& params) {
     return result;
 }
 
-json server_session::answer_tools_list(const json& params) const {
+json server_session::answer_discover() const {
+    json result = {{"supportedVersions", served_protocol_versions(state_->options.eras)},
+                   {"capabilities", {{"tools", json::object()}}},
+                   {"ttlMs", tools_list_ttl_ms},
+                   {"cacheScope", "public"}};
+    if (!state_->options.instructions.empty())
+        result["instructions"] = state_->options.instructions;
+    return result;
+}
+
+json server_session::answer_tools_list(const json& params, bool modern) const {
     std::size_t start = 0;
     if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
         const auto& cursor = params["cursor"];
@@ -211,12 +272,18 @@ json server_session::answer_tools_list(const json& params) const {
     for (auto i = start; i < end; ++i) list.push_back(tools[i].descriptor.to_json());
     json result = {{"tools", std::move(list)}};
     if (end < tools.size()) result["nextCursor"] = std::to_string(end);
+    if (modern) {  // CacheableResult: our tools are the same for every client
+        result["ttlMs"] = tools_list_ttl_ms;
+        result["cacheScope"] = "public";
+    }
     return result;
 }
 
 void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
                                       const jsonrpc::responder& responder) {
     const json& params = request.params;
+    auto modern = era_of("tools/call", era::both, params, state_->options.eras);
+    if (!modern) state_->require_initialized("tools/call");
     if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
         throw jsonrpc::jsonrpc_error(invalid_params, "tools/call needs a string \"name\"");
     }
@@ -237,7 +304,11 @@ void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
         }
         handler = found->handler;
     }
-    const request_context context(request.id, request.cancellation, responder);
+    std::function<json(json)> shape = [modern, server = state_->options.server_info](json result) {
+        return shaped(std::move(result), modern, server);
+    };
+    const request_context context(request.id, request.cancellation, responder, std::move(modern),
+                                  weak_from_this());
     // co_spawn keeps this function object (and the handler's captures) alive until the tool's
     // coroutine completes; a synchronous throw from the handler is delivered as a failure too.
     boost::asio::co_spawn(
@@ -245,8 +316,9 @@ void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
         [handler = std::move(handler), arguments = std::move(arguments), context]() mutable {
             return handler(std::move(arguments), context);
         },
-        [responder, name](const std::exception_ptr& error, call_tool_result result) {
-            finish_tool_call(responder, name, error, std::move(result));
+        [responder, name, shape = std::move(shape)](const std::exception_ptr& error,
+                                                    call_tool_result result) {
+            finish_tool_call(responder, name, error, std::move(result), shape);
         });
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ipybox/code_executor.hpp"
+#include "ipybox/mcp_http_listen.hpp"
 
 namespace ipybox {
 
@@ -40,6 +41,8 @@ struct mcp_server_options {
     process::resource_limits limits = process::default_resource_limits();  // code_executor.hpp
     // User-level gentools roots after the project's gentools/ (code_executor_options).
     std::vector<std::filesystem::path> library_roots;
+    // Serve MCP over HTTP here instead of stdio (mcp_http_listen.hpp).
+    std::optional<mcp_http_listen> http;
 };
 
 // The servers remembered in `registry_file` (name -> server_params); none when the file is
@@ -47,9 +50,10 @@ struct mcp_server_options {
 std::map<std::string, nlohmann::json> registered_mcp_servers(
     const std::filesystem::path& registry_file);
 
-// Serves MCP on stdin/stdout until stdin closes or SIGTERM/SIGINT arrives, then stops every
-// child process. Returns the process exit code (3 when --sandbox was asked for and the sandbox
-// runtime is missing). Logs go to stderr only.
+// Serves MCP on stdin/stdout until stdin closes or SIGTERM/SIGINT arrives (with `http`: over HTTP
+// until SIGTERM/SIGINT), then stops every child process. Returns the process exit code (3 when
+// --sandbox was asked for and the sandbox runtime is missing, 2 when the HTTP address cannot be
+// bound). Logs go to stderr only.
 int run_mcp_server(const mcp_server_options& options);
 
 }  // namespace ipybox

@@ -1,10 +1,18 @@
 #pragma once
 // Our MCP server: answers one client (Claude Code over stdio, or a test) on any transport.
 //
-// It answers initialize (the requested protocol version if we speak it, else our latest), ping,
-// logging/setLevel, tools/list (from the registry, paginated when tools_page_size > 0) and
-// tools/call. Requests other than initialize and ping before initialize are refused (-32600). A
-// client that never sends notifications/initialized is served anyway (logged once).
+// Dual-era (request_meta.hpp), decided per request from its params._meta:
+// - Legacy (2025-11-25 and earlier): initialize (the requested protocol version if we speak it,
+//   else our latest), ping, logging/setLevel, tools/list (from the registry, paginated when
+//   tools_page_size > 0) and tools/call. Requests other than initialize and ping before
+//   initialize are refused (-32600). A client that never sends notifications/initialized is
+//   served anyway (logged once).
+// - Modern (2026-07-28): server/discover, tools/list and tools/call, each served on its own
+//   whatever came before (no initialize needed); its results carry resultType "complete" and
+//   our serverInfo in _meta, tools/list adds ttlMs and cacheScope. A malformed or unsupported
+//   _meta is -32602 / -32022 (read_request_meta); a method 2026-07-28 removed (initialize,
+//   ping, logging/setLevel) is -32601; server/discover without a modern _meta is -32602.
+//   With server_options::eras legacy_only, only server/discover is served in this era.
 //
 // tools/call: an unknown tool or malformed params is a JSON-RPC error (-32602). The handler is a
 // coroutine; its result is sent as is. If it throws jsonrpc::jsonrpc_error, the client receives
@@ -30,16 +38,26 @@
 #include "ipybox/mcp/jsonrpc/completion.hpp"
 #include "ipybox/mcp/jsonrpc/dispatcher.hpp"
 #include "ipybox/mcp/session/raw_request.hpp"
+#include "ipybox/mcp/session/request_meta.hpp"
 #include "ipybox/mcp/session/types.hpp"
 #include "ipybox/mcp/transport/transport.hpp"
 
 namespace ipybox::mcp::session {
 
+class server_session;
+
 // What a tool handler knows about the request it serves. Copyable; usable from any thread.
 class request_context {
   public:
     request_context(jsonrpc::request_id id, jsonrpc::cancellation_token cancellation,
-                    jsonrpc::responder responder);
+                    jsonrpc::responder responder, std::optional<request_meta> modern = std::nullopt,
+                    std::weak_ptr<server_session> session = {});
+
+    // The request's 2026-07-28 fields; nullopt for a legacy request (served within a session
+    // that answered initialize). A modern request cannot be sent server-to-client requests.
+    const std::optional<request_meta>& modern() const { return modern_; }
+    // The session that serves the request (for elicitation); null once it is gone.
+    std::shared_ptr<server_session> session() const { return session_.lock(); }
 
     const jsonrpc::request_id& request_id() const { return id_; }
     // Fires when the client sends notifications/cancelled or the connection closes. The answer
@@ -54,6 +72,8 @@ class request_context {
     jsonrpc::request_id id_;
     jsonrpc::cancellation_token cancellation_;
     jsonrpc::responder responder_;
+    std::optional<request_meta> modern_;
+    std::weak_ptr<server_session> session_;
 };
 
 using tool_handler =
@@ -65,6 +85,11 @@ struct server_options {
     std::size_t tools_page_size = 0;  // 0: every tool in one tools/list page
     std::chrono::milliseconds request_timeout = std::chrono::seconds(60);  // ours to the client
     std::string name = "server";                                           // label for logs
+    // legacy_only: 2026-07-28 requests are refused (-32022) but server/discover, which then
+    // offers only the legacy revisions (request_meta.hpp). ipybox's stdio uses it while it cannot
+    // ask a modern client for an approval (no MRTR): Claude Code goes modern over stdio when
+    // server/discover offers 2026-07-28, and falls back to initialize when it does not.
+    served_eras eras = served_eras::legacy_and_modern;
     // Called once when the connection ends (stdin EOF, close()), on the io_context.
     std::function<void(const transport::close_info&)> on_closed;
 };
@@ -115,7 +140,8 @@ class server_session : public std::enable_shared_from_this<server_session> {
     void start_request(const std::string& method, json params, jsonrpc::request_options options,
                        jsonrpc::completion<json> done);
     json answer_initialize(const json& params);
-    json answer_tools_list(const json& params) const;
+    json answer_discover() const;
+    json answer_tools_list(const json& params, bool modern) const;
     void serve_tools_call(const jsonrpc::incoming_request& request,
                           const jsonrpc::responder& responder);
 
