@@ -215,12 +215,43 @@ class RankingTest(SearchTestCase):
         )
         lines = describe_server("everything", self.workspace).split("\n")
         self.assertTrue(lines[0].startswith("mcptools.everything: 9 tools; call one as"))
+        # The result most tools share is named once, and only the others' on their lines.
+        self.assertTrue(lines[0].endswith("; each returns TextResult unless shown"), lines[0])
         self.assertIn("echo", lines)  # the module's name on a line of its own, as the reference
-        self.assertIn("    Params(message: str) -> TextResult  # Echoes back the input", lines)
+        self.assertIn("  Params(message: str)  # Echoes back the input", lines)
         self.assertEqual(len(lines), 19)
         short = describe_server("everything", self.workspace, budget=200).split("\n")
         self.assertLessEqual(sum(len(line) + 1 for line in short[:-1]), 200)
         self.assertRegex(short[-1], r"^\.\.\. \d+ more: search_tools")
+
+    def test_a_call_splits_into_arguments_result_and_models_at_the_top_level_only(self):
+        from ipybox_runtime.search import _call_parts
+
+        cases = {
+            "t(a: int) -> Result(x: str)": ("(a: int)", "Result(x: str)", ""),
+            "t(e: List[E]) -> Result(n: Dict[str, Tuple[int, int]]); E(a: str; b)": (
+                "(e: List[E])",
+                "Result(n: Dict[str, Tuple[int, int]])",
+                "; E(a: str; b)",
+            ),
+            "t(e: List[E]); E(a: str)": ("(e: List[E])", "", "; E(a: str)"),
+            "t()": ("()", "", ""),
+            "t": ("t", "", ""),
+        }
+        for call, parts in cases.items():
+            self.assertEqual(_call_parts(call), parts, call)
+
+    def test_a_shared_result_is_named_once_only_when_that_is_shorter(self):
+        from ipybox_runtime.search import _common_result
+
+        self.assertEqual(_common_result(["TextResult"] * 3 + ["Result(a: int)"]), "TextResult")
+        # Two lines of a short result save less than the header's words cost: repeated instead.
+        self.assertEqual(_common_result(["R", "R", "Result(a: int)"]), "")
+        self.assertEqual(_common_result(["Result(content: str)"]), "")  # one tool: nothing shared
+        self.assertEqual(_common_result(["", ""]), "")
+        # A tie goes to the shorter result: deterministic whatever the tools' order.
+        tie = ["Result(a: int, b: int)"] * 3 + ["Result(c: str)"] * 3
+        self.assertEqual(_common_result(tie), _common_result(list(reversed(tie))))
 
     def test_no_match_and_bad_arguments(self):
         self.assertEqual(str(search_tools("anything")), "no matching tools")

@@ -431,21 +431,29 @@ def describe_server(
     modules = sorted(
         path for path in folder.glob("*.py") if path.name != "__init__.py" and path.is_file()
     )
+    calls = []
+    for path in modules:
+        document = describe_tool_module(path, "mcptools")
+        arguments, returns, models = _call_parts(_short_signature(path.stem, document.signature))
+        calls.append((path.stem, arguments, returns, models, document.summary))
+    common = _common_result([returns for _, _, returns, _, _ in calls])
     count = f"{len(modules)} tool" + ("" if len(modules) == 1 else "s")
     lines = [
         f"mcptools.{server}: {count}; call one as <tool>.run(<tool>.Params(...)) after "
         f"from mcptools.{server} import <tool>"
+        + (f"; each returns {common} unless shown" if common else "")
     ]
     used = len(lines[0])
-    for shown, path in enumerate(modules):
-        document = describe_tool_module(path, "mcptools")
-        call = _short_signature(path.stem, document.signature)
-        summary = document.summary if len(document.summary) <= 72 else document.summary[:69] + "..."
+    for shown, (name, arguments, returns, models, summary) in enumerate(calls):
+        if len(summary) > 72:
+            summary = summary[:69] + "..."
         # The module's name alone on its line first, as the reference answers (one name a line),
         # then what run() takes and returns, and the summary, indented beneath it. "Params(...)",
         # not "(...)": an agent read "() -> Result" as run() taking nothing.
-        shape = call[len(path.stem) :]
-        line = f"{path.stem}\n    {'Params' if shape.startswith('(') else ''}{shape}  # {summary}"
+        call = f"Params{arguments}" if arguments.startswith("(") else arguments
+        if returns and returns != common:
+            call += f" -> {returns}"
+        line = f"{name}\n  {call}{models}  # {summary}"
         if len(line) > 300:
             line = line[:297] + "..."
         if used + len(line) + 1 > budget:
@@ -458,6 +466,44 @@ def describe_server(
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+def _call_parts(call: str) -> Tuple[str, str, str]:
+    """``("(a: int)", "Result(x: str)", "; Model(...)")`` for ``tool(a: int) -> Result(x: str);
+    Model(...)``: the arguments, the result, and the models named in them (each part may be
+    empty)."""
+    opened = call.find("(")
+    if opened < 0:
+        return call, "", ""
+    depth = 0
+    for index in range(opened, len(call)):
+        depth += {"(": 1, ")": -1}.get(call[index], 0)
+        if depth == 0:
+            break
+    arguments, rest = call[opened : index + 1], call[index + 1 :]
+    returns = rest[len(" -> ") :] if rest.startswith(" -> ") else ""
+    models = "" if returns else rest
+    depth = 0
+    for index, character in enumerate(returns):
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(character, 0)
+        if depth == 0 and returns.startswith("; ", index):
+            returns, models = returns[:index], returns[index:]
+            break
+    return arguments, returns, models
+
+
+def _common_result(results: List[str]) -> str:
+    """The result most of a server's tools share, when naming it once in the header is shorter
+    than repeating it on each of their lines; else ""."""
+    counts: Dict[str, int] = {}
+    for result in results:
+        if result:
+            counts[result] = counts.get(result, 0) + 1
+    if not counts:
+        return ""
+    result, count = max(counts.items(), key=lambda item: (item[1], -len(item[0])))
+    saved = count * len(f" -> {result}")
+    return result if count >= 2 and saved > len(f"; each returns {result} unless shown") else ""
 
 
 def _short_signature(tool: str, signature: str) -> str:

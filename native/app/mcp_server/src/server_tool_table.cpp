@@ -51,7 +51,8 @@ server_tool register_mcp_server() {
         "- Registering the same name again replaces the API and restarts that server.\n"
         "- mcptools/ and registrations survive reset().\n\n"
         "Returns each tool's module name, and beneath it how to call it (Params(...) with the "
-        "parameters' types, the result's fields) and what it does.";
+        "parameters' types, the result's fields) and what it does; a result most of them share "
+        "is named once, in the first line.";
     tool.parameters.push_back(required(
         "server_name", parameter_type::string,
         "Package name for the API: a Python identifier such as 'github' or 'web_search' "
@@ -70,7 +71,7 @@ server_tool register_mcp_server() {
         "generates `mcptools/<server_name>/`, records the server host-side (remembered for the "
         "workspace across restarts, outside the workspace), returns each tool's module name and "
         "beneath it its call (`Params(...)` with the parameters' types, the result's fields) and "
-        "its summary";
+        "its summary (a result most of them share named once, in the first line)";
     return tool;
 }
 
