@@ -206,6 +206,32 @@ class RankingTest(SearchTestCase):
             "; Entity(name: str, observations: List[str] = ...)",
         )
 
+    def test_an_enum_the_parameters_name_has_its_values_spelled_out(self):
+        # server-filesystem's sortBy: an agent had to guess 'size'.
+        self._tool_with_models(
+            "files",
+            "listing",
+            "class SortBy(str, Enum):\n    name_ = 'name'\n    size = 'size'\n"
+            "    quote = 'it\\'s'\n\n\n"
+            "class Level(Enum):\n    minus = -1\n    one = 1\n\n\n"
+            "class Params(ToolModel):\n"
+            "    sortBy: SortBy = Field(SortBy.name_, description='Order')\n"
+            "    level: Optional[Level] = None\n",
+            "Optional",
+        )
+        module = self.workspace / "mcptools" / "files" / "listing.py"
+        text = module.read_text(encoding="utf-8").replace(
+            "from typing", "from enum import Enum\nfrom typing"
+        )
+        module.write_text(text, encoding="utf-8")
+        self.assertEqual(read_generated(text), outline_from_ast(ast.parse(text)))
+        hit = self.index.search("listing", limit=1)[0]
+        self.assertEqual(
+            hit.signature,
+            "listing.run(listing.Params(sortBy: SortBy = ..., level: Optional[Level] = ..., "
+            "limit: int = ...)) -> TextResult; SortBy = 'name' | 'size' | \"it's\"; Level = -1 | 1",
+        )
+
     def test_a_server_is_described_one_line_a_tool_within_a_budget(self):
         from ipybox_runtime.search import describe_server
 
@@ -216,7 +242,9 @@ class RankingTest(SearchTestCase):
         lines = describe_server("everything", self.workspace).split("\n")
         self.assertTrue(lines[0].startswith("mcptools.everything: 9 tools; call one as"))
         # The result most tools share is named once, and only the others' on their lines.
-        self.assertTrue(lines[0].endswith("; each returns TextResult unless shown"), lines[0])
+        self.assertTrue(
+            lines[0].endswith("; each returns TextResult (the text, a str) unless shown"), lines[0]
+        )
         self.assertIn("echo", lines)  # the module's name on a line of its own, as the reference
         self.assertIn("  Params(message: str)  # Echoes back the input", lines)
         self.assertEqual(len(lines), 19)

@@ -28,6 +28,8 @@ class ClassOutline:
     name: str
     docstring: str
     fields: List[Field] = field(default_factory=list)
+    # An enum's members' values, each as repr() writes it ("'size'", "2"), in their order.
+    values: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -174,6 +176,18 @@ def _field(statement: str) -> Field:
     return match.group(1), annotation, description, required
 
 
+def _member_value(statement: str) -> str:
+    """repr() of the value of an enum member ``    name = 'value'``: a string or a number."""
+    skeleton, literals = _lex(statement.split(" = ", 1)[1])
+    value = skeleton.strip()
+    match = _PLACEHOLDER.fullmatch(value)
+    if match:
+        return repr(_value(literals[int(match.group(1))]))
+    if re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return repr(ast.literal_eval(value))
+    raise _Unrecognised  # anything else: as ast reads it
+
+
 def _class_body(lines: List[str], index: int, outline: ClassOutline) -> int:
     """Reads the class body starting at ``lines[index]``; returns the line after it."""
     while index < len(lines) and not lines[index].strip():
@@ -196,8 +210,11 @@ def _class_body(lines: List[str], index: int, outline: ClassOutline) -> int:
         ):
             statement.append(lines[index])
             index += 1
-        if _MEMBER.match(line) or (line == "    pass" and len(statement) == 1):
-            continue  # an enum member or an empty body: not a field
+        if line == "    pass" and len(statement) == 1:
+            continue  # an empty body
+        if _MEMBER.match(line):
+            outline.values.append(_member_value("\n".join(statement)))
+            continue
         outline.fields.append(_field("\n".join(statement)))
     return index
 
@@ -243,7 +260,9 @@ def outline_from_ast(tree: ast.Module) -> ModuleOutline:
     functions: Dict[str, Optional[str]] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            classes.append(ClassOutline(node.name, ast.get_docstring(node) or "", _fields(node)))
+            classes.append(
+                ClassOutline(node.name, ast.get_docstring(node) or "", _fields(node), _values(node))
+            )
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.setdefault(node.name, ast.unparse(node.returns) if node.returns else None)
     return ModuleOutline(ast.get_docstring(tree) or "", classes, functions)
@@ -264,6 +283,27 @@ def _required(value: Optional[ast.expr]) -> bool:
         first = value.args[0]
         return isinstance(first, ast.Constant) and first.value is Ellipsis
     return False
+
+
+def _values(node: ast.ClassDef) -> List[str]:
+    """repr() of each ``name = <constant>`` in a class body: an enum's members' values."""
+    found = []
+    for item in node.body:
+        if (
+            isinstance(item, ast.Assign)
+            and len(item.targets) == 1
+            and isinstance(item.targets[0], ast.Name)
+        ):
+            value = item.value
+            if (
+                isinstance(value, ast.UnaryOp)
+                and isinstance(value.op, ast.USub)
+                and isinstance(value.operand, ast.Constant)
+            ):
+                found.append(repr(-value.operand.value))
+            elif isinstance(value, ast.Constant) and isinstance(value.value, (str, int, float)):
+                found.append(repr(value.value))
+    return found
 
 
 def _fields(node: ast.ClassDef) -> List[Field]:

@@ -441,7 +441,7 @@ def describe_server(
     lines = [
         f"mcptools.{server}: {count}; call one as <tool>.run(<tool>.Params(...)) after "
         f"from mcptools.{server} import <tool>"
-        + (f"; each returns {common} unless shown" if common else "")
+        + (f"; each returns {_named_result(common)} unless shown" if common else "")
     ]
     used = len(lines[0])
     for shown, (name, arguments, returns, models, summary) in enumerate(calls):
@@ -492,6 +492,12 @@ def _call_parts(call: str) -> Tuple[str, str, str]:
     return arguments, returns, models
 
 
+def _named_result(result: str) -> str:
+    """The result as the header names it: ``TextResult``, which no module defines, says what it
+    is."""
+    return "TextResult (the text, a str)" if result == "TextResult" else result
+
+
 def _common_result(results: List[str]) -> str:
     """The result most of a server's tools share, when naming it once in the header is shorter
     than repeating it on each of their lines; else ""."""
@@ -520,11 +526,11 @@ def _short_signature(tool: str, signature: str) -> str:
 def format_search(
     query: str, limit: int = 10, *, workspace: Union[str, "os.PathLike[str]", None] = None
 ) -> str:
-    """``search_tools`` as text, with a hint on what to read next (for the MCP tool)."""
+    """``search_tools`` as text (for the MCP tool); when nothing matches, how to list everything."""
     results = search_tools(query, limit, workspace=workspace)
     if not results:
         return (
             f"No tool matches {query!r}. Try other words, or list everything with "
             "`from ipybox_runtime.gentools import catalog; print(catalog())`."
         )
-    return str(results) + "\n\nRead a hit's file (its interface) when the signature is not enough."
+    return str(results)

@@ -204,13 +204,18 @@ def _fields_text(fields: Iterable[Any]) -> str:
 
 def _nested_models(classes: Iterable[Any], arguments: str, at_most: int = 2) -> str:
     """``; Entity(name: str, ...)`` for the module's models that the parameters' types name
-    (``entities: List[Entity]``), so that the signature says what to build without a read."""
+    (``entities: List[Entity]``), and ``; SortBy = 'name' | 'size'`` for their enums, so that the
+    signature says what to build without a read."""
     shown = []
     for model in classes:
-        if model.name in ("Params", "Result") or not model.fields:
+        if model.name in ("Params", "Result") or not (model.fields or model.values):
             continue
         if re.search(rf"\b{re.escape(model.name)}\b", arguments) and len(shown) < at_most:
-            shown.append(f"; {model.name}({_fields_text(model.fields)})")
+            if model.values:
+                values = " | ".join(model.values[:8]) + (" | ..." if len(model.values) > 8 else "")
+                shown.append(f"; {model.name} = {values}")
+            else:
+                shown.append(f"; {model.name}({_fields_text(model.fields)})")
     return "".join(shown)
 
 

@@ -58,7 +58,7 @@ test("register_mcp_server generates mcptools/<name>/ and answers one line per to
   }
   // Enough to call a tool without reading its module: the parameters' types, the result's fields.
   // The result most of them share is named once; the others' are on their lines.
-  assert.match(lines[0], /; each returns TextResult unless shown$/);
+  assert.match(lines[0], /; each returns TextResult \(the text, a str\) unless shown$/);
   assert.ok(lines.some((line) => /^ {2}Params\(message: str\)  # Echo/.test(line)), lines.join("\n"));
   assert.ok(lines.some((line) => /^ {2}Params\(location: .*\) -> Result\(.*temperature: float/.test(line)), lines.join("\n"));
   assert.ok(fs.existsSync(path.join(workspace, "mcptools", "everything", "__init__.py")));
