@@ -213,7 +213,7 @@ class RankingTest(SearchTestCase):
             "listing",
             "class SortBy(str, Enum):\n    name_ = 'name'\n    size = 'size'\n"
             "    quote = 'it\\'s'\n\n\n"
-            "class Level(Enum):\n    minus = -1\n    one = 1\n\n\n"
+            "class Level(Enum):\n    minus = -1\n    one = 1\n    long = '" + "x" * 60 + "'\n\n\n"
             "class Params(ToolModel):\n"
             "    sortBy: SortBy = Field(SortBy.name_, description='Order')\n"
             "    level: Optional[Level] = None\n",
@@ -229,7 +229,10 @@ class RankingTest(SearchTestCase):
         self.assertEqual(
             hit.signature,
             "listing.run(listing.Params(sortBy: SortBy = ..., level: Optional[Level] = ..., "
-            "limit: int = ...)) -> TextResult; SortBy = 'name' | 'size' | \"it's\"; Level = -1 | 1",
+            "limit: int = ...)) -> TextResult; SortBy = 'name' | 'size' | \"it's\"; Level = -1 | 1 "
+            + "| '"
+            + "x" * 36
+            + "...",  # a value of 40 characters at most
         )
 
     def test_a_server_is_described_one_line_a_tool_within_a_budget(self):

@@ -212,7 +212,10 @@ def _nested_models(classes: Iterable[Any], arguments: str, at_most: int = 2) -> 
             continue
         if re.search(rf"\b{re.escape(model.name)}\b", arguments) and len(shown) < at_most:
             if model.values:
-                values = " | ".join(model.values[:8]) + (" | ..." if len(model.values) > 8 else "")
+                # At most 8 values of at most 40 characters each: a schema's enum may be long.
+                values = " | ".join(
+                    value if len(value) <= 40 else value[:37] + "..." for value in model.values[:8]
+                ) + (" | ..." if len(model.values) > 8 else "")
                 shown.append(f"; {model.name} = {values}")
             else:
                 shown.append(f"; {model.name}({_fields_text(model.fields)})")
