@@ -46,6 +46,16 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
                     "to finish before they are cancelled (new ones get 503)")
         ->check(CLI::Range(0.0, 3600.0))
         ->capture_default_str();
+    mcp->add_option("--max-kernels", options.max_kernels,
+                    "With --transport http: most kernels at once across all clients, implicit "
+                    "ones included (create_kernel is refused beyond it)")
+        ->check(CLI::Range(1, 4096))
+        ->capture_default_str();
+    mcp->add_option("--kernel-ttl", options.kernel_ttl_seconds,
+                    "With --transport http: seconds a kernel may stay idle before it is stopped "
+                    "(its kernel_id then becomes unknown)")
+        ->check(CLI::Range(1.0, 30.0 * 86400))
+        ->capture_default_str();
 }
 
 int run_mcp(const mcp_command_options& options, process::environment_map environment) {
@@ -65,6 +75,9 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
     server.host_environment = environment;
     server.runtime_directory = runtime_directory(environment);
     server.registry_file = registry_file(environment, server.workspace);
+    server.registry_file_for = [environment](const std::filesystem::path& workspace) {
+        return registry_file(environment, workspace);
+    };
     server.library_roots = library_roots(options.library, environment);
     if (options.approval_policy) {
         server.approval_policy =
@@ -99,9 +112,25 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
         std::optional<std::filesystem::path> token_file;
         if (options.auth_token_file) token_file = *options.auth_token_file;
         server.http =
-            mcp_http_listen{address.host, address.port, options.allowed_origins, token_file,
+            mcp_http_listen{address.host,
+                            address.port,
+                            options.allowed_origins,
+                            token_file,
                             std::chrono::milliseconds(
-                                static_cast<std::int64_t>(options.shutdown_grace_seconds * 1000))};
+                                static_cast<std::int64_t>(options.shutdown_grace_seconds * 1000)),
+                            options.max_kernels,
+                            std::chrono::milliseconds(
+                                static_cast<std::int64_t>(options.kernel_ttl_seconds * 1000))};
+        // create_kernel(sandbox=true) on a server without --sandbox: the same settings --sandbox
+        // would give, the runtime looked for when such a kernel is asked for.
+        if (!server.sandbox) {
+            server.sandbox_on_request =
+                sandbox_from_flags(true, options.sandbox_config, options.guessable_secrets);
+            if (options.approval_policy) {
+                server.sandbox_on_request->unwritable.push_back(
+                    std::filesystem::absolute(*options.approval_policy).lexically_normal());
+            }
+        }
     }
     return run_mcp_server(server);
 }

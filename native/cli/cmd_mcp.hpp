@@ -21,6 +21,8 @@ struct mcp_command_options {
     std::vector<std::string> allowed_origins;  // --allow-origin ORIGIN
     std::optional<std::string> auth_token_file;
     double shutdown_grace_seconds = 30;  // --shutdown-grace
+    std::size_t max_kernels = 16;        // --max-kernels
+    double kernel_ttl_seconds = 1800;    // --kernel-ttl
     limit_flags limits;
 };
 

@@ -4,24 +4,12 @@
 // other and both at once against one server; and a client that leaves mid-cell.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { pathToFileURL } from "node:url";
 
 import {
-  Client, NODE_MODULES, IPYBOX, importPeer, kernelsIn, makeTempDir, removeDir, serverEnvironment,
-  sleep, waitUntil,
+  Client, IPYBOX, kernelsIn, makeTempDir, removeDir, serverEnvironment, sleep, waitUntil,
 } from "../mcp_server/support.mjs";
-
-const { StreamableHTTPClientTransport: LegacyHttpTransport } =
-  await importPeer("@modelcontextprotocol/sdk", "./client/streamableHttp.js");
-const modernPackage = JSON.parse(fs.readFileSync(
-  path.join(NODE_MODULES, "@modelcontextprotocol", "client", "package.json"), "utf8"));
-assert.match(modernPackage.version, /^2\./, "tests/node must hold @modelcontextprotocol/client 2.x");
-const modernEntry = modernPackage.exports["."].import.default;
-const { Client: ModernClient, StreamableHTTPClientTransport: ModernHttpTransport } = await import(
-  pathToFileURL(path.join(NODE_MODULES, "@modelcontextprotocol", "client", modernEntry)).href);
+import { LegacyHttpTransport, ModernClient, ModernHttpTransport } from "./http_support.mjs";
 
 let server;
 let url;
@@ -94,6 +82,20 @@ test("a 2026-07-28 client (client 2.x, pinned) runs a cell without a session", a
     assert.equal(text(await run(client, "modern_value = 2026; print(modern_value)")), "2026");
     // The implicit kernel keeps its state between stateless requests.
     assert.equal(text(await run(client, "print(modern_value + 1)")), "2027");
+  } finally {
+    await client.close();
+  }
+});
+
+test("a 2026-07-28 client asking for progress gets it during a long cell", async () => {
+  const { client } = await modernClient();
+  try {
+    const seen = [];
+    const result = await run(client, "import time\nfor i in range(3):\n    print(i, flush=True); time.sleep(1)",
+                             { onprogress: (progress) => seen.push(progress), timeout: 60000 });
+    assert.equal(text(result), "0\n1\n2");
+    assert.ok(seen.length >= 2, JSON.stringify(seen));
+    assert.match(seen.at(-1).message, /running; last output: [12]/);
   } finally {
     await client.close();
   }

@@ -21,15 +21,15 @@ const app::server_tool& tool_named(const std::string& name) {
     throw std::runtime_error("no tool " + name);
 }
 
-// The rows of README.md's table under "| tool | what it does |".
-std::vector<std::string> readme_tool_rows() {
+// The rows of README.md's table under `header`.
+std::vector<std::string> readme_tool_rows(const std::string& header = "| tool | what it does |") {
     std::ifstream readme(testing::source_dir() / "README.md");
     REQUIRE(readme);
     std::vector<std::string> rows;
     std::string line;
     bool inside = false;
     while (std::getline(readme, line)) {
-        if (line == "| tool | what it does |") {
+        if (line == header) {
             inside = true;
             std::getline(readme, line);  // |---|---|
             continue;
@@ -62,6 +62,19 @@ TEST_SUITE("app.server_tool_table") {
         }
         INFO("README.md's rows should read:\n", block);
         const auto rows = readme_tool_rows();
+        REQUIRE(rows.size() == expected.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i] == expected[i]);
+    }
+
+    TEST_CASE("README.md's table of the handle tools is their docs rows") {
+        std::vector<std::string> expected;
+        std::string block;
+        for (const auto& tool : app::handle_tool_table()) {
+            expected.push_back(app::docs_row(tool));
+            block += expected.back() + "\n";
+        }
+        INFO("README.md's rows should read:\n", block);
+        const auto rows = readme_tool_rows("| handle tool | what it does |");
         REQUIRE(rows.size() == expected.size());
         for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i] == expected[i]);
     }

@@ -19,8 +19,9 @@
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/workspace/directory.hpp"
 #include "ipybox/workspace/dotenv.hpp"
+#include "kernel_handles.hpp"
+#include "kernel_unit.hpp"
 #include "server_front.hpp"
-#include "server_tools.hpp"
 
 namespace ipybox {
 namespace {
@@ -28,59 +29,6 @@ namespace {
 namespace asio = boost::asio;
 using app::add_server_tools;
 using app::server_session_options;
-using app::server_tools;
-using app::tool_lines;
-
-code_executor_options executor_options_for(const mcp_server_options& options) {
-    code_executor_options executor;
-    executor.workspace = options.workspace;
-    executor.python = options.python;
-    executor.python_override = options.python_override;
-    executor.host_environment = options.host_environment;
-    for (const auto& [name, value] : workspace::load_dotenv(options.workspace / ".env")) {
-        executor.host_environment.emplace(name, value);  // the real environment wins
-    }
-    constexpr std::string_view prefix = "KERNEL_ENV_";
-    for (const auto& [name, value] : executor.host_environment) {
-        if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0) {
-            executor.kernel_env[name.substr(prefix.size())] = value;
-        }
-    }
-    // Packages from install_package live in the workspace and are on the kernel's path from the
-    // start, so they import at once and survive reset().
-    auto& python_path = executor.kernel_env["PYTHONPATH"];
-    const auto site = (options.workspace / ".ipybox" / "site-packages").string();
-    // It must exist before any kernel starts: Python caches a missing path entry as absent.
-    // Created through the workspace's descriptor: a planted link at .ipybox is refused.
-    workspace::directory::open_root(options.workspace)
-        .make_directories(std::filesystem::path(".ipybox") / "site-packages");
-    // The user's packages (install_package with scope "user") come after the project's, so a
-    // project pins its own versions. Made now for the same reason; one that cannot be made (a
-    // read-only home) stays on the path and holds nothing.
-    auto path_entries = site;
-    if (const auto user_site = app::user_site_packages(options.library_roots); !user_site.empty()) {
-        std::error_code ignored;
-        std::filesystem::create_directories(user_site, ignored);
-        path_entries += ":" + user_site.string();
-    }
-    python_path = python_path.empty() ? path_entries : path_entries + ":" + python_path;
-    executor.runtime_directory = options.runtime_directory;
-    executor.keep_spare_kernel = true;
-    executor.approve_tool_calls = true;  // decided by the approval policy in server_tools
-    executor.approve_shell_commands = options.approve_shell_commands;
-    executor.sandbox = options.sandbox;
-    executor.limits = options.limits;
-    // The model reads a few thousand characters of a cell's output; the file that keeps the
-    // whole of a clipped output holds its first and last 2 MiB. This keeps ipybox mcp's own
-    // memory well under 64 MiB whatever a cell prints.
-    executor.max_output_bytes = 4 * 1024 * 1024;
-    executor.library_roots = options.library_roots;
-    // Host-side state (the remembered registrations) is none of the kernel's business.
-    if (executor.sandbox && !options.registry_file.empty()) {
-        executor.sandbox->unreadable.push_back(options.registry_file.parent_path());
-    }
-    return executor;
-}
 
 // The policy as given, plus, where it allows by default, "ask" for shell commands when their
 // approval is on. Appended after the given rules, so that a rule of the user's that names them
@@ -108,33 +56,24 @@ approval::policy approval_policy_for(const mcp_server_options& options) {
 
 // Listens on `listen` and serves every client a session with our tools; null (logged) when the
 // address cannot be bound.
-std::shared_ptr<mcp::http_server::http_server> serve_http(asio::io_context& io,
-                                                          const mcp_http_listen& listen,
-                                                          server_tools& tools,
-                                                          const tool_lines& lines) {
+std::shared_ptr<mcp::http_server::http_server> serve_http(
+    asio::io_context& io, const mcp_http_listen& listen,
+    std::optional<mcp::http_server::token_table> tokens, app::kernel_handles& kernels,
+    core::work_pool& server_work) {
     mcp::http_server::http_server_options http;
     http.host = listen.host;
     http.port = listen.port;
     http.endpoint.allowed_origins = listen.allowed_origins;
     http.endpoint.require_loopback_host = mcp::http_server::is_loopback_host(listen.host);
+    http.tokens = std::move(tokens);
     auto log = core::logger("server");
-    if (listen.auth_token_file) {
-        try {
-            http.tokens = mcp::http_server::read_token_file(*listen.auth_token_file);
-        } catch (const std::exception& e) {
-            log->error("{}", e.what());
-            return nullptr;
-        }
-        log->info("bearer tokens required: {} principal(s) from {}", http.tokens->size(),
-                  listen.auth_token_file->string());
-    }
     auto server = mcp::http_server::http_server::create(
         io, http,
-        [&io, &tools, lines](std::shared_ptr<mcp::transport::transport> channel,
-                             const mcp::http_server::client_identity&) {
+        [&io, &kernels, &server_work](std::shared_ptr<mcp::transport::transport> channel,
+                                      const mcp::http_server::client_identity& who) {
             auto session = mcp::session::server_session::create(io, std::move(channel),
                                                                 server_session_options());
-            add_server_tools(*session, tools, lines);
+            add_server_tools(*session, kernels, server_work, who, /*with_handles=*/true);
             return session;
         });
     try {
@@ -197,89 +136,45 @@ int run_mcp_server(const mcp_server_options& options) {
             return 3;
         }
     }
-    std::filesystem::create_directories(options.workspace);
-    app::server_registry registry(options.registry_file);
-    auto executor_options = executor_options_for(options);
-    if (executor_options.sandbox) executor_options.sandbox->srt = srt;  // found once
-    // Saved actions flagged in earlier sessions (or since, by edits of mcptools/) are marked
-    // from the kernel's start.
-    executor_options.kernel_env["IPYBOX_CHANGED_TOOLS"] =
-        app::pin_saved_actions(options, registry).dump();
-    // Kernel code's requests for a saved action's dependencies go to server_tools, which is made
-    // after the executor (whose tool server may start earlier, restoring registrations); until
-    // it is there, and once it is gone, they are refused. A request being served holds it.
-    struct dependency_target {
-        std::mutex mutex;
-        app::server_tools* tools = nullptr;
-    };
-    auto target = std::make_shared<dependency_target>();
-    executor_options.add_dependencies = [target](const approval::add_dependencies& what) {
-        std::lock_guard lock(target->mutex);
-        if (!target->tools) return dependencies_added{false, "ipybox is starting or stopping"};
-        return target->tools->add_dependencies(what);
-    };
-    executor_options.dependencies_refusal = [target](const approval::add_dependencies& what) {
-        std::lock_guard lock(target->mutex);
-        if (!target->tools) return std::string("ipybox is starting or stopping");
-        return target->tools->dependencies_refusal(what);
-    };
-    // One loop for the whole server: the MCP session with the client, the executor's
-    // connections to MCP servers and its tool server. It outlives the executor.
-    app::mcp_runtime runtime;
-    executor_options.io_context = &runtime.io();
-    code_executor executor(std::move(executor_options));
-    for (const auto& [name, params] : registry.load()) {
+    std::optional<mcp::http_server::token_table> tokens;
+    if (options.http && options.http->auth_token_file) {
         try {
-            executor.register_mcp_server(name, params, /*generate_sources=*/false);
+            tokens = mcp::http_server::read_token_file(*options.http->auth_token_file);
         } catch (const std::exception& e) {
-            log->warn("cannot restore MCP server '{}': {}", name, e.what());
+            log->error("{}", e.what());
+            return 2;
         }
+        log->info("bearer tokens required: {} principal(s) from {}", tokens->size(),
+                  options.http->auth_token_file->string());
     }
-    server_tools tools(runtime.io(), options, executor, registry, std::move(*policy));
-    struct bound_target {  // destroyed before `tools`
-        std::shared_ptr<dependency_target> target;
-        bound_target(std::shared_ptr<dependency_target> t, app::server_tools& tools)
-            : target(std::move(t)) {
-            std::lock_guard lock(target->mutex);
-            target->tools = &tools;
-        }
-        ~bound_target() {
-            std::lock_guard lock(target->mutex);
-            target->tools = nullptr;
-        }
-        bound_target(const bound_target&) = delete;
-        bound_target& operator=(const bound_target&) = delete;
-    } bound(target, tools);
-
-    // The kernel starts while the client initializes; the first execution waits for it.
-    std::thread kernel_starter([&] {
-        try {
-            executor.start();
-        } catch (const std::exception& e) {
-            log->error("the kernel did not start: {}", e.what());
-        }
-    });
-
-    // The calls that touch the kernel (a cell, pip and the import after it, search, a reset) run
-    // one at a time, in the order their requests arrived: each is posted, on the I/O thread as
-    // it arrives, to this line of one thread (made when work comes, ended when idle). A call may
-    // still wait in the kernel's own queue (kernel_session.hpp) behind an execution from
-    // elsewhere, such as a registration unloading a server's modules.
-    core::work_pool kernel_calls("kernel-calls", 1);
-    // Work that waits on MCP servers (register_mcp_server) runs on threads of its own: however
-    // many servers are stuck, cells, search, installs and resets keep the four above. Each
-    // registration is bounded by its server's deadlines and ends at notifications/cancelled.
+    std::filesystem::create_directories(options.workspace);
+    // One loop for the whole server: the MCP sessions with clients, the executors' connections
+    // to MCP servers and their tool servers. It outlives every kernel.
+    app::mcp_runtime runtime;
+    app::kernel_handles_settings settings{options, srt, std::move(*policy), {}, tokens.has_value()};
+    if (options.http) {
+        settings.caps.max_kernels = options.http->max_kernels;
+        settings.caps.ttl = options.http->kernel_ttl;
+    }
+    app::kernel_handles kernels(runtime.io(), std::move(settings));
+    // Work that waits on MCP servers (register_mcp_server) and on kernels being made or stopped
+    // (create_kernel, destroy_kernel) runs on threads of its own: however many servers are
+    // stuck, cells, search, installs and resets keep their kernels' lines (kernel_unit.hpp).
+    // Each registration is bounded by its server's deadlines and ends at notifications/cancelled.
     core::work_pool server_work("registrations", 4);
     std::promise<void> finished;
     std::once_flag finish_once;
     const auto finish = [&] { std::call_once(finish_once, [&] { finished.set_value(); }); };
     int exit_code = 0;
     {
-        const tool_lines lines{kernel_calls, server_work};
+        // Without tokens every client is "local", whose kernel starts while the client
+        // initializes (the first execution waits for it); with tokens each principal's starts
+        // at its first call.
+        if (!tokens) kernels.start(app::client_identity{}.principal);
         std::shared_ptr<mcp::session::server_session> session;
         std::shared_ptr<mcp::http_server::http_server> http;
         if (options.http) {
-            http = serve_http(runtime.io(), *options.http, tools, lines);
+            http = serve_http(runtime.io(), *options.http, std::move(tokens), kernels, server_work);
             if (!http) exit_code = 2;
         } else {
             auto server = server_session_options();
@@ -292,7 +187,8 @@ int run_mcp_server(const mcp_server_options& options) {
             };
             session = mcp::session::server_session::create(
                 runtime.io(), mcp::transport::make_stdio_server_transport(runtime.io()), server);
-            add_server_tools(*session, tools, lines);
+            add_server_tools(*session, kernels, server_work, app::client_identity{},
+                             /*with_handles=*/false);
         }
 
         asio::signal_set signals(runtime.io(), SIGTERM, SIGINT);
@@ -311,14 +207,10 @@ int run_mcp_server(const mcp_server_options& options) {
         finished.get_future().wait();
         if (http && exit_code > 128) drain_http(*http, options.http->shutdown_grace);
 
-        // Stop the kernel first: a cell still running ends, its worker returns, nothing is left
-        // waiting on the session.
-        kernel_starter.join();
-        executor.cancel();
-        tools.stop_server_work("ipybox is shutting down");
+        // Every kernel first: a cell still running ends, its worker returns, nothing is left
+        // waiting on a session.
+        kernels.stop();
         server_work.join();
-        executor.stop();
-        kernel_calls.join();
         if (session) session->close();
         if (http) http->stop();
         signals.cancel();

@@ -20,6 +20,8 @@ const char* json_type_of(parameter_type type) {
             return "number";
         case parameter_type::integer:
             return "integer";
+        case parameter_type::boolean:
+            return "boolean";
         case parameter_type::object:
             return "object";
     }
@@ -55,6 +57,8 @@ std::string expectation(const tool_parameter& parameter) {
             return parameter.choices.empty() ? "a string" : choices_text(parameter.choices);
         case parameter_type::object:
             return "an object";
+        case parameter_type::boolean:
+            return "true or false";
         case parameter_type::number:
         case parameter_type::integer:
             break;
@@ -101,6 +105,9 @@ void check_value(const tool_parameter& parameter, const json& value) {
             return;
         case parameter_type::object:
             if (!value.is_object()) refuse();
+            return;
+        case parameter_type::boolean:
+            if (!value.is_boolean()) refuse();
             return;
         case parameter_type::number:
         case parameter_type::integer:

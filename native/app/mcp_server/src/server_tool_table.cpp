@@ -194,7 +194,84 @@ server_tool reset() {
     return tool;
 }
 
+server_tool create_kernel() {
+    server_tool tool;
+    tool.name = "create_kernel";
+    tool.title = "Create a kernel";
+    tool.description =
+        "Start a new IPython kernel of your own and get its kernel_id. Pass kernel_id to "
+        "execute_ipython_cell, install_package, register_mcp_server, search_tools and reset to "
+        "use it; calls without kernel_id use your implicit kernel. Each kernel has its own "
+        "variables, registered servers and tool server; only you can see or use yours.\n\n"
+        "Returns kernel_id (128 random bits), its workspace, whether it is sandboxed and its "
+        "idle TTL: a kernel idle for longer is stopped and its id becomes unknown.";
+    tool.parameters.push_back(
+        optional("workspace", parameter_type::string, "",
+                 "Folder of the kernel, relative to the server's workspace (made if missing), e.g. "
+                 "'agent1'; '' (default): the server's workspace itself."));
+    tool.parameters.push_back(optional(
+        "sandbox", parameter_type::boolean, nullptr,
+        "Run the kernel sandboxed (true) or not (false); default: as the server runs kernels. "
+        "A server started with --sandbox never gives an unsandboxed kernel."));
+    tool.parameters.push_back(optional("memory", parameter_type::string, nullptr,
+                                       "Memory limit of the kernel's process tree, e.g. '1G'; "
+                                       "at most the server's (default: the server's)."));
+    auto& cpu = tool.parameters.emplace_back(
+        optional("cpu_seconds", parameter_type::integer, nullptr,
+                 "CPU time limit in seconds; at most the server's (default: the server's)."));
+    cpu.minimum = 1;
+    tool.annotations = hints(false, false, false);
+    tool.line = tool_line::servers;
+    tool.action = handle_action::create;
+    tool.docs =
+        "a kernel of the caller's own (own executor, tool server and registrations) in the "
+        "workspace or a subfolder, sandboxed as the server allows, limits within the server's; "
+        "returns `kernel_id` (128 random bits) and the idle TTL";
+    return tool;
+}
+
+server_tool list_kernels() {
+    server_tool tool;
+    tool.name = "list_kernels";
+    tool.title = "List your kernels";
+    tool.description =
+        "List your kernels: kernel_id, workspace, whether sandboxed, seconds idle and seconds "
+        "until an idle one is stopped. Your implicit kernel (used without kernel_id) is listed "
+        "without an id once it has started.";
+    tool.annotations = hints(true, false, false, true);
+    tool.line = tool_line::servers;
+    tool.action = handle_action::list;
+    tool.docs = "the caller's kernels with workspace, sandboxing, idle time and time left";
+    return tool;
+}
+
+server_tool destroy_kernel() {
+    server_tool tool;
+    tool.name = "destroy_kernel";
+    tool.title = "Destroy a kernel";
+    tool.description =
+        "Stop a kernel made by create_kernel: its variables are lost, a cell still running is "
+        "interrupted, and every process it started ends. Files in its workspace are kept.";
+    tool.parameters.push_back(
+        required("kernel_id", parameter_type::string, "The kernel_id create_kernel returned."));
+    tool.annotations = hints(false, true, false, true);
+    tool.line = tool_line::servers;
+    tool.action = handle_action::destroy;
+    tool.docs = "stops one of the caller's kernels and every process of it; files stay";
+    return tool;
+}
+
 }  // namespace
+
+const std::vector<server_tool>& handle_tool_table() {
+    static const std::vector<server_tool> table{create_kernel(), list_kernels(), destroy_kernel()};
+    return table;
+}
+
+tool_parameter kernel_id_parameter() {
+    return optional("kernel_id", parameter_type::string, nullptr,
+                    "The kernel to use, from create_kernel; default: your implicit kernel.");
+}
 
 const std::vector<server_tool>& server_tool_table() {
     // The order of the reference implementation's tools, search_tools before reset.

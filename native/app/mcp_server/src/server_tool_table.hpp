@@ -17,7 +17,7 @@ namespace ipybox::app {
 
 class server_tools;
 
-enum class parameter_type { string, number, integer, object };
+enum class parameter_type { string, number, integer, boolean, object };
 
 struct tool_parameter {
     std::string name;
@@ -39,6 +39,9 @@ struct tool_parameter {
 // order, or on the threads of work that waits on MCP servers.
 enum class tool_line { kernel, servers };
 
+// The tools of kernels as handles (handle_tool_table()) are answered by kernel_handles.
+enum class handle_action { none, create, list, destroy };
+
 struct server_tool {
     using handler_type = mcp::session::call_tool_result (server_tools::*)(
         const nlohmann::json& arguments, const mcp::session::request_context& context);
@@ -50,11 +53,18 @@ struct server_tool {
     nlohmann::json annotations;  // MCP tool annotations; the title is added
     tool_line line = tool_line::kernel;
     handler_type handler = nullptr;  // receives checked_arguments(), never the raw arguments
-    std::string docs;                // README.md's "what it does" column
+    handle_action action = handle_action::none;  // instead of a handler
+    std::string docs;                            // README.md's "what it does" column
 };
 
 // Every tool, in the order tools/list gives them. The entries live as long as the program.
 const std::vector<server_tool>& server_tool_table();
+
+// create_kernel, list_kernels, destroy_kernel (HTTP only), in that order.
+const std::vector<server_tool>& handle_tool_table();
+
+// The optional "kernel_id" every tool of server_tool_table() takes over HTTP.
+tool_parameter kernel_id_parameter();
 
 // The server's instructions in the initialize result.
 std::string server_instructions();

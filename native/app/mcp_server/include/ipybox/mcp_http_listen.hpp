@@ -2,6 +2,7 @@
 // Where `ipybox mcp --transport http` listens (mcp_server.hpp): one MCP endpoint, /mcp, serving
 // MCP 2026-07-28 per request and 2025-11-25 sessions (mcp/http_server). Values only.
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -21,6 +22,10 @@ struct mcp_http_listen {
     // On SIGTERM/SIGINT: no new requests (503), and those being served get this long to finish
     // and be answered before the rest are cancelled and the kernel stopped.
     std::chrono::milliseconds shutdown_grace{30000};
+    // Kernels at once across the server (implicit ones included), and how long a kernel may be
+    // idle before it is stopped (src/kernel_handles.hpp).
+    std::size_t max_kernels = 16;
+    std::chrono::milliseconds kernel_ttl{std::chrono::minutes(30)};
 };
 
 }  // namespace ipybox

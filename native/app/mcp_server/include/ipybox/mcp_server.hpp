@@ -4,9 +4,12 @@
 // Tools: register_mcp_server, execute_ipython_cell, install_package, reset (the reference's four,
 // with the same names and parameters) and search_tools (ranked search over mcptools/, mcpparse/
 // and every gentools root). initialize is answered at once; the kernel starts in the
-// background and the first execution waits for it. One kernel per server process.
+// background and the first execution waits for it. Over stdio one kernel; over HTTP also
+// create_kernel, list_kernels and destroy_kernel, and a kernel_id on every tool of a kernel
+// (src/kernel_handles.hpp).
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -41,6 +44,12 @@ struct mcp_server_options {
     process::resource_limits limits = process::default_resource_limits();  // code_executor.hpp
     // User-level gentools roots after the project's gentools/ (code_executor_options).
     std::vector<std::filesystem::path> library_roots;
+    // Where the registrations of a kernel made by create_kernel in another folder are remembered
+    // (like registry_file for the workspace); unset: not remembered.
+    std::function<std::filesystem::path(const std::filesystem::path& workspace)> registry_file_for;
+    // Without `sandbox`: how create_kernel(sandbox=true) sandboxes a kernel (the sandbox runtime
+    // is looked for then, and its absence refuses the kernel); unset: it is refused.
+    std::optional<kernel_sandbox> sandbox_on_request;
     // Serve MCP over HTTP here instead of stdio (mcp_http_listen.hpp).
     std::optional<mcp_http_listen> http;
 };
