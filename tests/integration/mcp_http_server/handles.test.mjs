@@ -11,12 +11,12 @@ import path from "node:path";
 import { test } from "node:test";
 
 import {
-  Client, IPYBOX, kernelsIn, makeTempDir, removeDir, serverEnvironment, sleep, waitUntil,
+  Client, IPYBOX, NODE_MODULES, kernelsIn, makeTempDir, removeDir, serverEnvironment, sleep, waitUntil,
 } from "../mcp_server/support.mjs";
 import { LegacyHttpTransport, ModernClient, ModernHttpTransport } from "./http_support.mjs";
 
 // Starts a server on a free loopback port; stopped (SIGTERM, awaited) after the test.
-async function startHttp(t, args = [], tokens = null) {
+async function startHttp(t, args = [], tokens = null, env = {}) {
   const dir = makeTempDir("http-handles");
   const workspace = path.join(dir, "ws");
   fs.mkdirSync(workspace);
@@ -28,7 +28,7 @@ async function startHttp(t, args = [], tokens = null) {
   }
   const server = spawn(IPYBOX, ["mcp", "--transport", "http", "--listen", "127.0.0.1:0",
                                 "--workspace", workspace, ...extra, ...args],
-                       { env: serverEnvironment(dir), stdio: ["ignore", "ignore", "pipe"] });
+                       { env: serverEnvironment(dir, env), stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   server.stderr.on("data", (chunk) => { stderr += chunk; });
   const exited = new Promise((resolve) => server.once("exit", (code) => resolve(code)));
@@ -155,6 +155,38 @@ test("create_kernel refuses a folder outside the workspace and a bad kernel_id",
   assert.match(text(notString), /"kernel_id" must be a string/);
   const unsandboxable = await call(client, "create_kernel", { memory: "lots" });
   assert.match(text(unsandboxable), /"memory" must be a size/);
+});
+
+test("a sandboxed handle cannot write into another handle's folder; unsandboxed, it can", async (t) => {
+  const srt = path.join(NODE_MODULES, ".bin", "srt");
+  assert.ok(fs.existsSync(srt), "install the npm test peers: npm install --prefix tests/node");
+  const { url, workspace } = await startHttp(t, [], null, { IPYBOX_SRT: srt });
+  const client = await legacy(t, url);
+  const boxed = await created(client, { workspace: "boxed", sandbox: true });
+  const open = await created(client, { workspace: "open" });
+  assert.equal(boxed.sandboxed, true);
+  assert.equal(open.sandboxed, false);
+  const write = (where) =>
+    `try:\n    open(${JSON.stringify(where)}, 'w').write('x'); print('wrote')\n` +
+    "except OSError as e:\n    print('refused', type(e).__name__)";
+  assert.equal(text(await cell(client, write(path.join(workspace, "boxed", "own.txt")), boxed.kernel_id)),
+               "wrote");
+  assert.match(text(await cell(client, write(path.join(workspace, "open", "planted.txt")), boxed.kernel_id)),
+               /^refused/);
+  assert.ok(!fs.existsSync(path.join(workspace, "open", "planted.txt")));
+  // The control: the unsandboxed handle writes into the other's folder.
+  assert.equal(text(await cell(client, write(path.join(workspace, "boxed", "planted.txt")), open.kernel_id)),
+               "wrote");
+});
+
+test("a sandboxed handle without srt is refused, and no kernel starts", async (t) => {
+  const { url, workspace } = await startHttp(t, [], null, { IPYBOX_SRT: "/nonexistent/srt" });
+  const client = await legacy(t, url);
+  const refused = await call(client, "create_kernel", { workspace: "boxed", sandbox: true });
+  assert.ok(refused.isError);
+  assert.match(text(refused), /cannot sandbox the kernel/);
+  assert.deepEqual(kernelsIn(path.join(workspace, "boxed")), []);
+  assert.ok(!(await call(client, "create_kernel", { workspace: "open" })).isError);  // control
 });
 
 test("another principal's kernel_id is unknown, as one never made; its owner uses it", async (t) => {
