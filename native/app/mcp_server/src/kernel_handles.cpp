@@ -140,7 +140,7 @@ call_tool_result kernel_handles::create(const json& arguments, const client_iden
         kernel->wait_started();
     } catch (...) {
         table_.unreserve(who.principal);
-        if (kernel) retire_later(std::move(kernel));
+        if (kernel) retire_later(kernel);
         throw;
     }
     const auto id = table_.add(who.principal, kernel,
@@ -210,13 +210,13 @@ void kernel_handles::schedule_reaping() {
         for (auto& kernel : table_.take_expired(clock::now())) {
             core::logger("server")->info("a kernel idle for {} s is stopped",
                                          whole_seconds(caps().ttl));
-            retire_later(std::move(kernel));
+            retire_later(kernel);
         }
         schedule_reaping();
     });
 }
 
-void kernel_handles::retire_later(std::shared_ptr<kernel_unit> kernel) {
+void kernel_handles::retire_later(const std::shared_ptr<kernel_unit>& kernel) {
     try {
         retirements_.post([kernel] { kernel->retire(); });
     } catch (const std::logic_error&) {  // stopped: nobody will wait for it
@@ -233,7 +233,7 @@ void kernel_handles::stop() {
         reaper_.cancel();
         taken.set_value(table_.take_all());
     });
-    for (auto& kernel : taken.get_future().get()) retire_later(std::move(kernel));
+    for (auto& kernel : taken.get_future().get()) retire_later(kernel);
     retirements_.join();
 }
 

@@ -97,7 +97,7 @@ class kernel_handles {
     std::shared_ptr<kernel_unit> make_unit(mcp_server_options options,
                                            std::optional<std::filesystem::path> srt);
     void schedule_reaping();
-    void retire_later(std::shared_ptr<kernel_unit> kernel);
+    void retire_later(const std::shared_ptr<kernel_unit>& kernel);
 
     boost::asio::io_context& io_;
     const kernel_handles_settings settings_;
