@@ -51,6 +51,11 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
                     "ones included (create_kernel is refused beyond it)")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
+    mcp->add_option("--approval-wait", options.approval_wait_seconds,
+                    "Seconds a cell waits for a 2026-07-28 client to answer an approval (its "
+                    "retry of the input_required result) before the approval is rejected")
+        ->check(CLI::Range(1.0, 86400.0))
+        ->capture_default_str();
     mcp->add_option("--kernel-ttl", options.kernel_ttl_seconds,
                     "With --transport http: seconds a kernel may stay idle before it is stopped "
                     "(its kernel_id then becomes unknown)")
@@ -95,6 +100,8 @@ int run_mcp(const mcp_command_options& options, process::environment_map environ
         }
     }
     server.approve_shell_commands = options.approve_shell_commands;
+    server.approval_wait =
+        std::chrono::milliseconds(static_cast<std::int64_t>(options.approval_wait_seconds * 1000));
     if (options.transport == "http") {
         listen_address address;
         try {

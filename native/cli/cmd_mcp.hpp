@@ -23,6 +23,7 @@ struct mcp_command_options {
     double shutdown_grace_seconds = 30;  // --shutdown-grace
     std::size_t max_kernels = 16;        // --max-kernels
     double kernel_ttl_seconds = 1800;    // --kernel-ttl
+    double approval_wait_seconds = 600;  // --approval-wait
     limit_flags limits;
 };
 

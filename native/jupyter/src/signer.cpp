@@ -1,32 +1,11 @@
 #include "ipybox/jupyter/signer.hpp"
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-
-#include <memory>
-#include <stdexcept>
+#include "ipybox/core/hmac.hpp"
 
 namespace ipybox::jupyter {
 namespace {
 
-constexpr std::size_t digest_size = 32;
-constexpr std::size_t hex_signature_size = 2 * digest_size;
-
-struct mac_deleter {
-    void operator()(EVP_MAC* mac) const { EVP_MAC_free(mac); }
-    void operator()(EVP_MAC_CTX* ctx) const { EVP_MAC_CTX_free(ctx); }
-};
-
-std::string to_hex(const unsigned char* data, std::size_t size) {
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string out(size * 2, '0');
-    for (std::size_t i = 0; i < size; ++i) {
-        out[2 * i] = digits[data[i] >> 4];
-        out[2 * i + 1] = digits[data[i] & 0x0f];
-    }
-    return out;
-}
+constexpr std::size_t hex_signature_size = 64;  // HMAC-SHA256 as hex
 
 }  // namespace
 
@@ -34,35 +13,13 @@ signer::signer(std::string key) : key_(std::move(key)) {}
 
 std::string signer::sign(const signed_parts& parts) const {
     if (key_.empty()) return {};
-    // EVP_MAC is the non-deprecated OpenSSL 3 interface; fetching per call costs a few
-    // microseconds, negligible next to a kernel round trip.
-    std::unique_ptr<EVP_MAC, mac_deleter> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr));
-    if (!mac) throw std::runtime_error("OpenSSL: HMAC is not available");
-    std::unique_ptr<EVP_MAC_CTX, mac_deleter> ctx(EVP_MAC_CTX_new(mac.get()));
-    char digest_name[] = "SHA256";
-    const OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
-        OSSL_PARAM_construct_end()};
-    if (!ctx || EVP_MAC_init(ctx.get(), reinterpret_cast<const unsigned char*>(key_.data()),
-                             key_.size(), params) != 1) {
-        throw std::runtime_error("OpenSSL: cannot initialise HMAC-SHA256");
-    }
-    for (const auto part : parts) {
-        EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(part.data()), part.size());
-    }
-    unsigned char digest[digest_size];
-    std::size_t length = 0;
-    if (EVP_MAC_final(ctx.get(), digest, &length, sizeof digest) != 1 || length != digest_size) {
-        throw std::runtime_error("OpenSSL: HMAC-SHA256 failed");
-    }
-    return to_hex(digest, digest_size);
+    return core::hmac_sha256_hex(key_, {parts[0], parts[1], parts[2], parts[3]});
 }
 
 bool signer::verify(std::string_view signature, const signed_parts& parts) const {
     if (key_.empty()) return true;
     if (signature.size() != hex_signature_size) return false;
-    const std::string expected = sign(parts);
-    return CRYPTO_memcmp(expected.data(), signature.data(), hex_signature_size) == 0;
+    return core::equal_tags(signature, sign(parts));
 }
 
 }  // namespace ipybox::jupyter

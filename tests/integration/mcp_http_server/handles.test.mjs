@@ -4,45 +4,13 @@
 // the caps (--max-kernels, max_kernels, max_concurrent_cells) hold under a flood; an idle kernel
 // is stopped after --kernel-ttl and leaves no process; SIGTERM leaves none either.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 
-import {
-  Client, IPYBOX, NODE_MODULES, kernelsIn, makeTempDir, removeDir, serverEnvironment, sleep, waitUntil,
-} from "../mcp_server/support.mjs";
-import { LegacyHttpTransport, ModernClient, ModernHttpTransport } from "./http_support.mjs";
-
-// Starts a server on a free loopback port; stopped (SIGTERM, awaited) after the test.
-async function startHttp(t, args = [], tokens = null, env = {}) {
-  const dir = makeTempDir("http-handles");
-  const workspace = path.join(dir, "ws");
-  fs.mkdirSync(workspace);
-  const extra = [];
-  if (tokens) {
-    const file = path.join(dir, "tokens");
-    fs.writeFileSync(file, tokens.join("\n") + "\n", { mode: 0o600 });
-    extra.push("--auth-token-file", file);
-  }
-  const server = spawn(IPYBOX, ["mcp", "--transport", "http", "--listen", "127.0.0.1:0",
-                                "--workspace", workspace, ...extra, ...args],
-                       { env: serverEnvironment(dir, env), stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  server.stderr.on("data", (chunk) => { stderr += chunk; });
-  const exited = new Promise((resolve) => server.once("exit", (code) => resolve(code)));
-  t.after(async () => {
-    server.kill("SIGTERM");
-    await exited;
-    removeDir(dir);
-  });
-  const port = await waitUntil(
-    () => stderr.match(/serving MCP over HTTP on http:\/\/127\.0\.0\.1:(\d+)\/mcp/)?.[1],
-    20000, "the server to listen");
-  return { server, workspace, exited, url: new URL(`http://127.0.0.1:${port}/mcp`),
-           log: () => stderr };
-}
+import { Client, NODE_MODULES, kernelsIn, makeTempDir, removeDir, sleep, waitUntil } from "../mcp_server/support.mjs";
+import { LegacyHttpTransport, ModernClient, ModernHttpTransport, startHttp } from "./http_support.mjs";
 
 async function legacy(t, url, token) {
   const client = new Client({ name: "handles-test", version: "1.0.0" });

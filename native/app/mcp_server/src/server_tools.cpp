@@ -49,7 +49,8 @@ server_tools::server_tools(boost::asio::io_context& io, const mcp_server_options
       options_(options),
       executor_(executor),
       registry_(registry),
-      policy_(std::move(policy)) {}
+      policy_(std::move(policy)),
+      parked_(io, options.approval_wait) {}
 
 call_tool_result server_tools::register_server(const json& arguments,
                                                const mcp::session::request_context& context) {
@@ -145,39 +146,31 @@ std::string server_tools::policy_report() {
     return report;
 }
 
-void server_tools::decide(approval_request& request, const mcp::session::request_context& context) {
+bool server_tools::decide(approval_request& request, const mcp::session::request_context& context) {
     // A save into the user library passes only by a rule naming it exactly (policy.hpp).
     switch (policy_.action_for(request.what())) {
         case approval::action::allow:
             request.accept();
-            return;
+            return false;
         case approval::action::deny:
             request.reject("denied by the approval policy");
-            return;
+            return false;
         case approval::action::ask:
             break;
     }
-    if (context.modern()) {
-        request.reject("the approval policy asks the user, but this MCP client speaks MCP " +
-                       context.modern()->protocol_version +
-                       ", where ipybox cannot ask yet (input requests, MRTR, are not built)");
-        return;
-    }
-    auto session = context.session();
-    if (!session || !session->client_supports("elicitation")) {
+    const auto cannot_ask = [&request] {
         request.reject(
             "the approval policy asks the user, but this MCP client cannot ask "
             "(it does not support elicitation)");
-        return;
+        return false;
+    };
+    if (context.modern()) {  // asked through the request's answer (multi round-trip requests)
+        if (!context.modern()->supports("elicitation")) return cannot_ask();
+        return true;
     }
-    auto message = request.question();  // approval_question.hpp: a layout no server text imitates
-    if (message.ends_with('\n')) message.pop_back();
-    const json params = {
-        {"message", message},
-        {"requestedSchema",
-         {{"type", "object"},
-          {"properties", {{"approve", {{"type", "boolean"}, {"title", "Approve this call"}}}}},
-          {"required", {"approve"}}}}};
+    auto session = context.session();
+    if (!session || !session->client_supports("elicitation")) return cannot_ask();
+    const json params = approval_elicitation(request);
     // Asked and left: the answer decides the request whenever it comes (on the loop's thread),
     // and this thread goes back to the execution's stream meanwhile.
     mcp::jsonrpc::request_options no_timeout;
@@ -196,14 +189,12 @@ void server_tools::decide(approval_request& request, const mcp::session::request
                     }
                     return;
                 }
-                const bool accepted =
-                    answer.value("action", "") == "accept" &&
-                    answer.value("content", json::object()).value("approve", true);
-                accepted ? request.accept() : request.reject("the user declined");
+                approves(answer) ? request.accept() : request.reject("the user declined");
             });
     } catch (const std::exception& e) {
         request.reject(std::string("asking the user failed: ") + e.what());
     }
+    return false;
 }
 
 std::filesystem::path server_tools::save_full_output(const std::string& text) const {
@@ -224,6 +215,16 @@ call_tool_result server_tools::call(const server_tool& tool, const json& argumen
 
 call_tool_result server_tools::execute_cell(const json& arguments,
                                             const mcp::session::request_context& context) {
+    if (context.request_state()) return resume_cell(arguments, context);
+    if (parked_.any()) {
+        throw std::invalid_argument(
+            "a cell of this kernel is waiting for the user's answer to an approval: retry that "
+            "call with the answer (its inputResponses and requestState) first, or wait until it "
+            "stops waiting (" +
+            std::to_string(
+                std::chrono::duration_cast<std::chrono::seconds>(options_.approval_wait).count()) +
+            " s)");
+    }
     const auto& code = arguments.at("code").get_ref<const std::string&>();
     const auto timeout_seconds = arguments.at("timeout").get<double>();
     // An integer (server_tool_table.cpp); past 10^15 the output is never clipped anyway.
@@ -240,7 +241,24 @@ call_tool_result server_tools::execute_cell(const json& arguments,
     // At least 1 ms (an interrupt must not overtake the code) and at most a year.
     const auto timeout = std::chrono::milliseconds(static_cast<long long>(
         std::clamp(timeout_seconds * 1000.0, 1.0, 365.0 * 24 * 3600 * 1000)));
-    auto stream = executor_.stream(code, timeout);
+    return drive_cell(executor_.stream(code, timeout), output_options, arguments, context);
+}
+
+call_tool_result server_tools::resume_cell(const json& arguments,
+                                           const mcp::session::request_context& context) {
+    auto cell = parked_.take(*context.request_state(), arguments);
+    const auto& answer = context.input_responses().is_object()
+                             ? context.input_responses().value("approval", json())
+                             : json();
+    // Without the answer the question is put again (the spec's advice), with a new state.
+    if (answer.is_null()) return parked_.park(std::move(cell), arguments);
+    approves(answer) ? cell.request.accept() : cell.request.reject("the user declined");
+    return drive_cell(std::move(cell.stream), cell.output, arguments, context);
+}
+
+call_tool_result server_tools::drive_cell(code_execution_stream stream,
+                                          const cell_output_options& output, const json& arguments,
+                                          const mcp::session::request_context& context) {
     // The cell is now the running one: a cancellation from the client interrupts it.
     auto cancelled =
         context.cancellation().on_cancel([this](const std::string&) { executor_.cancel(); });
@@ -258,13 +276,16 @@ call_tool_result server_tools::execute_cell(const json& arguments,
         if (auto* chunk = std::get_if<code_execution_chunk>(&*step)) {
             if (progress) progress->note_output(chunk->text);
         } else if (auto* request = std::get_if<approval_request>(&*step)) {
-            decide(*request, context);
+            if (decide(*request, context)) {
+                stop_progress();
+                return parked_.park(waiting_cell{std::move(stream), *request, output}, arguments);
+            }
         } else if (auto* result = std::get_if<code_execution_result>(&*step)) {
             stop_progress();
-            return cell_result(*result, output_options);
+            return cell_result(*result, output);
         } else {
             stop_progress();
-            return cell_error(std::get<code_execution_failure>(*step), output_options);
+            return cell_error(std::get<code_execution_failure>(*step), output);
         }
     }
     stop_progress();
@@ -307,6 +328,7 @@ call_tool_result server_tools::install_package(const json& arguments,
 }
 
 call_tool_result server_tools::reset(const json&, const mcp::session::request_context&) {
+    parked_.abandon("the kernel was reset");
     executor_.reset();
     send_flags_to_kernel(update_action_pins());
     return call_tool_result::text(

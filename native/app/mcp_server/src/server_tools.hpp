@@ -15,6 +15,7 @@
 #include "ipybox/gentools/server_registry.hpp"
 #include "ipybox/mcp/session/server_session.hpp"
 #include "ipybox/mcp_server.hpp"
+#include "parked_cells.hpp"
 #include "server_tool_table.hpp"
 
 namespace ipybox::app {
@@ -54,9 +55,13 @@ class server_tools {
     mcp::session::call_tool_result search_tools(const nlohmann::json& arguments,
                                                 const mcp::session::request_context& context);
 
-    // Cancels the server work in progress (registrations) and any that starts later: for
-    // shutdown, before the threads that run it are joined.
-    void stop_server_work(const std::string& reason) { stopping_.cancel(reason); }
+    // Cancels the server work in progress (registrations) and any that starts later, and lets
+    // cells waiting for an approval's answer run out: for shutdown, before the threads that run
+    // them are joined.
+    void stop_server_work(const std::string& reason) {
+        stopping_.cancel(reason);
+        parked_.abandon(reason);
+    }
 
     // What a saved code action needs, approved by the user (code_executor_options::
     // add_dependencies): each server registered as register_mcp_server does (its modules
@@ -80,8 +85,18 @@ class server_tools {
     install_outcome install_spec(const std::string& spec, bool for_user);
     // Decides by the policy at once, or asks the client of `context` (elicitation, through the
     // request's session) and returns: the answer settles the request when it comes. Never
-    // waits. A 2026-07-28 request cannot be asked yet (MRTR is not built): "ask" is a refusal.
-    void decide(approval_request& request, const mcp::session::request_context& context);
+    // waits. A 2026-07-28 client that declared elicitation cannot be sent a request: then this
+    // returns true, and the caller parks the cell and answers input_required (parked_cells.hpp).
+    bool decide(approval_request& request, const mcp::session::request_context& context);
+    // Runs `stream` to its end and answers with its result, or parks it when an approval must be
+    // asked of a 2026-07-28 client (the answer to `arguments`' call is then input_required).
+    mcp::session::call_tool_result drive_cell(code_execution_stream stream,
+                                              const cell_output_options& output,
+                                              const nlohmann::json& arguments,
+                                              const mcp::session::request_context& context);
+    // The retry of a parked cell: the answer applied, the cell driven on.
+    mcp::session::call_tool_result resume_cell(const nlohmann::json& arguments,
+                                               const mcp::session::request_context& context);
     // The rules of the policy that cover none of the registered servers' tools, as text for
     // register_mcp_server's result (also logged); empty when none.
     std::string policy_report();
@@ -93,6 +108,7 @@ class server_tools {
     server_registry& registry_;
     approval::policy policy_;
     mcp::jsonrpc::cancellation_source stopping_;
+    parked_cells parked_;
 };
 
 }  // namespace ipybox::app

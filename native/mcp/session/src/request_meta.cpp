@@ -86,7 +86,7 @@ std::optional<request_meta> read_request_meta(const json& params) {
 
 json complete_result(json result, const implementation_info& server) {
     if (!result.is_object()) result = json::object();
-    result["resultType"] = "complete";
+    if (result.value("resultType", "") != "input_required") result["resultType"] = "complete";
     auto& meta = result["_meta"];
     if (!meta.is_object()) meta = json::object();
     meta[std::string(meta_key::server_info)] = server.to_json();

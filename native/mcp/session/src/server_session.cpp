@@ -38,7 +38,13 @@ enum class era { legacy, both, modern };
 // A result in the shape the request's era expects.
 json shaped(json result, const std::optional<request_meta>& modern,
             const implementation_info& server) {
-    return modern ? complete_result(std::move(result), server) : result;
+    if (modern) return complete_result(std::move(result), server);
+    // Multi round-trip requests are the 2026-07-28 era's: never sent to an older client.
+    if (result.is_object() && result.value("resultType", "") == "input_required") {
+        return call_tool_result::text("the tool needs input this MCP client cannot give", true)
+            .to_json();
+    }
+    return result;
 }
 
 // The MCP policy for the outcome of a tool: a result, a protocol error, or a failed run.
@@ -95,6 +101,11 @@ request_context::request_context(jsonrpc::request_id id, jsonrpc::cancellation_t
       responder_(std::move(responder)),
       modern_(std::move(modern)),
       session_(std::move(session)) {}
+
+void request_context::set_retry(json input_responses, std::optional<std::string> request_state) {
+    input_responses_ = std::move(input_responses);
+    request_state_ = std::move(request_state);
+}
 
 void request_context::report_progress(double progress, std::optional<double> total,
                                       std::string message) const {
@@ -307,8 +318,28 @@ void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
     std::function<json(json)> shape = [modern, server = state_->options.server_info](json result) {
         return shaped(std::move(result), modern, server);
     };
-    const request_context context(request.id, request.cancellation, responder, std::move(modern),
-                                  weak_from_this());
+    // The fields of a retry (multi round-trip requests): shapes checked here, content by the tool.
+    json input_responses;
+    std::optional<std::string> request_state;
+    if (modern) {
+        if (const auto it = params.find("inputResponses"); it != params.end() && !it->is_null()) {
+            if (!it->is_object()) {
+                throw jsonrpc::jsonrpc_error(invalid_params,
+                                             "tools/call: \"inputResponses\" must be an object");
+            }
+            input_responses = *it;
+        }
+        if (const auto it = params.find("requestState"); it != params.end() && !it->is_null()) {
+            if (!it->is_string()) {
+                throw jsonrpc::jsonrpc_error(invalid_params,
+                                             "tools/call: \"requestState\" must be a string");
+            }
+            request_state = it->get<std::string>();
+        }
+    }
+    request_context context(request.id, request.cancellation, responder, std::move(modern),
+                            weak_from_this());
+    context.set_retry(std::move(input_responses), std::move(request_state));
     // co_spawn keeps this function object (and the handler's captures) alive until the tool's
     // coroutine completes; a synchronous throw from the handler is delivered as a failure too.
     boost::asio::co_spawn(

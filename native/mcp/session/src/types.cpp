@@ -69,6 +69,12 @@ json call_tool_result::to_json() const& {
 
 json call_tool_result::to_json() && {
     json out = json::object();
+    if (needs_input()) {
+        out["resultType"] = "input_required";
+        if (!input_requests.is_null()) out["inputRequests"] = std::move(input_requests);
+        if (request_state) out["requestState"] = std::move(*request_state);
+        return out;
+    }
     out["content"] = std::move(content);
     if (!structured.is_null()) out["structuredContent"] = std::move(structured);
     if (is_error) out["isError"] = true;

@@ -38,6 +38,9 @@ struct mcp_server_options {
     // ipybox.shell_magic; when no rule of the policy matches them, the user is asked.
     bool approve_shell_commands = false;
     std::chrono::milliseconds install_timeout{600000};
+    // How long a cell waits for a 2026-07-28 client's answer to an approval (the retry of its
+    // input_required result) before the approval is rejected.
+    std::chrono::milliseconds approval_wait{600000};
     // Run the kernel sandboxed (code_executor.hpp). The server checks at start that the sandbox
     // runtime exists and exits with an error if not, rather than run the kernel unsandboxed.
     std::optional<kernel_sandbox> sandbox;

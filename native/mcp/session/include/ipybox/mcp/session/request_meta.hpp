@@ -73,8 +73,9 @@ std::optional<request_meta> read_request_meta(const json& params);
 jsonrpc::jsonrpc_error unsupported_version_error(const std::string& requested,
                                                  served_eras eras = served_eras::legacy_and_modern);
 
-// A result as a modern client expects it: "resultType": "complete" and our identity in
-// _meta["io.modelcontextprotocol/serverInfo"] (added to any _meta the result has).
+// A result as a modern client expects it: "resultType": "complete" (unless it is
+// "input_required") and our identity in _meta["io.modelcontextprotocol/serverInfo"] (added to any
+// _meta the result has).
 json complete_result(json result, const implementation_info& server);
 
 }  // namespace ipybox::mcp::session

@@ -68,12 +68,22 @@ class request_context {
                          std::string message = {}) const;
     bool wants_progress() const;
 
+    // A 2026-07-28 tools/call that retries after an input_required result: the client's answers
+    // by the keys of its inputRequests (null when none came) and the requestState it echoes
+    // (attacker-controlled until the tool has verified it). Both absent for a first call and for
+    // every legacy request.
+    const json& input_responses() const { return input_responses_; }
+    const std::optional<std::string>& request_state() const { return request_state_; }
+    void set_retry(json input_responses, std::optional<std::string> request_state);
+
   private:
     jsonrpc::request_id id_;
     jsonrpc::cancellation_token cancellation_;
     jsonrpc::responder responder_;
     std::optional<request_meta> modern_;
     std::weak_ptr<server_session> session_;
+    json input_responses_;
+    std::optional<std::string> request_state_;
 };
 
 using tool_handler =

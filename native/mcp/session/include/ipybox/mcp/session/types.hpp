@@ -43,6 +43,12 @@ struct call_tool_result {
     json content = json::array();  // content blocks: text, image, audio, resource_link, resource
     json structured;               // `structuredContent`; null when absent
     bool is_error = false;
+    // MCP 2026-07-28 only: the tool needs input first (multi round-trip requests). With either
+    // set the result is an InputRequiredResult ({"resultType": "input_required", "inputRequests",
+    // "requestState"}) and the fields above are not sent; the client retries with the answers.
+    json input_requests;                       // key -> {"method", "params"}; null when absent
+    std::optional<std::string> request_state;  // opaque to the client, echoed on the retry
+    bool needs_input() const { return !input_requests.is_null() || request_state.has_value(); }
 
     json to_json() const&;
     // Moves the content out: a result with inlined images can be megabytes.
