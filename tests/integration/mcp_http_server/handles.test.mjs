@@ -91,6 +91,23 @@ test("handles over HTTP: own state, own folder, listed, destroyed with their pro
   assert.equal(text(await cell(client, "print(globals().get('x'))", b.kernel_id)), "None");
 });
 
+test("a handle is one kernel; fast_reset keeps a spare; reset works either way", async (t) => {
+  const { url, workspace } = await startHttp(t);
+  const client = await legacy(t, url);
+  const lean = await created(client, { workspace: "lean" });
+  const fast = await created(client, { workspace: "fast", fast_reset: true });
+  for (const { kernel_id: id } of [lean, fast]) {
+    await cell(client, "value = 1", id);
+    assert.ok(!(await call(client, "reset", { kernel_id: id })).isError);
+    assert.equal(text(await cell(client, "print(globals().get('value'))", id)), "None");
+  }
+  // The lean one is a single kernel process; the fast one has a spare (and the template it is
+  // forked from) beside its kernel.
+  assert.equal(kernelsIn(path.join(workspace, "lean")).length, 1);
+  await waitUntil(() => kernelsIn(path.join(workspace, "fast")).length >= 2, 30000,
+                  "the fast handle's spare");
+});
+
 test("a 2026-07-28 client creates and uses a handle across stateless requests", async (t) => {
   const { url } = await startHttp(t);
   const client = await modern(t, url);

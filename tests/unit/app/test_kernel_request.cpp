@@ -11,8 +11,11 @@ using nlohmann::json;
 namespace {
 
 json arguments(json given) {
-    json all{
-        {"workspace", ""}, {"sandbox", nullptr}, {"memory", nullptr}, {"cpu_seconds", nullptr}};
+    json all{{"workspace", ""},
+             {"sandbox", nullptr},
+             {"memory", nullptr},
+             {"cpu_seconds", nullptr},
+             {"fast_reset", false}};
     for (const auto& [key, value] : given.items()) all[key] = value;
     return all;
 }
@@ -60,6 +63,9 @@ TEST_SUITE("app.kernel_request") {
         CHECK(lower.limits.memory_bytes == 512ULL << 20);
         CHECK(lower.limits.cpu_seconds == 30);
         CHECK(lower.sandbox == true);
+        CHECK(!lower.fast_reset);
+        CHECK(app::read_kernel_request(arguments({{"fast_reset", true}}), server_limits())
+                  .fast_reset);
         CHECK(refusal({{"memory", "3G"}}).find("at most the server's limit, 2 GiB") !=
               std::string::npos);
         CHECK(refusal({{"memory", "lots"}}).find("must be a size") != std::string::npos);

@@ -107,6 +107,8 @@ call_tool_result kernel_handles::create(const json& arguments, const client_iden
     const auto request = read_kernel_request(arguments, server.limits);
     auto options = server;
     options.limits = request.limits;
+    // One kernel, started cold; a spare and the template it is forked from only when asked.
+    options.keep_spare_kernel = request.fast_reset;
     auto srt = settings_.srt;
     const bool sandboxed = request.sandbox.value_or(server.sandbox.has_value());
     if (!sandboxed && server.sandbox) {

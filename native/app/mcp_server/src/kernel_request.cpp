@@ -43,6 +43,7 @@ kernel_request read_kernel_request(const nlohmann::json& arguments,
         request.sandbox = sandbox.get<bool>();
     }
     request.limits = server;
+    request.fast_reset = arguments.value("fast_reset", false) == true;
     if (const auto& memory = arguments.at("memory"); memory.is_string()) {
         std::uint64_t bytes = 0;
         try {

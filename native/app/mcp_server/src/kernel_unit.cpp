@@ -40,7 +40,7 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
     }
     python_path = python_path.empty() ? path_entries : path_entries + ":" + python_path;
     executor.runtime_directory = options.runtime_directory;
-    executor.keep_spare_kernel = true;
+    executor.keep_spare_kernel = options.keep_spare_kernel;
     executor.approve_tool_calls = true;  // decided by the approval policy in server_tools
     executor.approve_shell_commands = options.approve_shell_commands;
     executor.sandbox = options.sandbox;

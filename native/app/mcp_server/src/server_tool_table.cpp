@@ -220,13 +220,18 @@ server_tool create_kernel() {
         optional("cpu_seconds", parameter_type::integer, nullptr,
                  "CPU time limit in seconds; at most the server's (default: the server's)."));
     cpu.minimum = 1;
+    tool.parameters.push_back(optional(
+        "fast_reset", parameter_type::boolean, false,
+        "Keep a spare kernel so that reset takes milliseconds instead of a cold start (about a "
+        "second), at the memory of a second kernel. Default false."));
     tool.annotations = hints(false, false, false);
     tool.line = tool_line::servers;
     tool.action = handle_action::create;
     tool.docs =
         "a kernel of the caller's own (own executor, tool server and registrations) in the "
-        "workspace or a subfolder, sandboxed as the server allows, limits within the server's; "
-        "returns `kernel_id` (128 random bits) and the idle TTL";
+        "workspace or a subfolder, sandboxed as the server allows, limits within the server's, "
+        "one cold kernel unless `fast_reset` keeps a spare; returns `kernel_id` (128 random bits) "
+        "and the idle TTL";
     return tool;
 }
 

@@ -41,6 +41,10 @@ struct mcp_server_options {
     // How long a cell waits for a 2026-07-28 client's answer to an approval (the retry of its
     // input_required result) before the approval is rejected.
     std::chrono::milliseconds approval_wait{600000};
+    // Keep a spare kernel (forked from a kernel template) so that reset() is fast; costs the
+    // memory of a second kernel and the template. create_kernel's kernels go without unless they
+    // ask for it (fast_reset), so that many fit on one machine.
+    bool keep_spare_kernel = true;
     // Run the kernel sandboxed (code_executor.hpp). The server checks at start that the sandbox
     // runtime exists and exits with an error if not, rather than run the kernel unsandboxed.
     std::optional<kernel_sandbox> sandbox;
