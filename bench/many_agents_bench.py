@@ -15,7 +15,8 @@ it up):
 
     python bench/many_agents_bench.py --ipybox build/native/cli/ipybox [--agents 32 --cells 50]
 
-The gateway has no tool server: its tool-call column is empty. Figures compare the two servers
+Both run their kernels with this interpreter (the venv's ipykernel). The gateway has no tool
+server: its tool-call column is empty. Figures compare the two servers
 on this machine in this run; nothing here is asserted, the goals are printed as met or not.
 """
 
@@ -242,12 +243,13 @@ class Barrier:
             self.all_ready.set()
 
 
-async def run_ipybox(binary, agents, cells, everything_url, scratch):
+async def start_ipybox(binary, scratch, name, ttl_seconds, max_kernels):
+    """`ipybox mcp --transport http` on a free port; returns the process, URL and workspace."""
     port = free_port()
-    log = scratch / "ipybox.log"
-    workspace = scratch / "ipybox-ws"
+    log = scratch / f"{name}.log"
+    workspace = scratch / name
     workspace.mkdir()
-    env = dict(os.environ, XDG_STATE_HOME=str(scratch / "state"))
+    env = dict(os.environ, XDG_STATE_HOME=str(scratch / f"{name}-state"))
     with open(log, "w") as log_file:
         server = subprocess.Popen(
             [
@@ -260,17 +262,29 @@ async def run_ipybox(binary, agents, cells, everything_url, scratch):
                 "--workspace",
                 str(workspace),
                 "--max-kernels",
-                str(agents + 2),
+                str(max_kernels),
                 "--kernel-ttl",
-                "3",
+                str(ttl_seconds),
+                # The gateway's interpreter and ipykernel: the same kernel on both sides.
+                "--python",
+                sys.executable,
             ],
             stdout=subprocess.DEVNULL,
             stderr=log_file,
             env=env,
         )
+    await wait_for_log(log, r"serving MCP over HTTP")
+    return server, f"http://127.0.0.1:{port}/mcp", workspace
+
+
+def stop(server):
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=60)
+
+
+async def run_ipybox(binary, agents, cells, everything_url, scratch):
+    server, url, workspace = await start_ipybox(binary, scratch, "ipybox", 600, agents + 2)
     try:
-        await wait_for_log(log, r"serving MCP over HTTP")
-        url = f"http://127.0.0.1:{port}/mcp"
         agents_folder = workspace / "agents"
         timings, made, barrier = Timings(), [], Barrier(agents)
         start = time.perf_counter()
@@ -286,22 +300,23 @@ async def run_ipybox(binary, agents, cells, everything_url, scratch):
         await asyncio.gather(*tasks)
         server_rss = rss_kib(server.pid)
         left_after_destroy = len(processes_in(agents_folder))
-        # A kernel nobody destroys is stopped after the TTL (3 s here).
-        await modern_call(
-            AsyncHTTPClient(), url, "create_kernel", {"workspace": "agents/forgotten"}
-        )
-        await asyncio.sleep(6)
-        left_after_ttl = len(processes_in(agents_folder))
-        return {
-            "cells": timings.cells,
-            "made_per_second": made_per_second,
-            "pss_per_kernel_kib": pss,
-            "server_rss_kib": server_rss,
-            "left": left_after_destroy + left_after_ttl,
-        }
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+        stop(server)
+    # A kernel nobody destroys is stopped after the TTL: a server of its own, with 2 s.
+    server, url, workspace = await start_ipybox(binary, scratch, "ipybox-ttl", 2, 4)
+    try:
+        await modern_call(AsyncHTTPClient(), url, "create_kernel", {"workspace": "forgotten"})
+        await asyncio.sleep(5)
+        left_after_ttl = len(processes_in(workspace / "forgotten"))
+    finally:
+        stop(server)
+    return {
+        "cells": timings.cells,
+        "made_per_second": made_per_second,
+        "pss_per_kernel_kib": pss,
+        "server_rss_kib": server_rss,
+        "left": left_after_destroy + left_after_ttl,
+    }
 
 
 # ---- Jupyter Kernel Gateway ------------------------------------------------------------------
