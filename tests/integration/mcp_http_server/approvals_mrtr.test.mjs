@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 
+import { kernelsIn } from "../mcp_server/support.mjs";
 import { ModernClient, ModernHttpTransport, startHttp as startServer } from "./http_support.mjs";
 
 const VERSION = "2026-07-28";
@@ -154,4 +155,15 @@ test("an unanswered approval is rejected after --approval-wait; meanwhile the ke
                                                requestState: first.requestState })).result;
   assert.equal(late.isError, true);
   assert.match(text(late), /expired/);
+});
+
+test("SIGTERM while a cell waits for an answer ends everything", async (t) => {
+  const { url, workspace, server, exited } = await startHttp(t);
+  const first = (await toolCall(url, { code: "!echo never > never.txt" })).result;
+  assert.equal(first.resultType, "input_required");
+  assert.ok(kernelsIn(workspace).length >= 1);
+  server.kill("SIGTERM");
+  assert.equal(await exited, 143);
+  assert.deepEqual(kernelsIn(workspace), []);
+  assert.ok(!fs.existsSync(path.join(workspace, "never.txt")));
 });
