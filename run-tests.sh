@@ -60,13 +60,16 @@ fi
 (cd tests/servers-node && npm install --no-audit --no-fund --loglevel=error)
 
 # The MCP conformance suite needs Node 22, which npm provides as a package; kept apart from the
-# machine's own Node.
+# machine's own Node. 0.1.16 has the scenarios of MCP 2025-11-25 and older; the 0.2 alpha, under
+# the alias conformance-next, those of 2026-07-28.
 CONFORMANCE_DIR="$PWD/tests/conformance-node"
 if [ ! -f "$CONFORMANCE_DIR/node_modules/@modelcontextprotocol/conformance/package.json" ] ||
+   [ ! -f "$CONFORMANCE_DIR/node_modules/conformance-next/package.json" ] ||
    [ ! -x "$CONFORMANCE_DIR/node_modules/.bin/node" ]; then
     mkdir -p "$CONFORMANCE_DIR"
     (cd "$CONFORMANCE_DIR" && { [ -f package.json ] || npm init -y > /dev/null; } &&
-        npm install --no-audit --no-fund --loglevel=error node@22 @modelcontextprotocol/conformance@0.1.16)
+        npm install --no-audit --no-fund --loglevel=error node@22 @modelcontextprotocol/conformance@0.1.16 \
+            conformance-next@npm:@modelcontextprotocol/conformance@0.2.0-alpha.12)
 fi
 
 LAUNCHER=()
