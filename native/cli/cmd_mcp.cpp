@@ -38,9 +38,11 @@ void setup_mcp(CLI::App& app, mcp_command_options& options) {
         ->expected(1)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->allow_extra_args(false);
-    mcp->add_option("--auth-token-file", options.auth_token_file,
-                    "With --transport http: require bearer tokens, one per line as 'TOKEN "
-                    "PRINCIPAL [max_kernels=N] [max_concurrent_cells=N]' (chmod 600)");
+    mcp->add_option(
+        "--auth-token-file", options.auth_token_file,
+        "With --transport http: require bearer tokens, one per line as 'TOKEN "
+        "PRINCIPAL [max_kernels=N] [max_concurrent_cells=N] [memory=SIZE] [cpu_seconds=N]' "
+        "(chmod 600)");
     mcp->add_option("--shutdown-grace", options.shutdown_grace_seconds,
                     "With --transport http: on SIGTERM, seconds that requests being served get "
                     "to finish before they are cancelled (new ones get 503)")

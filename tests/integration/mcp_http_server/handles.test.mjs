@@ -244,6 +244,22 @@ test("caps: a flood of create_kernel stays within --max-kernels and max_kernels"
   assert.deepEqual(kernelsIn(path.join(workspace, "flood")), []);
 });
 
+test("a principal's memory budget bounds the sum of its kernels' limits", async (t) => {
+  const erin = tokenLine("erin", "memory=1G");
+  const frank = tokenLine("frank");
+  const { url } = await startHttp(t, ["--memory-limit", "512M"], [erin.line, frank.line]);
+  const asErin = await legacy(t, url, erin.token);
+  await created(asErin, { workspace: "e1" });                    // 512 MiB of 1 GiB
+  await created(asErin, { workspace: "e2", memory: "256M" });    // 768 MiB
+  const over = await call(asErin, "create_kernel", { workspace: "e3" });
+  assert.ok(over.isError);
+  assert.match(text(over), /'erin' has 256 MiB of its memory budget \(1 GiB\) left, and this kernel's limit is 512 MiB/);
+  await created(asErin, { workspace: "e3", memory: "256M" });    // 1 GiB: fits exactly
+  // The control: a principal without a budget is not held to hers.
+  const asFrank = await legacy(t, url, frank.token);
+  for (const folder of ["f1", "f2", "f3"]) await created(asFrank, { workspace: folder });
+});
+
 test("an idle kernel is stopped after --kernel-ttl; the implicit one without tokens is kept", async (t) => {
   const { url, workspace } = await startHttp(t, ["--kernel-ttl", "2"]);
   const client = await legacy(t, url);

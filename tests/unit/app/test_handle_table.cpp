@@ -25,10 +25,15 @@ table make_table(std::size_t max_kernels, std::chrono::milliseconds ttl = 1000ms
     return table({max_kernels, ttl}, [counter] { return "id" + std::to_string(++*counter); });
 }
 
+app::owner_caps at_most(std::optional<std::size_t> kernels) {
+    return {kernels, {}, {}};
+}
+
 std::string add(table& kernels, const std::string& owner, int number, clock_type::time_point now,
-                std::optional<std::size_t> owner_max = std::nullopt) {
-    kernels.reserve(owner, owner_max);
-    return kernels.add(owner, std::make_shared<fake_kernel>(fake_kernel{number}),
+                std::optional<std::size_t> owner_max = std::nullopt,
+                const app::kernel_cost& cost = {}) {
+    kernels.reserve(owner, at_most(owner_max), cost);
+    return kernels.add(owner, cost, std::make_shared<fake_kernel>(fake_kernel{number}),
                        {"w", false, true}, now);
 }
 
@@ -58,7 +63,9 @@ TEST_SUITE("app.handle_table") {
                 const auto owner = i % 2 ? std::string("carol") : std::string("dave");
                 try {
                     kernels.reserve(
-                        owner, owner == "carol" ? std::optional<std::size_t>(2) : std::nullopt);
+                        owner,
+                        at_most(owner == "carol" ? std::optional<std::size_t>(2) : std::nullopt),
+                        {});
                     ++granted;
                 } catch (const app::handle_limit_error&) {
                     ++refused;
@@ -69,16 +76,16 @@ TEST_SUITE("app.handle_table") {
         CHECK(granted == 5);
         CHECK(refused == 35);
         // Reservations count until added or given back.
-        CHECK_THROWS_AS(kernels.reserve("erin", std::nullopt), app::handle_limit_error);
-        kernels.unreserve("dave");
-        CHECK_NOTHROW(kernels.reserve("erin", std::nullopt));
+        CHECK_THROWS_AS(kernels.reserve("erin", {}, {}), app::handle_limit_error);
+        kernels.unreserve("dave", {});
+        CHECK_NOTHROW(kernels.reserve("erin", {}, {}));
     }
 
     TEST_CASE("the messages say which cap and what to do") {
         auto kernels = make_table(1);
         add(kernels, "alice", 1, clock_type::now());
         try {
-            kernels.reserve("bob", std::nullopt);
+            kernels.reserve("bob", {}, {});
             FAIL("the server cap let a second kernel in");
         } catch (const app::handle_limit_error& e) {
             CHECK(std::string(e.what()).find("--max-kernels 1") != std::string::npos);
@@ -86,7 +93,7 @@ TEST_SUITE("app.handle_table") {
         auto roomy = make_table(8);
         add(roomy, "alice", 1, clock_type::now(), 1);
         try {
-            roomy.reserve("alice", 1);
+            roomy.reserve("alice", at_most(1), {});
             FAIL("alice's cap let a second kernel in");
         } catch (const app::handle_limit_error& e) {
             CHECK(std::string(e.what()).find("'alice'") != std::string::npos);
@@ -112,12 +119,12 @@ TEST_SUITE("app.handle_table") {
     TEST_CASE("a kernel that does not expire is kept, and take_all closes the table") {
         auto kernels = make_table(8, 10ms);
         const auto now = clock_type::now();
-        kernels.reserve("local", std::nullopt);
+        kernels.reserve("local", {}, {});
         const auto id =
-            kernels.add("local", std::make_shared<fake_kernel>(), {"w", false, false}, now);
+            kernels.add("local", {}, std::make_shared<fake_kernel>(), {"w", false, false}, now);
         CHECK(kernels.take_expired(now + 1h).empty());
         CHECK(kernels.take_all().size() == 1);
-        CHECK_THROWS_AS(kernels.reserve("local", std::nullopt), app::handle_limit_error);
+        CHECK_THROWS_AS(kernels.reserve("local", {}, {}), app::handle_limit_error);
         CHECK(kernels.acquire(id, "local", now) == nullptr);
     }
 
@@ -128,7 +135,7 @@ TEST_SUITE("app.handle_table") {
         std::vector<std::shared_ptr<fake_kernel>> got(8);
         for (int i = 0; i < 8; ++i) {
             threads.emplace_back([&, i] {
-                got[i] = kernels.acquire_implicit("alice", 2, clock_type::now(), [&] {
+                got[i] = kernels.acquire_implicit("alice", at_most(2), {}, clock_type::now(), [&] {
                     ++made;
                     std::this_thread::sleep_for(20ms);
                     return std::make_pair(std::make_shared<fake_kernel>(fake_kernel{7}),
@@ -146,11 +153,40 @@ TEST_SUITE("app.handle_table") {
         REQUIRE(listed.size() == 1);
         CHECK(listed.front().id.empty());
         // A failed make gives its reservation back.
-        CHECK_THROWS(kernels.acquire_implicit("bob", 1, clock_type::now(), [&]() {
+        CHECK_THROWS(kernels.acquire_implicit("bob", at_most(1), {}, clock_type::now(), [&]() {
             throw std::runtime_error("no kernel");
             return std::make_pair(std::shared_ptr<fake_kernel>(), table::details{});
         }));
-        CHECK_NOTHROW(kernels.reserve("bob", 1));
+        CHECK_NOTHROW(kernels.reserve("bob", at_most(1), {}));
+    }
+
+    TEST_CASE("a principal's memory and CPU budgets bound the sum of its kernels' limits") {
+        auto kernels = make_table(16);
+        const auto now = clock_type::now();
+        const std::uint64_t gib = 1ULL << 30;
+        const app::owner_caps budget{std::nullopt, 3 * gib, 100};
+        const app::kernel_cost kernel{gib, 40};
+        kernels.reserve("alice", budget, kernel);
+        const auto first =
+            kernels.add("alice", kernel, std::make_shared<fake_kernel>(), {"w", false, true}, now);
+        kernels.reserve("alice", budget, kernel);  // pending: counted as well
+        try {
+            kernels.reserve("alice", budget, kernel);
+            FAIL("a third 40-second kernel fitted a 100-second budget");
+        } catch (const app::handle_limit_error& e) {
+            CHECK(std::string(e.what()).find("20 s of its cpu_seconds budget (100 s) left") !=
+                  std::string::npos);
+        }
+        // A kernel with lower limits fits; one without a limit never fits a budget.
+        CHECK_NOTHROW(kernels.reserve("alice", budget, {gib / 2, 10}));
+        CHECK_THROWS_AS(kernels.reserve("alice", budget, {std::nullopt, 1}),
+                        app::handle_limit_error);
+        // Another principal's budget is its own; a destroyed kernel gives its share back.
+        CHECK_NOTHROW(kernels.reserve("bob", budget, kernel));
+        kernels.remove(first, "alice");
+        CHECK_NOTHROW(kernels.reserve("alice", budget, kernel));
+        // Without a budget, anything fits (the control).
+        CHECK_NOTHROW(kernels.reserve("carol", {}, {std::nullopt, std::nullopt}));
     }
 
     TEST_CASE("cells at once are counted per principal") {

@@ -42,7 +42,8 @@ struct temp_file {
 
 TEST_CASE("token file: principals, limits, comments and blank lines") {
     const auto table = token_table::parse("# ipybox tokens\n\n" + alice_token +
-                                          " alice max_kernels=4 max_concurrent_cells=2\n  " +
+                                          " alice max_kernels=4 max_concurrent_cells=2 "
+                                          "memory=8G cpu_seconds=3600\n  " +
                                           bob_token + "\tbob\r\n");
     CHECK(table.size() == 2);
     const auto alice = table.authenticate("Bearer " + alice_token);
@@ -50,11 +51,14 @@ TEST_CASE("token file: principals, limits, comments and blank lines") {
     CHECK(alice->name == "alice");
     CHECK(alice->limits.max_kernels == 4u);
     CHECK(alice->limits.max_concurrent_cells == 2u);
+    CHECK(alice->limits.memory_bytes == 8ULL << 30);
+    CHECK(alice->limits.cpu_seconds == 3600u);
     const auto bob = table.authenticate("Bearer " + bob_token);
     REQUIRE(bob);
     CHECK(bob->name == "bob");
     CHECK_FALSE(bob->limits.max_kernels);
     CHECK_FALSE(bob->limits.max_concurrent_cells);
+    CHECK_FALSE(bob->limits.memory_bytes);
 }
 
 TEST_CASE("token file: each mistake is refused by line, never showing the token") {
@@ -71,6 +75,10 @@ TEST_CASE("token file: each mistake is refused by line, never showing the token"
         {alice_token + " alice max_kernels=2x\n", "max_kernels must be a positive integer"},
         {alice_token + " alice max_memory=1\n", "unknown limit 'max_memory'"},
         {alice_token + " alice max_kernels=1 max_kernels=2\n", "max_kernels is given twice"},
+        {alice_token + " alice memory=lots\n", "memory: 'lots' is not a size"},
+        {alice_token + " alice memory=1G memory=2G\n", "memory is given twice"},
+        {alice_token + " alice cpu_seconds=0\n", "cpu_seconds must be a positive integer"},
+        {alice_token + " alice memory\n", "unknown limit 'memory'"},
         {alice_token + " alice\n" + alice_token + " bob\n", "line 2: this token is already given"},
         {alice_token + " alice\n" + bob_token + " alice\n", "principal alice is given twice"},
     };

@@ -13,6 +13,7 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "ipybox/core/byte_sizes.hpp"
 
 namespace ipybox::app {
 
@@ -35,6 +38,19 @@ struct handle_caps {
     std::size_t max_kernels = 16;  // server-wide, implicit kernels included
     // A kernel idle this long (no call running or waiting) is stopped; its id is then unknown.
     std::chrono::milliseconds ttl{std::chrono::minutes(30)};
+};
+
+// A principal's caps (from its token; none without one).
+struct owner_caps {
+    std::optional<std::size_t> max_kernels;
+    std::optional<std::uint64_t> memory_bytes;  // the sum of its kernels' memory limits
+    std::optional<std::uint64_t> cpu_seconds;   // the sum of its kernels' CPU limits
+};
+
+// What one kernel takes of those sums: its own limits (absent: no limit, which no budget fits).
+struct kernel_cost {
+    std::optional<std::uint64_t> memory_bytes;
+    std::optional<std::uint64_t> cpu_seconds;
 };
 
 // What list_kernels shows of a kernel.
@@ -62,9 +78,10 @@ class handle_table {
 
     const handle_caps& caps() const { return caps_; }
 
-    // Holds a place for a kernel of `owner` against both caps until add() or unreserve(), so
-    // that requests at once cannot pass a cap together. Throws handle_limit_error.
-    void reserve(const std::string& owner, std::optional<std::size_t> owner_max) {
+    // Holds a place for a kernel of `owner` costing `cost` against the server's cap and the
+    // owner's caps until add() or unreserve(), so that requests at once cannot pass a cap
+    // together. Throws handle_limit_error.
+    void reserve(const std::string& owner, const owner_caps& caps, const kernel_cost& cost) {
         std::lock_guard lock(mutex_);
         if (closed_) throw handle_limit_error("ipybox is shutting down");
         if (entries_.size() + pending_total_ >= caps_.max_kernels) {
@@ -72,29 +89,33 @@ class handle_table {
                                      std::to_string(caps_.max_kernels) +
                                      "): destroy_kernel one you no longer need, or try later");
         }
-        if (owner_max && owned(owner) + pending_[owner] >= *owner_max) {
+        const auto used = held_by(owner);
+        if (caps.max_kernels && used.kernels >= *caps.max_kernels) {
             throw handle_limit_error("principal '" + owner + "' already has its most kernels (" +
-                                     "max_kernels=" + std::to_string(*owner_max) +
+                                     "max_kernels=" + std::to_string(*caps.max_kernels) +
                                      "): destroy_kernel one you no longer need");
         }
+        check_budget(owner, "memory", caps.memory_bytes, cost.memory_bytes, used.memory_bytes);
+        check_budget(owner, "cpu_seconds", caps.cpu_seconds, cost.cpu_seconds, used.cpu_seconds);
         ++pending_total_;
-        ++pending_[owner];
+        pending_.push_back({owner, cost});
     }
-    void unreserve(const std::string& owner) {
+    void unreserve(const std::string& owner, const kernel_cost& cost) {
         std::lock_guard lock(mutex_);
-        release_pending(owner);
+        release_pending(owner, cost);
     }
 
     // Adds a reserved kernel as a handle; returns its new id, or "" when take_all() came first
     // (the caller then disposes of the kernel).
-    std::string add(const std::string& owner, std::shared_ptr<Kernel> kernel, details about,
-                    clock::time_point now) {
+    std::string add(const std::string& owner, const kernel_cost& cost,
+                    std::shared_ptr<Kernel> kernel, details about, clock::time_point now) {
         std::lock_guard lock(mutex_);
-        release_pending(owner);
+        release_pending(owner, cost);
         if (closed_) return {};
         auto id = new_id_();
         while (entries_.contains(id) || id.empty()) id = new_id_();
-        entries_.emplace(id, entry{owner, std::move(kernel), std::move(about), now, 0, false});
+        entries_.emplace(id,
+                         entry{owner, std::move(kernel), std::move(about), now, 0, false, cost});
         return id;
     }
 
@@ -103,22 +124,23 @@ class handle_table {
     // Throws handle_limit_error, or what `make` throws. Must not race take_all() (the caller
     // orders them: kernel_handles runs both on the server's loop).
     std::shared_ptr<Kernel> acquire_implicit(
-        const std::string& owner, std::optional<std::size_t> owner_max, clock::time_point now,
+        const std::string& owner, const owner_caps& caps, const kernel_cost& cost,
+        clock::time_point now,
         const std::function<std::pair<std::shared_ptr<Kernel>, details>()>& make) {
         std::unique_lock creating(creating_[owner_mutex(owner)]);
         if (auto kernel = acquire(implicit_key(owner), owner, now)) return kernel;
-        reserve(owner, owner_max);
+        reserve(owner, caps, cost);
         std::pair<std::shared_ptr<Kernel>, details> made;
         try {
             made = make();
         } catch (...) {
-            unreserve(owner);
+            unreserve(owner, cost);
             throw;
         }
         std::lock_guard lock(mutex_);
-        release_pending(owner);
+        release_pending(owner, cost);
         auto& added = entries_[implicit_key(owner)];
-        added = entry{owner, made.first, std::move(made.second), now, 1, true};
+        added = entry{owner, made.first, std::move(made.second), now, 1, true, cost};
         return made.first;
     }
 
@@ -234,6 +256,16 @@ class handle_table {
         clock::time_point last_used;
         std::size_t calls = 0;
         bool implicit = false;
+        kernel_cost cost;
+    };
+    struct holding {
+        std::size_t kernels = 0;
+        std::uint64_t memory_bytes = 0;
+        std::uint64_t cpu_seconds = 0;
+    };
+    struct reservation {
+        std::string owner;
+        kernel_cost cost;
     };
 
     // Keys of implicit kernels cannot collide with ids (which hold no control characters).
@@ -241,15 +273,51 @@ class handle_table {
     std::size_t owner_mutex(const std::string& owner) const {
         return std::hash<std::string>{}(owner) % creating_.size();
     }
-    std::size_t owned(const std::string& owner) const {
-        std::size_t count = 0;
-        for (const auto& [key, held] : entries_) count += held.owner == owner ? 1 : 0;
-        return count;
+    // What `owner`'s kernels and reservations take.
+    holding held_by(const std::string& owner) const {
+        holding held;
+        const auto add = [&held](const kernel_cost& cost) {
+            ++held.kernels;
+            held.memory_bytes += cost.memory_bytes.value_or(0);
+            held.cpu_seconds += cost.cpu_seconds.value_or(0);
+        };
+        for (const auto& [key, item] : entries_) {
+            if (item.owner == owner) add(item.cost);
+        }
+        for (const auto& pending : pending_) {
+            if (pending.owner == owner) add(pending.cost);
+        }
+        return held;
     }
-    void release_pending(const std::string& owner) {
-        if (pending_total_ > 0) --pending_total_;
-        if (auto it = pending_.find(owner); it != pending_.end() && it->second > 0) {
-            if (--it->second == 0) pending_.erase(it);
+    static void check_budget(const std::string& owner, const std::string& what,
+                             std::optional<std::uint64_t> budget, std::optional<std::uint64_t> cost,
+                             std::uint64_t used) {
+        if (!budget) return;
+        const auto amount = [&what](std::uint64_t value) {
+            return what == "memory" ? core::describe_bytes(value) : std::to_string(value) + " s";
+        };
+        if (!cost) {
+            throw handle_limit_error("principal '" + owner + "' has a " + what + " budget of " +
+                                     amount(*budget) + ", and a kernel without a " + what +
+                                     " limit cannot fit it: ask for one");
+        }
+        if (used + *cost > *budget) {
+            throw handle_limit_error("principal '" + owner + "' has " +
+                                     amount(*budget - std::min(*budget, used)) + " of its " + what +
+                                     " budget (" + amount(*budget) +
+                                     ") left, and this kernel's limit is " + amount(*cost) +
+                                     ": destroy_kernel one, or ask for a lower limit");
+        }
+    }
+    // Gives back a reservation of `owner` for `cost`.
+    void release_pending(const std::string& owner, const kernel_cost& cost) {
+        for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+            if (it->owner == owner && it->cost.memory_bytes == cost.memory_bytes &&
+                it->cost.cpu_seconds == cost.cpu_seconds) {
+                pending_.erase(it);
+                if (pending_total_ > 0) --pending_total_;
+                return;
+            }
         }
     }
 
@@ -258,7 +326,7 @@ class handle_table {
     mutable std::mutex mutex_;
     std::map<std::string, entry> entries_;
     std::size_t pending_total_ = 0;
-    std::map<std::string, std::size_t> pending_;
+    std::vector<reservation> pending_;
     std::map<std::string, std::size_t> cells_;
     std::array<std::mutex, 8> creating_;
     bool closed_ = false;

@@ -34,6 +34,14 @@ std::string unknown_id_message(const std::string& id, std::chrono::milliseconds 
            " s, or never existed). Call create_kernel for a new one; list_kernels shows yours.";
 }
 
+owner_caps caps_of(const client_identity& who) {
+    return {who.limits.max_kernels, who.limits.memory_bytes, who.limits.cpu_seconds};
+}
+
+kernel_cost cost_of(const process::resource_limits& limits) {
+    return {limits.memory_bytes, limits.cpu_seconds};
+}
+
 std::string relative_text(const std::filesystem::path& path) {
     return path.empty() ? "." : path.generic_string();
 }
@@ -53,11 +61,12 @@ std::shared_ptr<kernel_unit> kernel_handles::make_unit(mcp_server_options option
 }
 
 void kernel_handles::start(const std::string& principal) {
-    const auto held = table_.acquire_implicit(principal, std::nullopt, clock::now(), [&] {
-        handle_table<kernel_unit>::details about{".", settings_.options.sandbox.has_value(),
-                                                 /*expires=*/false};
-        return std::make_pair(make_unit(settings_.options, settings_.srt), about);
-    });
+    const auto held = table_.acquire_implicit(
+        principal, {}, cost_of(settings_.options.limits), clock::now(), [&] {
+            handle_table<kernel_unit>::details about{".", settings_.options.sandbox.has_value(),
+                                                     /*expires=*/false};
+            return std::make_pair(make_unit(settings_.options, settings_.srt), about);
+        });
     table_.release(held, clock::now());
     schedule_reaping();
 }
@@ -81,13 +90,14 @@ std::shared_ptr<kernel_unit> kernel_handles::acquire(const json& arguments,
         if (!kernel) throw unknown_kernel_error(unknown_id_message(id, caps().ttl));
         return kernel;
     }
-    return table_.acquire_implicit(who.principal, who.limits.max_kernels, clock::now(), [&] {
-        handle_table<kernel_unit>::details about{".", settings_.options.sandbox.has_value(),
-                                                 settings_.implicit_kernels_expire};
-        core::logger("server")->info("starting the implicit kernel of principal '{}'",
-                                     who.principal);
-        return std::make_pair(make_unit(settings_.options, settings_.srt), about);
-    });
+    return table_.acquire_implicit(
+        who.principal, caps_of(who), cost_of(settings_.options.limits), clock::now(), [&] {
+            handle_table<kernel_unit>::details about{".", settings_.options.sandbox.has_value(),
+                                                     settings_.implicit_kernels_expire};
+            core::logger("server")->info("starting the implicit kernel of principal '{}'",
+                                         who.principal);
+            return std::make_pair(make_unit(settings_.options, settings_.srt), about);
+        });
 }
 
 void kernel_handles::release(const std::shared_ptr<kernel_unit>& kernel) {
@@ -135,17 +145,18 @@ call_tool_result kernel_handles::create(const json& arguments, const client_iden
                                     ? server.registry_file_for(options.workspace)
                                     : std::filesystem::path();
     }
-    table_.reserve(who.principal, who.limits.max_kernels);
+    const auto cost = cost_of(options.limits);
+    table_.reserve(who.principal, caps_of(who), cost);
     std::shared_ptr<kernel_unit> kernel;
     try {
         kernel = make_unit(options, srt);
         kernel->wait_started();
     } catch (...) {
-        table_.unreserve(who.principal);
+        table_.unreserve(who.principal, cost);
         if (kernel) retire_later(kernel);
         throw;
     }
-    const auto id = table_.add(who.principal, kernel,
+    const auto id = table_.add(who.principal, cost, kernel,
                                {relative_text(request.workspace), sandboxed, true}, clock::now());
     if (id.empty()) {  // the server stopped meanwhile
         kernel->retire();

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ipybox/core/byte_sizes.hpp"
+
 namespace ipybox::mcp::http_server {
 namespace {
 
@@ -61,14 +63,32 @@ void read_limit(principal_limits& limits, std::string_view word, std::size_t lin
     const auto key = word.substr(0, equals);
     const auto value =
         equals == std::string_view::npos ? std::string_view() : word.substr(equals + 1);
+    const auto twice = [&](bool given) {
+        if (given) throw line_error(line, std::string(key) + " is given twice");
+    };
+    if (equals != std::string_view::npos && key == "memory") {
+        twice(limits.memory_bytes.has_value());
+        try {
+            limits.memory_bytes = core::parse_bytes(std::string(value));
+        } catch (const std::invalid_argument& e) {
+            throw line_error(line, std::string("memory: ") + e.what());
+        }
+        return;
+    }
     std::optional<std::size_t>* slot = nullptr;
     if (key == "max_kernels") slot = &limits.max_kernels;
     if (key == "max_concurrent_cells") slot = &limits.max_concurrent_cells;
+    if (key == "cpu_seconds" && equals != std::string_view::npos) {
+        twice(limits.cpu_seconds.has_value());
+        limits.cpu_seconds = positive_count(value, line, key);
+        return;
+    }
     if (slot == nullptr || equals == std::string_view::npos) {
         throw line_error(line, "unknown limit '" + std::string(key) +
-                                   "' (max_kernels=N, max_concurrent_cells=N)");
+                                   "' (max_kernels=N, max_concurrent_cells=N, memory=SIZE, "
+                                   "cpu_seconds=N)");
     }
-    if (slot->has_value()) throw line_error(line, std::string(key) + " is given twice");
+    twice(slot->has_value());
     *slot = positive_count(value, line, key);
 }
 

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "ipybox/core/byte_sizes.hpp"
 #include "ipybox/process/spawn.hpp"
 
 namespace ipybox::process {
@@ -45,10 +46,9 @@ struct resource_limits {
 // The defaults: memory the smaller of 4 GiB and half the RAM, 512 processes, 4 GiB per file,
 // 4096 open files, no CPU limit.
 resource_limits default_resource_limits();
-// "2 GiB", "512 MiB", "1.5 GiB".
-std::string describe_bytes(std::uint64_t bytes);
-// Parses "2G", "512M", "1.5GiB", "1000000" (bytes); throws std::invalid_argument naming `text`.
-std::uint64_t parse_bytes(const std::string& text);
+// Sizes in limits and messages (core/byte_sizes.hpp).
+using core::describe_bytes;
+using core::parse_bytes;
 
 enum class containment_kind { cgroup_v2, cgroup_v1, rlimits };
 

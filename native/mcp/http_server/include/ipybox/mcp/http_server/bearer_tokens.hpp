@@ -4,7 +4,7 @@
 // only I/O.
 //
 // The file, one token per line (blank lines and lines starting with '#' are ignored):
-//   TOKEN PRINCIPAL [max_kernels=N] [max_concurrent_cells=N]
+//   TOKEN PRINCIPAL [max_kernels=N] [max_concurrent_cells=N] [memory=SIZE] [cpu_seconds=N]
 // TOKEN: 32 to 512 visible ASCII characters (e.g. `openssl rand -hex 32`); PRINCIPAL: 1 to 64
 // of [A-Za-z0-9._-]. A token or principal named twice, an unknown or repeated key, a limit that
 // is not a positive integer are errors naming the line (never the token). A principal's limits
@@ -12,6 +12,7 @@
 //
 // Thread-safe: a token_table is immutable once built.
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -23,6 +24,11 @@ namespace ipybox::mcp::http_server {
 struct principal_limits {
     std::optional<std::size_t> max_kernels;
     std::optional<std::size_t> max_concurrent_cells;
+    // The memory limits and CPU-second limits of a principal's kernels, summed, at most
+    // ("memory=8G", "cpu_seconds=3600"): each kernel is held to its own in its control group, and
+    // a kernel whose limit would take the sum past these is not made.
+    std::optional<std::uint64_t> memory_bytes;
+    std::optional<std::uint64_t> cpu_seconds;
 };
 
 struct principal {
