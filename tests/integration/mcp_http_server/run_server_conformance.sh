@@ -45,18 +45,23 @@ fi
 # The suite's own verdict is per scenario; ours is per check, below.
 PATH="$dir/node_modules/.bin:$PATH" "$node" "$cli" server --url "http://127.0.0.1:$port/mcp" \
     --spec-version "$version" --suite all -o "$work/out" > "$work/suite.log" 2>&1 || true
+"$node" "$cli" list --server --spec-version "$version" 2>&1 |
+    sed -n 's/^  - \([^ ]*\).*/\1/p' > "$work/scenarios.txt"
 "$node" -e '
 const fs = require("fs");
 const path = require("path");
-const [outDir, listFile] = process.argv.slice(1);
+const [outDir, listFile, scenariosFile] = process.argv.slice(1);
 const expected = new Set(fs.readFileSync(listFile, "utf8").split("\n")
     .filter((line) => line.trim() && !line.startsWith("#"))
     .map((line) => line.trim().split(/\s+/).slice(0, 2).join(" ")));
+const listed = fs.readFileSync(scenariosFile, "utf8").split("\n").filter((name) => name);
+const ran = new Set();
 let passed = 0, problems = 0;
-for (const run of fs.readdirSync(outDir)) {
+for (const run of fs.existsSync(outDir) ? fs.readdirSync(outDir) : []) {
     const file = path.join(outDir, run, "checks.json");
     if (!fs.existsSync(file)) continue;
     const scenario = run.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, "");
+    ran.add(scenario);
     for (const check of JSON.parse(fs.readFileSync(file, "utf8"))) {
         const key = `${scenario} ${check.id}`;
         if (check.status === "SUCCESS") {
@@ -71,7 +76,12 @@ for (const run of fs.readdirSync(outDir)) {
         }
     }
 }
-console.log(`${passed} checks passed, ${problems} problem(s)`);
+if (listed.length === 0) { console.log("the suite listed no server scenario"); problems++; }
+for (const name of listed.filter((name) => !ran.has(name))) {
+    console.log(`MISSING  ${name}: the suite left no checks for it`);
+    problems++;
+}
+console.log(`${ran.size} of ${listed.length} scenarios ran, ${passed} checks passed, ${problems} problem(s)`);
 if (passed === 0) { console.log("no check passed"); problems++; }
 process.exit(problems === 0 ? 0 : 1);
-' "$work/out" "$here/conformance-expected-failures.txt"
+' "$work/out" "$here/conformance-expected-failures.txt" "$work/scenarios.txt"
