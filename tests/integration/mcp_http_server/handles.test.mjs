@@ -247,13 +247,14 @@ test("caps: a flood of create_kernel stays within --max-kernels and max_kernels"
 test("a principal's memory budget bounds the sum of its kernels' limits", async (t) => {
   const erin = tokenLine("erin", "memory=1G");
   const frank = tokenLine("frank");
-  const { url } = await startHttp(t, ["--memory-limit", "512M"], [erin.line, frank.line]);
+  const { url, workspace } = await startHttp(t, ["--memory-limit", "512M"], [erin.line, frank.line]);
   const asErin = await legacy(t, url, erin.token);
   await created(asErin, { workspace: "e1" });                    // 512 MiB of 1 GiB
   await created(asErin, { workspace: "e2", memory: "256M" });    // 768 MiB
   const over = await call(asErin, "create_kernel", { workspace: "e3" });
   assert.ok(over.isError);
   assert.match(text(over), /'erin' has 256 MiB of its memory budget \(1 GiB\) left, and this kernel's limit is 512 MiB/);
+  assert.ok(!fs.existsSync(path.join(workspace, "e3")), "a refused kernel makes no folder");
   await created(asErin, { workspace: "e3", memory: "256M" });    // 1 GiB: fits exactly
   // The control: a principal without a budget is not held to hers.
   const asFrank = await legacy(t, url, frank.token);

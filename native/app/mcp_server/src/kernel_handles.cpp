@@ -136,19 +136,20 @@ call_tool_result kernel_handles::create(const json& arguments, const client_iden
             throw std::runtime_error(std::string("cannot sandbox the kernel: ") + e.what());
         }
     }
-    if (!request.workspace.empty()) {
-        // Made through the server workspace's descriptor: a link on the way is refused, so the
-        // kernel's folder is inside the server's workspace.
-        workspace::directory::open_root(server.workspace).make_directories(request.workspace);
-        options.workspace = server.workspace / request.workspace;
-        options.registry_file = server.registry_file_for
-                                    ? server.registry_file_for(options.workspace)
-                                    : std::filesystem::path();
-    }
+    // The caps first: a refused kernel makes nothing, not even its folder.
     const auto cost = cost_of(options.limits);
     table_.reserve(who.principal, caps_of(who), cost);
     std::shared_ptr<kernel_unit> kernel;
     try {
+        if (!request.workspace.empty()) {
+            // Made through the server workspace's descriptor: a link on the way is refused, so
+            // the kernel's folder is inside the server's workspace.
+            workspace::directory::open_root(server.workspace).make_directories(request.workspace);
+            options.workspace = server.workspace / request.workspace;
+            options.registry_file = server.registry_file_for
+                                        ? server.registry_file_for(options.workspace)
+                                        : std::filesystem::path();
+        }
         kernel = make_unit(options, srt);
         kernel->wait_started();
     } catch (...) {
