@@ -278,6 +278,20 @@ test("an idle kernel is stopped after --kernel-ttl; the implicit one without tok
   assert.equal(text(await cell(client, "print(kept)")), "yes");
 });
 
+test("with tokens, idle handles and implicit kernels are stopped after --kernel-ttl too", async (t) => {
+  const gina = tokenLine("gina");
+  const { url, workspace } = await startHttp(t, ["--kernel-ttl", "2"], [gina.line]);
+  const client = await legacy(t, url, gina.token);
+  assert.equal(text(await cell(client, "implicit_value = 1; print('implicit')")), "implicit");
+  const { kernel_id: id } = await created(client, { workspace: "tokened" });
+  assert.equal(text(await cell(client, "print('handle')", id)), "handle");
+  await waitUntil(() => kernelsIn(path.join(workspace, "tokened")).length === 0 &&
+                        kernelsIn(workspace).length === 0, 15000, "both kernels to be stopped");
+  assert.match(text(await cell(client, "print(1)", id)), /unknown kernel_id/);
+  // The implicit kernel is made again, fresh.
+  assert.equal(text(await cell(client, "print(globals().get('implicit_value'))")), "None");
+});
+
 test("SIGTERM stops every kernel of every handle", async (t) => {
   const { url, workspace, server, exited } = await startHttp(t);
   const client = await legacy(t, url);

@@ -20,9 +20,10 @@ using mcp::session::call_tool_result;
 using nlohmann::json;
 using clock = std::chrono::steady_clock;
 
+// 128 random bits.
 std::string new_kernel_id() {
     return core::random_hex(16);
-}  // 128 bits
+}
 
 long long whole_seconds(std::chrono::milliseconds span) {
     return std::chrono::duration_cast<std::chrono::seconds>(span).count();
@@ -49,7 +50,9 @@ std::string relative_text(const std::filesystem::path& path) {
 }  // namespace
 
 kernel_handles::kernel_handles(asio::io_context& io, kernel_handles_settings settings)
-    : io_(io), settings_(std::move(settings)), table_(settings_.caps, new_kernel_id), reaper_(io) {}
+    : io_(io), settings_(std::move(settings)), table_(settings_.caps, new_kernel_id), reaper_(io) {
+    asio::post(io_, [this] { schedule_reaping(); });  // the timer is the loop's
+}
 
 kernel_handles::~kernel_handles() {
     stop();
@@ -68,7 +71,6 @@ void kernel_handles::start(const std::string& principal) {
             return std::make_pair(make_unit(settings_.options, settings_.srt), about);
         });
     table_.release(held, clock::now());
-    schedule_reaping();
 }
 
 std::shared_ptr<kernel_unit> kernel_handles::acquire(const json& arguments,

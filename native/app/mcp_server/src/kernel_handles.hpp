@@ -64,7 +64,7 @@ class kernel_handles {
     kernel_handles& operator=(const kernel_handles&) = delete;
 
     // Makes `principal`'s implicit kernel now, starting in the background (for stdio and HTTP
-    // without tokens), and starts the TTL timer.
+    // without tokens). The TTL timer runs from construction.
     void start(const std::string& principal);
 
     // The kernel a call of `who` with `arguments` is for, held until release(): the one its
