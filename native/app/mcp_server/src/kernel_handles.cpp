@@ -67,7 +67,7 @@ void kernel_handles::start(const std::string& principal) {
     const auto held = table_.acquire_implicit(
         principal, {}, cost_of(settings_.options.limits), clock::now(), [&] {
             handle_table<kernel_unit>::details about{".", settings_.options.sandbox.has_value(),
-                                                     /*expires=*/false};
+                                                     settings_.implicit_kernels_expire};
             return std::make_pair(make_unit(settings_.options, settings_.srt), about);
         });
     table_.release(held, clock::now());

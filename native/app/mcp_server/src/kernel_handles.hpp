@@ -4,10 +4,11 @@
 //
 // * The implicit kernel: a call without kernel_id uses its principal's. Over stdio and over
 //   HTTP without tokens there is one principal, "local", whose implicit kernel starts with the
-//   server, works in the server's workspace and stays until the server stops (as before
-//   handles). With --auth-token-file each principal's is made at its first such call, also in the
-//   server's workspace (like a second `ipybox mcp` on the same project), and is stopped, as
-//   handles are, after the TTL idle; the next call then starts a fresh one.
+//   server and works in the server's workspace; over stdio it stays until the server stops (as
+//   before handles). With --auth-token-file each principal's is made at its first such call, also
+//   in the server's workspace (like a second `ipybox mcp` on the same project). Over HTTP every
+//   implicit kernel is stopped, as handles are, after the TTL idle; the next call starts a fresh
+//   one.
 // * Handles (HTTP only): create_kernel makes a kernel with its own executor, tool server and
 //   registrations, in the server's workspace or a subfolder, sandboxed as the server allows,
 //   with limits within the server's; it answers an id of 128 random bits that the calls pass as
@@ -52,7 +53,7 @@ struct kernel_handles_settings {
     std::optional<std::filesystem::path> srt;  // found at the start, with options.sandbox
     approval::policy policy;
     handle_caps caps;
-    bool implicit_kernels_expire = false;  // true with tokens (see above)
+    bool implicit_kernels_expire = false;  // true over HTTP (see above)
 };
 
 class kernel_handles {

@@ -151,7 +151,10 @@ int run_mcp_server(const mcp_server_options& options) {
     // One loop for the whole server: the MCP sessions with clients, the executors' connections
     // to MCP servers and their tool servers. It outlives every kernel.
     app::mcp_runtime runtime;
-    app::kernel_handles_settings settings{options, srt, std::move(*policy), {}, tokens.has_value()};
+    // Over HTTP every kernel ends after the TTL idle, the implicit ones too: nothing stays once
+    // the clients have gone. Over stdio the one kernel lives as long as its client.
+    app::kernel_handles_settings settings{
+        options, srt, std::move(*policy), {}, options.http.has_value()};
     if (options.http) {
         settings.caps.max_kernels = options.http->max_kernels;
         settings.caps.ttl = options.http->kernel_ttl;
