@@ -99,6 +99,10 @@ test("a forged, altered, misdirected or replayed requestState is refused; the ge
   assert.match(await refused({ inputResponses: accept, requestState: flipped }), /not one ipybox made/);
   assert.match(await refused({ inputResponses: accept, requestState: "v1.e30=.00" }),
                /not one ipybox made/);
+  // Not a string, not an object: refused by the protocol layer before any tool sees them.
+  assert.equal((await toolCall(url, { code }, { requestState: 5 })).error?.code, -32602);
+  assert.equal((await toolCall(url, { code }, { inputResponses: [], requestState: state }))
+    .error?.code, -32602);
   // Genuine, but for other arguments.
   assert.match(await refused({ inputResponses: accept, requestState: state },
                              { code: "!echo other > other.txt" }),

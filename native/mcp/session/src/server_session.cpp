@@ -93,29 +93,6 @@ std::optional<request_meta> era_of(const std::string& method, era served, const 
 
 }  // namespace
 
-request_context::request_context(jsonrpc::request_id id, jsonrpc::cancellation_token cancellation,
-                                 jsonrpc::responder responder, std::optional<request_meta> modern,
-                                 std::weak_ptr<server_session> session)
-    : id_(std::move(id)),
-      cancellation_(std::move(cancellation)),
-      responder_(std::move(responder)),
-      modern_(std::move(modern)),
-      session_(std::move(session)) {}
-
-void request_context::set_retry(json input_responses, std::optional<std::string> request_state) {
-    input_responses_ = std::move(input_responses);
-    request_state_ = std::move(request_state);
-}
-
-void request_context::report_progress(double progress, std::optional<double> total,
-                                      std::string message) const {
-    responder_.report_progress({progress, total, std::move(message)});
-}
-
-bool request_context::wants_progress() const {
-    return responder_.wants_progress();
-}
-
 struct server_session::state {
     std::shared_ptr<detail::protocol_core> protocol;
     server_options options;
@@ -318,28 +295,9 @@ void server_session::serve_tools_call(const jsonrpc::incoming_request& request,
     std::function<json(json)> shape = [modern, server = state_->options.server_info](json result) {
         return shaped(std::move(result), modern, server);
     };
-    // The fields of a retry (multi round-trip requests): shapes checked here, content by the tool.
-    json input_responses;
-    std::optional<std::string> request_state;
-    if (modern) {
-        if (const auto it = params.find("inputResponses"); it != params.end() && !it->is_null()) {
-            if (!it->is_object()) {
-                throw jsonrpc::jsonrpc_error(invalid_params,
-                                             "tools/call: \"inputResponses\" must be an object");
-            }
-            input_responses = *it;
-        }
-        if (const auto it = params.find("requestState"); it != params.end() && !it->is_null()) {
-            if (!it->is_string()) {
-                throw jsonrpc::jsonrpc_error(invalid_params,
-                                             "tools/call: \"requestState\" must be a string");
-            }
-            request_state = it->get<std::string>();
-        }
-    }
     request_context context(request.id, request.cancellation, responder, std::move(modern),
                             weak_from_this());
-    context.set_retry(std::move(input_responses), std::move(request_state));
+    context.read_retry(params);
     // co_spawn keeps this function object (and the handler's captures) alive until the tool's
     // coroutine completes; a synchronous throw from the handler is delivered as a failure too.
     boost::asio::co_spawn(

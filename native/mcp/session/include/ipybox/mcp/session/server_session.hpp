@@ -74,7 +74,9 @@ class request_context {
     // every legacy request.
     const json& input_responses() const { return input_responses_; }
     const std::optional<std::string>& request_state() const { return request_state_; }
-    void set_retry(json input_responses, std::optional<std::string> request_state);
+    // Takes both from a modern request's params (shapes only: an object, a string); throws
+    // jsonrpc::jsonrpc_error (invalid params) for others. A legacy request keeps neither.
+    void read_retry(const json& params);
 
   private:
     jsonrpc::request_id id_;
