@@ -5,7 +5,8 @@ the same run by clients doing the same work.
 Each of N agents makes a kernel, runs M cells cycling `pass`, a 100 KB print and (ipybox only)
 a tool call from kernel code through the generated API, then gives the kernel back. Reported:
 p50 and p99 per cell kind, kernels made per second, PSS per idle kernel (every process of one,
-summed from /proc/PID/smaps_rollup and divided by N), the server's RSS, and the processes left
+and ipybox's kernel template they are forked from, summed from /proc/PID/smaps_rollup and divided
+by N), the server's RSS, and the processes left
 once every client has gone and the TTL has passed.
 
 Both servers are driven by thin clients on tornado: ipybox by stateless MCP 2026-07-28 POSTs (no
@@ -93,6 +94,20 @@ def processes_in(folder):
             continue
         if cwd == str(folder) or cwd.startswith(str(folder) + "/"):
             found.append(int(entry))
+    return found
+
+
+def kernel_templates(server_pid):
+    """The server's kernel templates: the agents' kernels are forked from one, whose share of the
+    pages they have in common counts in their PSS."""
+    found = []
+    for pid in descendants(server_pid):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"ipybox_runtime.kernel_template" in command:
+            found.append(pid)
     return found
 
 
@@ -295,7 +310,7 @@ async def run_ipybox(binary, agents, cells, everything_url, scratch):
         await barrier.all_ready.wait()
         made_per_second = agents / (time.perf_counter() - start)
         await asyncio.sleep(1.5)
-        pss = pss_kib(processes_in(agents_folder)) / agents
+        pss = pss_kib(processes_in(agents_folder) + kernel_templates(server.pid)) / agents
         barrier.all_idle.set()
         await asyncio.gather(*tasks)
         server_rss = rss_kib(server.pid)

@@ -93,6 +93,7 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
             }
         }
         if (from) {
+            s.own_paths = detail::stamps_of(detail::own_path_entries(launch));
             attributes = from->child_attributes(options.limits);
             s.child = from->fork(std::move(options), {"-f", connection_file.string()},
                                  shares_sandbox ? s.info.to_json() : nlohmann::json(),
@@ -243,7 +244,7 @@ void kernel_instance::end_descendants() {
 
 bool kernel_instance::outdated() const {
     if (!template_) return false;
-    if (template_->outdated()) return true;
+    if (template_->outdated() || detail::changed(impl_->own_paths)) return true;
     // A spare that shares its template's sandbox has the sandbox of the template's start: once
     // a cold kernel would get another (a repository nested since), it is not used.
     try {
@@ -261,6 +262,11 @@ bool kernel_instance::alive() const {
 std::string kernel_instance::exit_reason() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->death_reason;
+}
+
+bool kernel_instance::stopped_by_limit() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->stopped_by_limit;
 }
 
 int kernel_instance::pid() const {

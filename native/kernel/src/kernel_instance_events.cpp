@@ -143,6 +143,7 @@ void kernel_instance::impl::on_exit() {
     death_reason = status ? status->describe() : "exited";
     if (breach && breach->limit == "memory") {
         death_reason = "exceeded " + breach->detail + " and was stopped";
+        stopped_by_limit = true;
     } else if (!hung_reason.empty()) {
         death_reason = hung_reason;
     }

@@ -19,6 +19,7 @@
 #include "ipybox/jupyter/kernel_connection.hpp"
 #include "ipybox/kernel/kernel_instance.hpp"
 #include "ipybox/process/child_process.hpp"
+#include "path_stamps.hpp"
 
 namespace ipybox::kernel {
 
@@ -47,8 +48,12 @@ struct kernel_instance::impl {
     bool dead = false;
     bool abandoned = false;  // abandon_start(): nobody waits for this kernel any more
     std::string death_reason;
-    std::string hung_reason;  // set when the heartbeat was lost
+    bool stopped_by_limit = false;  // its memory limit ended it
+    std::string hung_reason;        // set when the heartbeat was lost
     nlohmann::json kernel_info = nlohmann::json::object();
+    // A forked kernel's own PYTHONPATH folders (its workspace's packages) as they were before
+    // its fork: the template never watches them (it may be shared with other workspaces).
+    detail::path_stamps own_paths;
 
     // Declared before the child: the tree is ended after the kernel itself.
     std::unique_ptr<process::containment> tree;

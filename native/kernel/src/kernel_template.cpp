@@ -16,6 +16,7 @@
 #include "ipybox/core/private_directory.hpp"
 #include "ipybox/process/signal_state.hpp"
 #include "kernel_command.hpp"
+#include "path_stamps.hpp"
 
 namespace ipybox::kernel {
 namespace {
@@ -180,17 +181,7 @@ bool kernel_template::usable() const {
 }
 
 bool kernel_template::outdated() const {
-    for (const auto& [path, stamp] : watched_) {
-        struct stat info {};
-        std::optional<std::pair<std::uint64_t, std::uint64_t>> now;
-        if (::stat(path.c_str(), &info) == 0) {
-            now = std::pair{static_cast<std::uint64_t>(info.st_ino),
-                            static_cast<std::uint64_t>(info.st_mtim.tv_sec) * 1000000000ULL +
-                                static_cast<std::uint64_t>(info.st_mtim.tv_nsec)};
-        }
-        if (now != stamp) return true;
-    }
-    return false;
+    return detail::changed(watched_);
 }
 
 std::string kernel_template::sandbox_changed() const {
@@ -279,6 +270,7 @@ std::unique_ptr<process::child_process> kernel_template::fork(
         refused_ = true;
         throw template_unavailable("the kernel template answered out of turn", false);
     }
+    if (reply.contains("unsuitable")) throw template_unsuitable(text_field(reply, "unsuitable"));
     if (reply.contains("error")) {
         {
             std::lock_guard lock(state_mutex_);

@@ -47,6 +47,7 @@
 #include "ipybox/process/child_process.hpp"
 #include "ipybox/process/process_attributes.hpp"
 #include "ipybox/process/unique_fd.hpp"
+#include "path_stamps.hpp"
 
 namespace ipybox::core {
 class private_directory;
@@ -65,6 +66,14 @@ class template_unavailable : public kernel_start_error {
 
   private:
     bool permanent_;
+};
+
+// The template cannot give this one kernel, and stays of use for others: the kernel's own
+// PYTHONPATH entries hold a module the template imported (its children would keep the
+// template's). The caller starts that kernel cold.
+class template_unsuitable : public kernel_start_error {
+  public:
+    using kernel_start_error::kernel_start_error;
 };
 
 class kernel_template : public std::enable_shared_from_this<kernel_template> {
@@ -91,7 +100,7 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     // connection info, key included, which it then takes from the request and not from a file.
     // Returns once the child runs on its own. Throws template_unavailable (then the template is
     // of no further use: it is outdated, gone, or its child failed before it ran),
-    // kernel_start_error.
+    // template_unsuitable (for this kernel only), kernel_start_error.
     std::unique_ptr<process::child_process> fork(process::spawn_options options,
                                                  const std::vector<std::string>& arguments,
                                                  const nlohmann::json& connection,
@@ -137,8 +146,7 @@ class kernel_template : public std::enable_shared_from_this<kernel_template> {
     process::process_attributes attributes_;  // the Python process's, when it said it was ready
     // Each folder the template's imports depended on, with its inode and modification time
     // (nullopt: missing) when they were done.
-    std::vector<std::pair<std::string, std::optional<std::pair<std::uint64_t, std::uint64_t>>>>
-        watched_;
+    detail::path_stamps watched_;
     std::uint64_t next_id_ = 0;
     bool sandboxed_ = false;
     // The sandbox's settings when the template started, and how to compute them now.

@@ -124,11 +124,16 @@ class session_core : public std::enable_shared_from_this<session_core> {
     bool stopping() const;
     void stop_on_strand();
     std::vector<std::shared_ptr<kernel_instance>> take_leftovers();
-    void stop_templates() { templates_->stop(); }
+    // Ends the session's own template; a shared one goes on for its other sessions.
+    void stop_templates() {
+        if (!templates_->shared()) templates_->stop();
+    }
 
   private:
     template <typename Handler>
     void on_strand(Handler handler);
+    // The template `options` shares when it can, else one of the session's own.
+    static std::shared_ptr<template_holder> templates_for(const session_options& options);
 
     // session_queue.cpp
     void pump();
@@ -179,7 +184,8 @@ class session_core : public std::enable_shared_from_this<session_core> {
     void deliver(std::function<void()> handler, std::shared_ptr<kernel_instance> kernel);
 
     const session_options options_;
-    const std::unique_ptr<template_holder> templates_;
+    // The session's own template, or the one it shares (session_options::shared_template).
+    const std::shared_ptr<template_holder> templates_;
     core::work_pool* blocking_work_;  // null once stopped
     boost::asio::io_context& io_;
     std::atomic<int> pid_{0};

@@ -39,15 +39,21 @@ std::shared_ptr<kernel_instance> session_core::start_kernel(bool spare) {
         }
         end_watch(kernel);
     };
-    std::shared_ptr<kernel_instance> kernel = templates_->start_kernel(spare);
+    // A shared template's imports are waited for by every start: they are done once for all
+    // its sessions, and a forked kernel costs a fraction of a cold one's memory.
+    std::shared_ptr<kernel_instance> kernel =
+        templates_->start_kernel(options_.launch, spare || templates_->shared());
     try {
         until_ready(kernel);
+        if (kernel->forked()) templates_->forked_kernel_ready();
     } catch (const kernel_start_error& e) {
-        if (!kernel->forked() || stopping()) {
+        // A forked kernel that its own memory limit stopped says nothing of the template: a
+        // cold one, whose pages are all its own, would need more.
+        if (!kernel->forked() || stopping() || kernel->stopped_by_limit()) {
             if (stopping()) kernel->end_now();
             throw;
         }
-        kernel = templates_->start_cold_after(e.what());
+        kernel = templates_->start_cold_after(options_.launch, e.what());
         try {
             until_ready(kernel);
         } catch (const kernel_start_error&) {

@@ -19,11 +19,24 @@ queued_execution* execution_at(operation& op) {
 
 }  // namespace
 
+// The template the session shares when it can, else its own.
+std::shared_ptr<template_holder> session_core::templates_for(const session_options& options) {
+    if (options.shared_template && options.fork_kernels) {
+        std::string why_not;
+        if (auto shared = options.shared_template->holder_for(options.launch, why_not)) {
+            return shared;
+        }
+        core::logger("kernel")->info("this session keeps a kernel template of its own: {}",
+                                     why_not);
+    }
+    return std::make_shared<template_holder>(
+        options.launch, options.start_timeout,
+        options.fork_kernels ? std::string() : options.fork_disabled_reason);
+}
+
 session_core::session_core(session_options options, core::work_pool& blocking_work)
     : options_(std::move(options)),
-      templates_(std::make_unique<template_holder>(
-          options_.launch, options_.start_timeout,
-          options_.fork_kernels ? std::string() : options_.fork_disabled_reason)),
+      templates_(templates_for(options_)),
       blocking_work_(&blocking_work),
       io_(*options_.launch.io),
       strand_(boost::asio::make_strand(io_)),

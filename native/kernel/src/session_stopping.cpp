@@ -8,7 +8,9 @@
 namespace ipybox::kernel::detail {
 
 void session_core::begin_stopping() {
-    templates_->abandon_starts();
+    // A shared template's start is its other sessions' too: this one's start gives up once it
+    // returns (watch_start), at worst after the imports.
+    if (!templates_->shared()) templates_->abandon_starts();
     std::lock_guard lock(stopping_mutex_);
     stopping_ = true;
     for (const auto& starting : starting_kernels_) {

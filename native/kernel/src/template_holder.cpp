@@ -9,8 +9,9 @@
 namespace ipybox::kernel::detail {
 
 template_holder::template_holder(kernel_launch launch, std::chrono::milliseconds start_timeout,
-                                 std::string disabled_reason)
+                                 std::string disabled_reason, bool shared)
     : launch_(std::move(launch)),
+      shared_(shared),
       start_timeout_(start_timeout),
       cold_reason_(std::move(disabled_reason)) {
     // Children of the template are watched through pidfds: without them, no template at all.
@@ -116,26 +117,51 @@ std::shared_ptr<kernel_template> template_holder::current(bool may_start) {
     return nullptr;
 }
 
-std::unique_ptr<kernel_instance> template_holder::start_kernel(bool may_wait) {
+std::unique_ptr<kernel_instance> template_holder::start_kernel(const kernel_launch& launch,
+                                                               bool may_wait) {
     throw_if_abandoned();
     // A stale template is replaced once: the next one has just done its imports.
     for (int attempt = 0; attempt < 2; ++attempt) {
         const auto from = current(may_wait);
         if (!from) break;
         try {
-            return kernel_instance::start(launch_, from);
+            return kernel_instance::start(launch, from);
+        } catch (const template_unsuitable& e) {
+            core::logger("kernel")->info("this kernel starts cold: {}", e.what());
+            break;
         } catch (const template_unavailable& e) {
             core::logger("kernel")->info("kernel template {} replaced: {}", from->pid(), e.what());
         }
     }
     throw_if_abandoned();
-    return kernel_instance::start(launch_);
+    return kernel_instance::start(launch);
 }
 
-std::unique_ptr<kernel_instance> template_holder::start_cold_after(const std::string& failure) {
+std::unique_ptr<kernel_instance> template_holder::start_cold_after(const kernel_launch& launch,
+                                                                   const std::string& failure) {
     throw_if_abandoned();
-    give_up("a kernel forked from the template did not start: " + failure);
-    return kernel_instance::start(launch_);
+    bool again = false;
+    if (shared_) {
+        std::lock_guard lock(mutex_);
+        again = ++failed_forks_ < max_failed_starts;
+    }
+    if (again) {
+        core::logger("kernel")->warn(
+            "a kernel forked from the shared template did not start ({}); it starts cold", failure);
+    } else {
+        give_up("a kernel forked from the template did not start: " + failure);
+    }
+    return kernel_instance::start(launch);
+}
+
+void template_holder::forked_kernel_ready() {
+    std::lock_guard lock(mutex_);
+    failed_forks_ = 0;
+}
+
+int template_holder::template_pid() const {
+    std::lock_guard lock(mutex_);
+    return template_ && template_->usable() ? template_->pid() : 0;
 }
 
 }  // namespace ipybox::kernel::detail

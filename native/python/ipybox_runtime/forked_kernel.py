@@ -31,6 +31,34 @@ CHANNEL_FIELDS = (
 )
 
 
+def path_entries(python_path: str) -> list[str]:
+    """The entries of a PYTHONPATH value as they stand on sys.path: absolute, empty ones out."""
+    return [os.path.abspath(entry) for entry in python_path.split(os.pathsep) if entry]
+
+
+def use_python_path(template_path: str, kernel_path: str) -> None:
+    """Puts the entries of the kernel's PYTHONPATH on sys.path where the template's PYTHONPATH
+    put its own (right after the script's entry), in order and once each, as a kernel started
+    cold with it has them; the template's entries the kernel's lacks leave."""
+    old = path_entries(template_path)
+    new = path_entries(kernel_path)
+    if old == new:
+        return
+    moved = set(old) | set(new)
+    # The block begins where the template's first entry stands; without one, after the script's
+    # entry (when the bootstrap left it). An entry of the kernel's that Python also puts further
+    # on (a folder of the standard library) stands in the block only: Python keeps the first.
+    if old and old[0] in sys.path:
+        at = sys.path.index(old[0])
+    else:
+        at = 1 if sys.path[:1] == [""] else 0
+    kept = [entry for entry in sys.path if entry not in moved]
+    sys.path[:] = kept[:at] + list(dict.fromkeys(new)) + kept[at:]
+    import importlib
+
+    importlib.invalidate_caches()
+
+
 def apply_limits(limits: dict[str, int]) -> None:
     import resource
 

@@ -16,7 +16,13 @@ Messages from the native side are JSON objects, with descriptors passed alongsid
   connection file; optional ``"dumpable": false``: the kernel stays undumpable, see
   ``set_dumpable``).
   The template answers ``{"id": N, "pid": P}`` (P in its own PID namespace) and the child
-  becomes a fresh kernel (see ``_become_kernel``); or ``{"id": N, "error": ...}``.
+  becomes a fresh kernel (see ``_become_kernel``); or ``{"id": N, "error": ...}``; or, without
+  forking, ``{"id": N, "unsuitable": ...}`` when an entry of the kernel's PYTHONPATH that is not
+  the template's holds a top-level module the template imported (the child would keep the
+  template's): that kernel starts cold, and the template serves the next request.
+  A template may serve kernels whose PYTHONPATH has entries its own lacks (the workspaces of
+  several sessions): each child puts the entries of its own PYTHONPATH where the template's were
+  on ``sys.path`` (``forked_kernel.use_python_path``), as a kernel started cold with it has them.
 * ``{"op": "reap", "pid": P}``: the native side has read the exit status of the child P from
   ``/proc``; the template may now collect the zombie. Children are never reaped before: their
   status stays readable, and their PID cannot be reused while the native side watches it.
@@ -174,6 +180,12 @@ def serve(channel: socket.socket) -> None:
             continue
         if op != "fork":
             continue
+        unsuitable = _shadowing(request.get("env", {}).get("PYTHONPATH", ""))
+        if unsuitable:
+            for fd in descriptors:
+                os.close(fd)
+            _send(channel, {"id": request.get("id"), "unsuitable": unsuitable})
+            continue
         sys.stdout.flush()
         sys.stderr.flush()
         try:
@@ -188,6 +200,26 @@ def serve(channel: socket.socket) -> None:
         for fd in descriptors:
             os.close(fd)
         _send(channel, {"id": request.get("id"), "pid": pid})
+
+
+def _shadowing(kernel_path: str) -> str:
+    """Why a kernel with this PYTHONPATH must not be forked from here: an entry the template's
+    sys.path lacks holds (as a package, a module, an extension or a distribution's metadata) a
+    top-level name the template imported; "" when none does."""
+    known = set(sys.path)
+    imported = {name.partition(".")[0] for name in list(sys.modules)}
+    for entry in forked_kernel.path_entries(kernel_path):
+        if entry in known:
+            continue
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        for name in names:
+            stem = name.partition(".")[0].partition("-")[0]
+            if stem in imported:
+                return f"{entry} has its own {stem}, which the kernel template imported"
+    return ""
 
 
 def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
@@ -214,6 +246,7 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
         environment = request["env"]
         os.environ.clear()
         os.environ.update(environment)
+        forked_kernel.use_python_path(_TEMPLATE_PATH, environment.get("PYTHONPATH", ""))
         forked_kernel.retag(environment.get(forked_kernel.TREE_VARIABLE, ""))
         forked_kernel.retitle(request.get("cmdline", []))
         sys.argv = ["-c", *request["argv"]]
@@ -249,6 +282,10 @@ def _become_kernel(channel: socket.socket, request: dict[str, Any], fds: list[in
             sys.stderr.flush()
         finally:
             os._exit(code)
+
+
+# The PYTHONPATH the template started with; its entries are on sys.path for it.
+_TEMPLATE_PATH = os.environ.get("PYTHONPATH", "")
 
 
 def main() -> None:

@@ -9,39 +9,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 
-import { Client, NODE_MODULES, kernelsIn, makeTempDir, removeDir, sleep, waitUntil } from "../mcp_server/support.mjs";
-import { LegacyHttpTransport, ModernClient, ModernHttpTransport, startHttp } from "./http_support.mjs";
-
-async function legacy(t, url, token) {
-  const client = new Client({ name: "handles-test", version: "1.0.0" });
-  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
-  await client.connect(new LegacyHttpTransport(url, { requestInit }));
-  t.after(() => client.close());
-  return client;
-}
-
-async function modern(t, url) {
-  const client = new ModernClient({ name: "handles-modern", version: "2.0.0" },
-                                  { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await client.connect(new ModernHttpTransport(url));
-  t.after(() => client.close());
-  return client;
-}
-
-const text = (result) => result.content.map((block) => block.text ?? "").join("");
-// SDK 1.x takes (params, resultSchema, options), 2.x (params, options).
-const call = (client, name, args = {}) => client instanceof ModernClient
-  ? client.callTool({ name, arguments: args }, { timeout: 120000 })
-  : client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
-const cell = (client, code, kernelId) =>
-  call(client, "execute_ipython_cell", kernelId ? { code, kernel_id: kernelId } : { code });
-
-async function created(client, args = {}) {
-  const result = await call(client, "create_kernel", args);
-  assert.ok(!result.isError, text(result));
-  assert.match(result.structuredContent.kernel_id, /^[0-9a-f]{32}$/);
-  return result.structuredContent;
-}
+import { NODE_MODULES, kernelsIn, makeTempDir, removeDir, sleep, waitUntil } from "../mcp_server/support.mjs";
+import {
+  ModernClient, call, cell, created, legacy, modern, startHttp, text,
+} from "./http_support.mjs";
 
 function tokenLine(principal, limits = "") {
   const token = crypto.randomBytes(32).toString("hex");

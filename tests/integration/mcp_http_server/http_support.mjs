@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { spawn } from "node:child_process";
 
 import {
-  IPYBOX, NODE_MODULES, importPeer, makeTempDir, removeDir, serverEnvironment, waitUntil,
+  Client, IPYBOX, NODE_MODULES, importPeer, makeTempDir, removeDir, serverEnvironment, waitUntil,
 } from "../mcp_server/support.mjs";
 
 export const { StreamableHTTPClientTransport: LegacyHttpTransport } =
@@ -48,4 +48,36 @@ export async function startHttp(t, args = [], tokens = null, env = {}) {
     20000, "the server to listen");
   return { server, workspace, exited, url: new URL(`http://127.0.0.1:${port}/mcp`),
            log: () => stderr };
+}
+
+// Clients of both eras closed after the test, and the calls the tests make with them.
+export async function legacy(t, url, token) {
+  const client = new Client({ name: "handles-test", version: "1.0.0" });
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(new LegacyHttpTransport(url, { requestInit }));
+  t.after(() => client.close());
+  return client;
+}
+
+export async function modern(t, url) {
+  const client = new ModernClient({ name: "handles-modern", version: "2.0.0" },
+                                  { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new ModernHttpTransport(url));
+  t.after(() => client.close());
+  return client;
+}
+
+export const text = (result) => result.content.map((block) => block.text ?? "").join("");
+// SDK 1.x takes (params, resultSchema, options), 2.x (params, options).
+export const call = (client, name, args = {}) => client instanceof ModernClient
+  ? client.callTool({ name, arguments: args }, { timeout: 120000 })
+  : client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+export const cell = (client, code, kernelId) =>
+  call(client, "execute_ipython_cell", kernelId ? { code, kernel_id: kernelId } : { code });
+
+export async function created(client, args = {}) {
+  const result = await call(client, "create_kernel", args);
+  assert.ok(!result.isError, text(result));
+  assert.match(result.structuredContent.kernel_id, /^[0-9a-f]{32}$/);
+  return result.structuredContent;
 }

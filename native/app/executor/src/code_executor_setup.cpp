@@ -227,6 +227,10 @@ kernel::kernel_session& code_executor::impl::session() {
         session_options.fork_kernels = false;
         session_options.fork_disabled_reason = "IPYBOX_FORK_KERNELS=0 turns forking off";
     }
+    session_options.shared_template = options.shared_template;
+    launch.own_variables = {"IPYBOX_TOOL_SOCKET", "IPYBOX_TOOL_TOKEN"};
+    launch.own_variables.insert(launch.own_variables.end(), options.kernel_own_variables.begin(),
+                                options.kernel_own_variables.end());
     kernel_session = std::make_unique<kernel::kernel_session>(std::move(session_options));
     core::logger("app")->info("kernel interpreter {}, workspace {}", python.string(),
                               options.workspace.string());

@@ -51,6 +51,9 @@ std::string relative_text(const std::filesystem::path& path) {
 
 kernel_handles::kernel_handles(asio::io_context& io, kernel_handles_settings settings)
     : io_(io), settings_(std::move(settings)), table_(settings_.caps, new_kernel_id), reaper_(io) {
+    if (settings_.share_template) {
+        shared_template_ = std::make_shared<kernel::shared_kernel_template>();
+    }
     asio::post(io_, [this] { schedule_reaping(); });  // the timer is the loop's
 }
 
@@ -60,7 +63,8 @@ kernel_handles::~kernel_handles() {
 
 std::shared_ptr<kernel_unit> kernel_handles::make_unit(mcp_server_options options,
                                                        std::optional<std::filesystem::path> srt) {
-    return std::make_shared<kernel_unit>(io_, std::move(options), std::move(srt), settings_.policy);
+    return std::make_shared<kernel_unit>(io_, std::move(options), std::move(srt), settings_.policy,
+                                         shared_template_);
 }
 
 void kernel_handles::start(const std::string& principal) {
@@ -251,6 +255,7 @@ void kernel_handles::stop() {
     });
     for (auto& kernel : taken.get_future().get()) retire_later(kernel);
     retirements_.join();
+    if (shared_template_) shared_template_->stop();
 }
 
 }  // namespace ipybox::app

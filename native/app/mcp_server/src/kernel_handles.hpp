@@ -33,6 +33,7 @@
 #include "handle_table.hpp"
 #include "ipybox/approval/policy.hpp"
 #include "ipybox/core/work_pool.hpp"
+#include "ipybox/kernel/shared_kernel_template.hpp"
 #include "ipybox/mcp/http_server/http_server.hpp"
 #include "ipybox/mcp/session/types.hpp"
 #include "ipybox/mcp_server.hpp"
@@ -54,6 +55,10 @@ struct kernel_handles_settings {
     approval::policy policy;
     handle_caps caps;
     bool implicit_kernels_expire = false;  // true over HTTP (see above)
+    // Over HTTP: the unsandboxed kernels are forked from one template for the whole server
+    // (kernel/shared_kernel_template.hpp), so that an idle kernel costs what it wrote since its
+    // fork. Over stdio the one kernel keeps a template of its own with its spare, as before.
+    bool share_template = false;
 };
 
 class kernel_handles {
@@ -106,6 +111,8 @@ class kernel_handles {
     boost::asio::steady_timer reaper_;
     bool stopped_ = false;  // on the loop
     core::work_pool retirements_{"retirements", 2};
+    // With settings.share_template; ended by stop() once every kernel is gone.
+    std::shared_ptr<kernel::shared_kernel_template> shared_template_;
 };
 
 }  // namespace ipybox::app

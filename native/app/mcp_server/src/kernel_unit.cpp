@@ -58,8 +58,9 @@ code_executor_options executor_options_for(const mcp_server_options& options) {
 }
 
 kernel_unit::kernel_unit(boost::asio::io_context& io, mcp_server_options options,
-                         std::optional<std::filesystem::path> srt, approval::policy policy)
-    : options_(std::move(options)) {
+                         std::optional<std::filesystem::path> srt, approval::policy policy,
+                         std::shared_ptr<kernel::shared_kernel_template> shared_template)
+    : options_(std::move(options)), shared_template_(std::move(shared_template)) {
     auto set_up = std::make_shared<std::packaged_task<void()>>(
         [this, &io, srt = std::move(srt), policy = std::move(policy)]() mutable {
             this->set_up(io, std::move(srt), std::move(policy));
@@ -84,6 +85,8 @@ void kernel_unit::set_up(boost::asio::io_context& io, std::optional<std::filesys
     // from the kernel's start.
     executor_options.kernel_env["IPYBOX_CHANGED_TOOLS"] =
         pin_saved_actions(options_, *registry_).dump();
+    executor_options.shared_template = shared_template_;
+    executor_options.kernel_own_variables = {"IPYBOX_CHANGED_TOOLS"};
     // Kernel code's requests for a saved action's dependencies go to server_tools, which is made
     // after the executor (whose tool server may start earlier, restoring registrations); until
     // it is there, and once it is gone, they are refused. A request being served holds it.

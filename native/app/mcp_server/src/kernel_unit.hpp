@@ -31,9 +31,12 @@ class kernel_unit {
   public:
     // `options.workspace` is this kernel's workspace and `options.registry_file` where its
     // registrations are remembered; `srt` the sandbox runtime found at the server's start (with
-    // options.sandbox); `io` the server's loop, running until every unit is retired.
+    // options.sandbox); `io` the server's loop, running until every unit is retired;
+    // `shared_template` (null: none) the kernel template this unit's kernels are forked from
+    // when they can share it (kernel/shared_kernel_template.hpp).
     kernel_unit(boost::asio::io_context& io, mcp_server_options options,
-                std::optional<std::filesystem::path> srt, approval::policy policy);
+                std::optional<std::filesystem::path> srt, approval::policy policy,
+                std::shared_ptr<kernel::shared_kernel_template> shared_template = nullptr);
     ~kernel_unit();  // retire()
 
     kernel_unit(const kernel_unit&) = delete;
@@ -61,6 +64,7 @@ class kernel_unit {
                 approval::policy policy);
 
     const mcp_server_options options_;
+    const std::shared_ptr<kernel::shared_kernel_template> shared_template_;
     std::unique_ptr<server_registry> registry_;
     std::shared_ptr<dependency_target> target_ = std::make_shared<dependency_target>();
     std::unique_ptr<code_executor> executor_;

@@ -158,6 +158,7 @@ int run_mcp_server(const mcp_server_options& options) {
     if (options.http) {
         settings.caps.max_kernels = options.http->max_kernels;
         settings.caps.ttl = options.http->kernel_ttl;
+        settings.share_template = true;
     }
     app::kernel_handles kernels(runtime.io(), std::move(settings));
     // Work that waits on MCP servers (register_mcp_server) and on kernels being made or stopped

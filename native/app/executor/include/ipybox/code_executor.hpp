@@ -35,6 +35,10 @@
 #include "ipybox/process/containment.hpp"
 #include "ipybox/process/environment.hpp"
 
+namespace ipybox::kernel {
+class shared_kernel_template;
+}
+
 namespace boost::asio {
 class io_context;
 }
@@ -91,6 +95,13 @@ struct code_executor_options {
     // Spare kernels forked from a kernel template that has done their imports (tens of ms instead
     // of Python's start); off, or IPYBOX_FORK_KERNELS=0 in host_environment: started cold.
     bool fork_kernels = true;
+    // With fork_kernels: a template shared with other executors in this process
+    // (kernel/shared_kernel_template.hpp), used when this executor's kernels can share it (not
+    // sandboxed, the same interpreter and environment); null: a template of this executor's own.
+    std::shared_ptr<kernel::shared_kernel_template> shared_template;
+    // Variables of kernel_env that differ between executors sharing a template (a file of this
+    // workspace's, say); they stay out of the template, as the tool server's socket and token do.
+    std::vector<std::string> kernel_own_variables;
     // Limits of each kernel's process tree (memory, processes and threads, largest file, open
     // files, CPU seconds; unset fields: no limit). Enforced with a cgroup where ipybox can make
     // one, else with rlimits (process/containment.hpp). A cell that crosses one ends with an

@@ -66,6 +66,10 @@ struct kernel_launch {
     // made there, as variables for its environment. Either unset: sandboxed kernels start cold.
     std::function<std::string(const std::filesystem::path& kernel_directory)> sandbox_settings;
     std::function<process::environment_map(const std::filesystem::path& directory)> sandbox_scratch;
+    // Variables of `environment` that belong to this kernel alone (its tool server's socket and
+    // token, say): a template shared with other sessions' kernels starts without them
+    // (shared_kernel_template.hpp), and they may differ between the kernels that share it.
+    std::vector<std::string> own_variables;
     // Containment: each kernel gets its own group with these limits (containment.hpp); the whole
     // tree ends with the kernel. Unset: the kernel runs uncontained (its process group only).
     std::shared_ptr<process::containment_host> containment;
@@ -148,7 +152,8 @@ class kernel_instance {
     // True for a kernel forked from a kernel template (false: started cold).
     bool forked() const { return template_ != nullptr; }
     // True for a kernel forked from a template whose imports are out of date (a package was
-    // installed since): a kernel started now would see other modules; or, inside the template's
+    // installed since, where the template imports from or in a folder of this kernel's own
+    // PYTHONPATH): a kernel started now would see other modules; or, inside the template's
     // sandbox, whose sandbox is (a kernel started now would get another: a repository nested
     // in the workspace since, say). A few stat()s, and under a sandbox a walk of the workspace
     // for nested repositories (as each sandboxed start does).
@@ -156,6 +161,8 @@ class kernel_instance {
     // Why the process exited ("killed by signal 9 (SIGKILL)"; "exceeded its memory limit of
     // 2 GiB and was stopped" when a limit ended it), or "" while it runs.
     std::string exit_reason() const;
+    // True once the kernel's own memory limit ended it.
+    bool stopped_by_limit() const;
     // A limit the kernel's tree ran into since the last call (e.g. a refused fork), or nullopt.
     std::optional<process::limit_breach> take_limit_breach();
     // Ends every process the kernel started, also those that left its process group.

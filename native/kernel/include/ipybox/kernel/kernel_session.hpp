@@ -69,6 +69,7 @@
 #include "ipybox/kernel/execution.hpp"
 #include "ipybox/kernel/execution_stream.hpp"
 #include "ipybox/kernel/kernel_instance.hpp"
+#include "ipybox/kernel/shared_kernel_template.hpp"
 
 namespace ipybox::core {
 class work_pool;
@@ -91,6 +92,10 @@ struct session_options {
     // up. Off: every kernel starts cold (cold_start_reason says why).
     bool fork_kernels = true;
     std::string fork_disabled_reason = "forking kernels is turned off";
+    // With fork_kernels: a template shared with other sessions, used instead of one of the
+    // session's own when the launch allows it (shared_kernel_template.hpp). Every start then
+    // waits for its imports rather than start cold; stop() leaves it to its owner.
+    std::shared_ptr<shared_kernel_template> shared_template;
 };
 
 class kernel_session {
