@@ -1,6 +1,8 @@
 #include "ipybox/core/random.hpp"
 
 #include <sys/random.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
@@ -10,15 +12,16 @@
 namespace ipybox::core {
 namespace {
 
+// getentropy(3): the kernel's random source on Linux (glibc 2.25) and on Darwin alike, at most
+// 256 bytes a call.
 void fill_random(unsigned char* out, std::size_t size) {
-    std::size_t done = 0;
-    while (done < size) {
-        const ssize_t got = ::getrandom(out + done, size - done, 0);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            throw std::system_error(errno, std::generic_category(), "getrandom");
+    constexpr std::size_t most = 256;
+    for (std::size_t done = 0; done < size;) {
+        const std::size_t step = size - done < most ? size - done : most;
+        if (::getentropy(out + done, step) != 0) {
+            throw std::system_error(errno, std::generic_category(), "getentropy");
         }
-        done += static_cast<std::size_t>(got);
+        done += step;
     }
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ipybox/core/quiet_sockets.hpp"
 #include "kernel_template.hpp"
 
 namespace ipybox::kernel {
@@ -29,7 +30,7 @@ void kernel_template::send(const std::string& message, const std::vector<int>& d
     std::lock_guard lock(send_mutex_);
     ssize_t sent = -1;
     do {
-        sent = ::sendmsg(channel_.get(), &header, MSG_NOSIGNAL);
+        sent = core::quiet_sendmsg(channel_.get(), &header);
     } while (sent < 0 && errno == EINTR);
     if (sent != static_cast<ssize_t>(message.size())) {
         throw template_unavailable(

@@ -2,14 +2,14 @@
 
 #include <sys/stat.h>
 
+#include "ipybox/core/file_times.hpp"
+
 namespace ipybox::kernel::detail {
 
 path_stamp stamp_of(const std::string& path) {
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0) return std::nullopt;
-    return std::pair{static_cast<std::uint64_t>(info.st_ino),
-                     static_cast<std::uint64_t>(info.st_mtim.tv_sec) * 1000000000ULL +
-                         static_cast<std::uint64_t>(info.st_mtim.tv_nsec)};
+    return std::pair{static_cast<std::uint64_t>(info.st_ino), core::modified_ns(info)};
 }
 
 path_stamps stamps_of(const std::vector<std::string>& paths) {

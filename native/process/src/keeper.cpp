@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "ipybox/core/quiet_sockets.hpp"
 #include "ipybox/process/detail/descriptor_sweep.hpp"
 #include "ipybox/process/spawn.hpp"
 #include "tree_kill.hpp"
@@ -70,7 +71,7 @@ void apply_line(registry& state, char* line) {
         for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
     }
     if (::dup2(input, 3) < 0) ::_exit(1);
-    detail::sweep_descriptors_from(4, detail::sweep_action::close, true);
+    detail::sweep_descriptors_from(4, detail::sweep_action::close, /*use_fast_path=*/true);
 
     static registry state;  // zero-initialised; static so that it is not on the stack
     char buffer[4096];
@@ -117,10 +118,10 @@ void apply_line(registry& state, char* line) {
 }  // namespace
 
 keeper::keeper() {
-    // A socket pair rather than a pipe: send() with MSG_NOSIGNAL cannot raise SIGPIPE in ipybox
-    // should the keeper be gone.
+    // A socket pair rather than a pipe: a quiet send cannot raise SIGPIPE in ipybox should the
+    // keeper be gone.
     int ends[2] = {-1, -1};
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+    if (core::quiet_socket_pair(AF_UNIX, SOCK_STREAM, ends) != 0) {
         throw process_error(std::string("cannot start the keeper: ") + std::strerror(errno));
     }
     unique_fd ours(ends[0]);
@@ -152,8 +153,8 @@ void keeper::send(const char* verb, const std::string& argument) {
     const std::string line = std::string(verb) + " " + argument + "\n";
     std::lock_guard lock(mutex_);
     // Under the lock: lines are never interleaved.
-    if (socket_ < 0 || ::send(socket_, line.data(), line.size(), MSG_NOSIGNAL) !=
-                           static_cast<ssize_t>(line.size())) {
+    if (socket_ < 0 ||
+        core::quiet_send(socket_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
         throw process_error("cannot reach the keeper: " + std::string(std::strerror(errno)));
     }
 }

@@ -43,7 +43,7 @@ TEST_SUITE("kernel.shared_template") {
         CHECK(shared_template_launch(launch).environment.count("PYTHONPATH") == 0);
     }
 
-    TEST_CASE("kernels of other workspaces share; another interpreter or variable does not") {
+    TEST_CASE("kernels of other workspaces share, another interpreter or variable does not") {
         const auto a = workspace_launch("a", "secret-a");
         CHECK(template_compatibility(a, workspace_launch("b", "secret-b")).empty());
         auto other = workspace_launch("b", "secret-b");

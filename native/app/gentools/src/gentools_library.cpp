@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "ipybox/core/file_times.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/python_names.hpp"
 #include "ipybox/core/untrusted_text.hpp"
@@ -63,9 +64,7 @@ std::string file_stamp(const workspace::directory& folder, const std::string& na
     if (::fstatat(folder.descriptor(), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
         return "-1:-1";
     }
-    const auto nanoseconds =
-        static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
-    return std::to_string(nanoseconds) + ":" + std::to_string(info.st_size);
+    return std::to_string(core::modified_ns(info)) + ":" + std::to_string(info.st_size);
 }
 
 std::string fnv1a_hex(const std::string& text) {

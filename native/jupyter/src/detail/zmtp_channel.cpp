@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/quiet_sockets.hpp"
 
 namespace ipybox::jupyter::detail {
 namespace {
@@ -98,7 +99,7 @@ short zmtp_channel::events() const {
 
 void zmtp_channel::connect() {
     const auto target = parse_endpoint(endpoint_);
-    fd_ = ::socket(target.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    fd_ = core::quiet_socket(target.storage.ss_family, SOCK_STREAM, /*nonblocking=*/true);
     if (fd_ < 0) {
         disconnect(failure::refused,
                    std::string("cannot create a socket: ") + std::strerror(errno));
@@ -217,7 +218,7 @@ bool zmtp_channel::flush() {
         const std::string& front = whole ? *whole : queue_.front();
         const std::size_t from = whole ? 0 : written_;
         const ssize_t sent =
-            ::send(fd_, front.data() + from, front.size() - from, MSG_NOSIGNAL | MSG_DONTWAIT);
+            core::quiet_send(fd_, front.data() + from, front.size() - from, MSG_DONTWAIT);
         if (sent < 0 && errno == EINTR) continue;
         if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
         if (sent < 0) {

@@ -65,9 +65,9 @@ void sweep_numbered(int first, sweep_action action) {
 
 }  // namespace
 
-void sweep_descriptors_from(int first, sweep_action action, bool use_close_range) {
+void sweep_descriptors_from(int first, sweep_action action, bool use_fast_path) {
     const unsigned flags = action == sweep_action::close ? 0U : CLOSE_RANGE_CLOEXEC;
-    if (use_close_range && ::syscall(SYS_close_range, first, ~0U, flags) == 0) return;
+    if (use_fast_path && ::syscall(SYS_close_range, first, ~0U, flags) == 0) return;
     // Kernels before 5.11 (5.9 to close), or close_range refused.
     if (!sweep_listed(first, action)) sweep_numbered(first, action);
 }

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""style.platform: Linux-only facilities appear in native/ only inside Linux implementations.
+
+Issue 39 puts every use of a facility macOS lacks (cgroups, pidfds, close_range, prctl, /proc,
+seqpacket sockets, credentials passing, renameat2, openat2, ...) behind one interface per
+concern, with a Linux implementation under a `linux/` folder of its module and a POSIX or Darwin
+one beside it. This check reads the C++ under native/ (comments left out, strings kept: "/proc/"
+is a use) and fails on a use outside a `linux/` folder, unless the file is listed in
+platform-pending.txt: the files not moved yet, each with its concern. A listed file with no use
+left fails too, so the list only shrinks.
+
+    python3 tests/style/platform_calls.py [--root DIR] [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# Each pattern with what it is; matched against code with its comments removed.
+LINUX_ONLY = [
+    (r"#\s*include\s*<linux/", "a <linux/...> header"),
+    (
+        r"#\s*include\s*<sys/(epoll|prctl|syscall|signalfd|inotify|eventfd|sysmacros|"
+        r"timerfd|fsuid|vfs|statfs)\.h>",
+        "a Linux-only <sys/...> header",
+    ),
+    (r"\bSYS_[a-z_0-9]+\b", "a raw Linux system call number"),
+    (r"\bpidfd\w*\b", "pidfds"),
+    (r"\bclose_range\b", "close_range"),
+    (r"\bprctl\s*\(|\bPR_[A-Z_]+\b", "prctl"),
+    (r"\bSOCK_SEQPACKET\b", "seqpacket sockets (none in Darwin's AF_UNIX)"),
+    (r"\bSCM_CREDENTIALS\b|\bSO_PASSCRED\b|\bstruct\s+ucred\b|\bSO_PEERCRED\b", "credentials"),
+    (r"\bgetdents64\b|\bdirent64\b", "getdents64"),
+    (r"\brenameat2\b|\bRENAME_(NOREPLACE|EXCHANGE)\b", "renameat2"),
+    (r"\bopenat2\b|\bRESOLVE_[A-Z_]+\b|\bopen_how\b", "openat2"),
+    (r"\bO_PATH\b|\bO_TMPFILE\b|\bAT_EMPTY_PATH\b", "a Linux-only open flag"),
+    (r"\bpipe2\s*\(|\bdup3\s*\(|\baccept4\s*\(", "pipe2, dup3 or accept4"),
+    (r"\bSOCK_CLOEXEC\b|\bSOCK_NONBLOCK\b", "socket type flags"),
+    (r"\bMSG_NOSIGNAL\b", "MSG_NOSIGNAL (Darwin: SO_NOSIGPIPE)"),
+    (r"\bgetrandom\s*\(", "getrandom (Darwin: getentropy)"),
+    (r"\bst_mtim\b|\bst_atim\b|\bst_ctim\b", "struct stat's Linux field names"),
+    (r"\bsched_(get|set)affinity\b|\bcpu_set_t\b|\bioprio\w*", "CPU affinity and I/O priority"),
+    (r"\bunshare\s*\(|\bsetns\s*\(|\bCLONE_[A-Z]+\b", "namespaces"),
+    (r"\bRLIMIT_(NPROC|AS|SIGPENDING|RTTIME|RTPRIO|NICE|MSGQUEUE|LOCKS)\b", "a Linux rlimit"),
+    (r"\"/proc/|'/proc/|\"/proc\"", "/proc"),
+    (r"/sys/fs/cgroup|cgroup\.(procs|kill|events)|memory\.(max|limit_in_bytes)", "cgroups"),
+]
+PATTERNS = [(re.compile(pattern), what) for pattern, what in LINUX_ONLY]
+SOURCES = (".cpp", ".hpp", ".h", ".cc")
+
+
+def without_comments(text: str) -> str:
+    """The code with // and /* */ comments blanked (strings and characters kept, lines kept)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i : j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def uses(path: Path) -> list[tuple[int, str, str]]:
+    code = without_comments(path.read_text(encoding="utf-8", errors="replace"))
+    found = []
+    for number, line in enumerate(code.splitlines(), 1):
+        for pattern, what in PATTERNS:
+            match = pattern.search(line)
+            if match:
+                found.append((number, what, match.group(0)))
+    return found
+
+
+def in_linux_implementation(relative: Path) -> bool:
+    return "linux" in relative.parts[:-1]
+
+
+def read_pending(path: Path) -> dict[str, str]:
+    pending = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, concern = line.partition(" ")
+            pending[name] = concern.strip()
+    return pending
+
+
+def self_test() -> int:
+    """The check fails where it must: a use outside linux/, a stale entry; and passes a use inside
+    linux/, a use in a comment, and a listed file."""
+    import subprocess
+    import tempfile
+
+    cases = [
+        ({"native/m/src/a.cpp": "int f() { return pidfd_open(1, 0); }"}, "", 1),
+        ({"native/m/src/linux/a.cpp": "#include <sys/prctl.h>\nint g = SYS_gettid;"}, "", 0),
+        ({"native/m/src/a.cpp": "// close_range and /proc/ in a comment\nint x;"}, "", 0),
+        ({"native/m/src/a.cpp": 'auto p = "/proc/self/fd";'}, "native/m/src/a.cpp why", 0),
+        ({"native/m/src/a.cpp": "int y;"}, "native/m/src/a.cpp why", 1),
+        ({"native/m/include/x.hpp": "send(f, b, n, MSG_NOSIGNAL);"}, "", 1),
+    ]
+    failed = 0
+    for number, (files, pending, expected) in enumerate(cases, 1):
+        with tempfile.TemporaryDirectory() as root:
+            for name, text in files.items():
+                (Path(root) / name).parent.mkdir(parents=True, exist_ok=True)
+                (Path(root) / name).write_text(text + "\n")
+            (Path(root) / "pending.txt").write_text(pending + "\n")
+            code = subprocess.run(
+                [sys.executable, __file__, "--root", root, "--pending", f"{root}/pending.txt"],
+                capture_output=True,
+            ).returncode
+        if code != expected:
+            print(f"self-test case {number}: exit {code}, expected {expected}", file=sys.stderr)
+            failed += 1
+    print(f"style.platform self-test: {len(cases) - failed} of {len(cases)} cases as expected")
+    return 1 if failed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", type=Path, default=HERE.parent.parent)
+    parser.add_argument("--pending", type=Path, default=HERE / "platform-pending.txt")
+    parser.add_argument("--list", action="store_true", help="print every use outside linux/")
+    parser.add_argument("--self-test", action="store_true", help="check the check")
+    args = parser.parse_args()
+    if args.self_test:
+        return self_test()
+    pending = read_pending(args.pending)
+    failures, seen = [], set()
+    for path in sorted((args.root / "native").rglob("*")):
+        if path.suffix not in SOURCES or not path.is_file():
+            continue
+        relative = path.relative_to(args.root)
+        if in_linux_implementation(relative.relative_to("native")):
+            continue
+        found = uses(path)
+        if not found:
+            continue
+        name = relative.as_posix()
+        if args.list:
+            for number, what, text in found:
+                print(f"{name}:{number}: {what} ({text})")
+        if name in pending:
+            seen.add(name)
+            continue
+        for number, what, text in found:
+            failures.append(
+                f"{name}:{number}: {what} ({text}) outside a linux/ implementation; put it "
+                f"behind the platform layer (issue 39), or list the file in "
+                f"{args.pending.name} with its concern"
+            )
+    for name in sorted(set(pending) - seen):
+        failures.append(
+            f"{args.pending.name}: {name} has no Linux-only use left (or is gone): take it off"
+        )
+    for failure in failures:
+        print(failure, file=sys.stderr)
+    if not failures:
+        print(f"style.platform: no Linux-only use outside linux/ but {len(pending)} listed files")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
