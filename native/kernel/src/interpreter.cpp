@@ -1,6 +1,5 @@
 #include "ipybox/kernel/interpreter.hpp"
 
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fork_support.hpp"
 #include "ipybox/process/child_process.hpp"
 #include "ipybox/process/environment.hpp"
 #include "ipybox/process/host_python.hpp"
@@ -108,10 +108,7 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
 
 std::string kernel_fork_obstacle(const interpreter_probe& probe) {
     if (!probe.can_fork) return probe.path.string() + " has no os.fork or no descriptor passing";
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
-    if (pidfd < 0) return "this system has no pidfd_open (Linux 5.3 or later)";
-    ::close(pidfd);
-    return "";
+    return detail::platform_fork_obstacle();
 }
 
 std::optional<std::filesystem::path> environment_interpreter(

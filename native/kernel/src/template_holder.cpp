@@ -1,8 +1,6 @@
 #include "template_holder.hpp"
 
-#include <sys/syscall.h>
-#include <unistd.h>
-
+#include "fork_support.hpp"
 #include "ipybox/core/log.hpp"
 #include "kernel_template.hpp"
 
@@ -15,11 +13,9 @@ template_holder::template_holder(kernel_launch launch, std::chrono::milliseconds
       start_timeout_(start_timeout),
       cold_reason_(std::move(disabled_reason)) {
     // Children of the template are watched through pidfds: without them, no template at all.
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
-    if (pidfd < 0 && cold_reason_.empty()) {
-        cold_reason_ = "this system has no pidfd_open (Linux 5.3 or later)";
+    if (const auto obstacle = platform_fork_obstacle(); !obstacle.empty() && cold_reason_.empty()) {
+        cold_reason_ = obstacle;
     }
-    if (pidfd >= 0) ::close(pidfd);
     // A sandboxed session's template runs inside a sandbox made for it, and its kernels share
     // it (kernel_template.hpp): that needs the settings a cold kernel would get, to tell when
     // the template's are out of date, and scratch folders for each kernel.

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <cstring>
 
 #include "ipybox/process/detail/descriptor_sweep.hpp"
+#include "ipybox/process/exit_fd.hpp"
 
 namespace ipybox::process {
 namespace {
@@ -191,7 +191,7 @@ spawned_process spawn(const spawn_request& request) {
     spawned_process spawned;
     spawned.pid = pid;
     if (request.interfaces.pidfd) {
-        spawned.pidfd = unique_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+        spawned.pidfd = open_exit_fd(pid);
     }
     return spawned;
 }
