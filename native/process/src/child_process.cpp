@@ -185,6 +185,20 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     auto spawned = process::spawn(request);
     self->pid_ = spawned.pid;
     self->pidfd_ = std::move(spawned.pidfd);
+    if (!self->pidfd_) {
+        // No exit descriptor here (the portable build, Linux before 5.3): a pipe ended by a
+        // thread that waits for the exit without reaping (WNOWAIT), so that the status stays
+        // for poll_exit. A reap by poll_exit first ends the wait too (ECHILD).
+        auto exited = make_pipe();
+        self->pidfd_ = std::move(exited.read);
+        self->exit_waiter_ = std::thread([pid = self->pid_, end = exited.write.release()] {
+            siginfo_t info{};
+            while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 &&
+                   errno == EINTR) {
+            }
+            ::close(end);
+        });
+    }
     if (lifeline) self->lifeline_ = std::move(lifeline->write);
     output.write.reset();  // the child's copy is the only writer now
     self->reader_ =
@@ -238,6 +252,7 @@ std::optional<exit_status> child_process::poll_adopted() {
 child_process::~child_process() {
     if (!poll_exit()) terminate(std::chrono::milliseconds(500));
     if (reader_) reader_->close();
+    if (exit_waiter_.joinable()) exit_waiter_.join();  // the child has exited or was reaped
 }
 
 std::optional<exit_status> child_process::poll_exit() {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "ipybox/process/environment.hpp"
@@ -81,7 +82,10 @@ class child_process {
     child_process& operator=(const child_process&) = delete;
 
     int pid() const { return pid_; }
-    // A pidfd that becomes readable when the child exits, or -1 where the kernel lacks pidfds.
+    // A descriptor that becomes readable when the child exits (process::open_exit_fd's; where
+    // the system gives none, a spawned child's is a pipe that a thread of this object closes
+    // once waitid(2) says the child exited, without reaping it), or -1 for an adopted process
+    // without one.
     int exit_fd() const { return pidfd_.get(); }
 
     // The exit status if the child has exited (reaps it), otherwise nullopt. Non-blocking.
@@ -113,6 +117,9 @@ class child_process {
     std::function<void()> on_status_read_;
     std::shared_ptr<reader> reader_;
     mutable std::mutex mutex_;
+    // Where the system gives no exit descriptor: waits for the child's exit, then ends the pipe
+    // exit_fd() reads; joined by the destructor, once the child is gone.
+    std::thread exit_waiter_;
 };
 
 }  // namespace ipybox::process
