@@ -21,6 +21,11 @@ int swept(const std::vector<int>& numbers, detail::sweep_action action) {
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+        // The soft limit up to the hard one, which bounds the numbers (as a kernel's would be).
+        rlimit limit{};
+        ::getrlimit(RLIMIT_NOFILE, &limit);
+        limit.rlim_cur = limit.rlim_max;
+        if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(4);
         const int opened = ::open("/dev/null", O_RDONLY);
         for (const int number : numbers) {
             if (::fcntl(opened, F_DUPFD, number) != number) ::_exit(3);
