@@ -28,7 +28,8 @@ int swept(const std::vector<int>& numbers, detail::sweep_action action) {
         if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(4);
         const int opened = ::open("/dev/null", O_RDONLY);
         for (const int number : numbers) {
-            if (::fcntl(opened, F_DUPFD, number) != number) ::_exit(3);
+            if (number != opened && ::dup2(opened, number) != number) ::_exit(3);
+            ::fcntl(number, F_SETFD, 0);  // not close-on-exec, whichever way it came
         }
         detail::sweep_descriptors_from(3, action, true);
         for (const int number : numbers) {
