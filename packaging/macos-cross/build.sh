@@ -233,6 +233,9 @@ ipybox)
     TARGET_NAME=ipybox
     ;;
 esac
+# The toolchain's flags reach a build folder's cache only when it is made: a changed toolchain
+# file starts the configuration over.
+if [ "$HERE/toolchain.cmake" -nt "$BUILD/CMakeCache.txt" ]; then rm -f "$BUILD/CMakeCache.txt"; fi
 step "configuring $SOURCE in $BUILD"
 cmake -S "$SOURCE" -B "$BUILD" "${CMAKE_ARGS[@]}" > /dev/null
 step "building $TARGET_NAME"

@@ -25,9 +25,13 @@ set(CMAKE_OSX_ARCHITECTURES "" CACHE STRING "" FORCE)
 set(CMAKE_OSX_SYSROOT "" CACHE PATH "" FORCE)
 set(CMAKE_OSX_DEPLOYMENT_TARGET "" CACHE STRING "" FORCE)
 
-# Debian 12's Boost 1.74 Asio asks for std::invoke_result only of MSVC and falls back on
-# std::result_of, which libc++ (zig's C++ library, as Apple's) no longer has in C++20.
-set(CMAKE_CXX_FLAGS_INIT "-DBOOST_ASIO_HAS_STD_INVOKE_RESULT=1")
+# Debian 12's Boost 1.74 Asio predates clang's and libc++'s C++20 support:
+# - it asks for std::invoke_result only of MSVC and falls back on std::result_of, which libc++
+#   (zig's C++ library, as Apple's) no longer has in C++20;
+# - it allows co_await (awaitable, co_spawn, use_awaitable) on clang only with the Coroutines TS
+#   (<experimental/coroutine>, gone from libc++), though it finds clang's C++20 <coroutine>
+#   (BOOST_ASIO_HAS_STD_COROUTINE) by itself.
+set(CMAKE_CXX_FLAGS_INIT "-DBOOST_ASIO_HAS_STD_INVOKE_RESULT=1 -DBOOST_ASIO_HAS_CO_AWAIT=1")
 
 set(CMAKE_FIND_ROOT_PATH ${IPYBOX_MACOS_CROSS_PREFIXES})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

@@ -5,20 +5,25 @@
 //   ipybox_macos_probe [--message TEXT]
 //
 // Asio: an io_context (kqueue on macOS) carries one write and one read over a local stream socket
-// pair. Beast: an HTTP request serialised to text. OpenSSL: HMAC-SHA256 and SHA-256 of it, and a
-// TLS client context through Asio's SSL layer. nlohmann_json carries the results, spdlog prints
-// them, CLI11 reads the one option.
+// pair, the read a C++20 coroutine (co_spawn, awaitable, use_awaitable) as ipybox's. Beast: an HTTP
+// request serialised to text. OpenSSL: HMAC-SHA256 and SHA-256 of it, and a TLS client context
+// through Asio's SSL layer. nlohmann_json carries the results, spdlog prints them, CLI11 reads the
+// one option.
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
@@ -28,6 +33,9 @@
 
 #if defined(__APPLE__) && !defined(BOOST_ASIO_HAS_KQUEUE)
 #error "Asio on macOS is expected to use kqueue"
+#endif
+#if !defined(BOOST_ASIO_HAS_CO_AWAIT) || !defined(BOOST_ASIO_HAS_STD_COROUTINE)
+#error "Asio's C++20 coroutines are expected (packaging/macos-cross/toolchain.cmake)"
 #endif
 #if defined(__linux__)
 #error "the probe is built for macOS only (packaging/macos-cross/build.sh)"
@@ -72,7 +80,12 @@ std::string http_request(const std::string& body) {
     return text.str();
 }
 
-// One write and one read across a socket pair, both on the loop.
+boost::asio::awaitable<void> read_all(boost::asio::local::stream_protocol::socket& socket,
+                                      std::vector<char>& into) {
+    co_await boost::asio::async_read(socket, boost::asio::buffer(into), boost::asio::use_awaitable);
+}
+
+// One write and one read (a coroutine) across a socket pair, both on the loop.
 std::string echo_over_socket_pair(const std::string& message) {
     namespace asio = boost::asio;
     asio::io_context loop;
@@ -81,7 +94,7 @@ std::string echo_over_socket_pair(const std::string& message) {
     asio::local::connect_pair(left, right);
     std::vector<char> received(message.size());
     asio::async_write(left, asio::buffer(message), [](boost::system::error_code, std::size_t) {});
-    asio::async_read(right, asio::buffer(received), [](boost::system::error_code, std::size_t) {});
+    asio::co_spawn(loop, read_all(right, received), asio::detached);
     loop.run();
     return {received.begin(), received.end()};
 }
