@@ -13,6 +13,8 @@
 #   ./run-tests.sh -L sanitize   unit tests of the byte-level modules under ASan and UBSan (not default)
 #   ./run-tests.sh -L portable   the POSIX implementations Darwin builds, built and tested on Linux
 #                                (IPYBOX_PLATFORM=portable, issue 39; not default)
+#   ./run-tests.sh -L macos-cross  the probe and ipybox cross-linked for aarch64/x86_64 macOS with zig
+#                                (packaging/macos-cross/; slow when cold; not default)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -92,6 +94,9 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 # it installs the Python reference, ipybox 0.9.2, from PyPI into .cache/ and runs the benchmark's
 # quick mode against it and the build, checking the table's shape, never its timings. The
 # portable tier (label portable: another build, with IPYBOX_PLATFORM=portable) is opt-in too.
+# The macOS cross tier (label macos-cross) is opt-in too: ./run-tests.sh -L macos-cross links
+# a probe and ipybox for aarch64-macos and x86_64-macos with zig (packaging/macos-cross/build.sh),
+# building OpenSSL for each target into .cache/macos-cross/ first (cost: tests/macos-cross/).
 # The suite runs as users run it: after `./install.sh`. The fresh build is installed into a prefix
 # of its own, first on PATH for every test; in CI (CI=true) also into /usr/local when nothing is
 # there, so that what a user's machine has (an installed ipybox the plugin's launcher finds) is
@@ -103,5 +108,5 @@ if [ "${CI:-}" = true ] && [ ! -e /usr/local/bin/ipybox ] && [ -w /usr/local/bin
     cmake --install "$BUILD_DIR" --prefix /usr/local > /dev/null
     echo "run-tests.sh: installed this build to /usr/local as ./install.sh would (CI=true)"
 fi
-if [ $# -eq 0 ]; then set -- -LE 'docker|release|sanitize|wheel|reference|portable'; fi
+if [ $# -eq 0 ]; then set -- -LE 'docker|release|sanitize|wheel|reference|portable|macos-cross'; fi
 ctest --test-dir "$BUILD_DIR" -j "$JOBS" --output-on-failure --timeout 600 "$@"
