@@ -163,6 +163,12 @@ edition = "2021"
 openssl-src = "=$OPENSSL_SRC_VERSION"
 EOF
     : > "$fetch/src/lib.rs"
+    if ! command -v cargo > /dev/null; then  # Debian's cargo, as run-tests.sh installs packages
+        step "installing Debian's cargo (to fetch the crate)"
+        local sudo=()
+        if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+        "${sudo[@]}" apt-get install -y -qq cargo > /dev/null
+    fi
     cargo fetch --quiet --manifest-path "$fetch/Cargo.toml"
     local crate
     crate="$(find "${CARGO_HOME:-$HOME/.cargo}/registry/cache" \
