@@ -1,8 +1,7 @@
 // The ipybox command line. One file per subcommand (cmd_*.cpp); this file only wires them up.
-#include <malloc.h>
-
 #include <iostream>
 
+#include "allocator_tuning.hpp"
 #include "cmd_doctor.hpp"
 #include "cmd_generate.hpp"
 #include "cmd_gentools.hpp"
@@ -15,11 +14,8 @@
 
 int main(int argc, char** argv) {
     using namespace ipybox::cli;
-    // Blocks of 1 MiB or more (a kernel's message, an image) are mapped on their own and go back
-    // to the system when freed. glibc would raise this threshold to the largest block freed so
-    // far, and later blocks that size would come from heaps that keep their pages: a cell that
-    // displayed large images left ipybox holding hundreds of MB while idle.
-    mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
+    // Large blocks (a kernel's message, an image) go back to the system when freed.
+    tune_allocator();
     CLI::App app{"ipybox: a stateful IPython sandbox for AI agents, with typed MCP tool calling"};
     app.set_version_flag("--version", std::string("ipybox ") + ipybox::core::version);
     app.require_subcommand(0, 1);

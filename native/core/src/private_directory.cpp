@@ -1,5 +1,7 @@
 #include "ipybox/core/private_directory.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <system_error>

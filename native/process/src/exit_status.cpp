@@ -2,13 +2,13 @@
 
 #include <sys/wait.h>
 
-#include <cstring>
+#include "signal_names.hpp"
 
 namespace ipybox::process {
 
 std::string exit_status::describe() const {
     if (signal != 0) {
-        const char* name = sigabbrev_np(signal);
+        const char* name = detail::signal_abbreviation(signal);
         return "killed by signal " + std::to_string(signal) +
                (name != nullptr ? std::string(" (SIG") + name + ")" : std::string());
     }
