@@ -56,7 +56,8 @@ test("plain: installed with scope user in project A, imported in project B; B's 
   const own = buildWheel(path.join(root, "plain-wheels-2"), "ipybox_user_pkg", "2.0", "project");
   const mine = await callTool(b, "install_package", { package_name: own });
   assert.ok(!mine.isError, textOf(mine));
-  assert.ok(!(await callTool(b, "reset")).isError);
+  const reset = await callTool(b, "reset");
+  assert.ok(!reset.isError, textOf(reset));
   assert.equal(await runOk(b, importLine("ipybox_user_pkg")), "project False");
   assert.equal(await runOk(a, importLine("ipybox_user_pkg")), "user True");  // A still has the user's
 
