@@ -26,7 +26,7 @@ LINUX_ONLY = [
     (r"#\s*include\s*<linux/", "a <linux/...> header"),
     (
         r"#\s*include\s*<sys/(epoll|prctl|syscall|signalfd|inotify|eventfd|sysmacros|"
-        r"timerfd|fsuid|vfs|statfs)\.h>",
+        r"timerfd|fsuid|vfs|statfs|sysinfo)\.h>",
         "a Linux-only <sys/...> header",
     ),
     (r"\bSYS_[a-z_0-9]+\b", "a raw Linux system call number"),
@@ -42,6 +42,7 @@ LINUX_ONLY = [
     (r"\bpipe2\s*\(|\bdup3\s*\(|\baccept4\s*\(", "pipe2, dup3 or accept4"),
     (r"\bSOCK_CLOEXEC\b|\bSOCK_NONBLOCK\b", "socket type flags"),
     (r"\bMSG_NOSIGNAL\b", "MSG_NOSIGNAL (Darwin: SO_NOSIGPIPE)"),
+    (r"\bMSG_CMSG_CLOEXEC\b", "MSG_CMSG_CLOEXEC"),
     (r"\bgetrandom\s*\(", "getrandom (Darwin: getentropy)"),
     (r"\bst_mtim\b|\bst_atim\b|\bst_ctim\b", "struct stat's Linux field names"),
     (r"\bsched_(get|set)affinity\b|\bcpu_set_t\b|\bioprio\w*", "CPU affinity and I/O priority"),
