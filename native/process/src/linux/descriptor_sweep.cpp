@@ -7,20 +7,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../descriptor_action.hpp"
+
 namespace ipybox::process::detail {
 namespace {
 
 // The kernel's default ceiling for RLIMIT_NOFILE (fs.nr_open), for a hard limit of "unlimited".
 constexpr rlim_t default_descriptor_ceiling = 1 << 20;
-
-void act_on(int fd, sweep_action action) {
-    if (action == sweep_action::close) {
-        ::close(fd);
-        return;
-    }
-    const int flags = ::fcntl(fd, F_GETFD);
-    if (flags >= 0 && (flags & FD_CLOEXEC) == 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-}
 
 // A name of /proc/self/fd as a number, or -1 ("." and "..").
 int descriptor_number(const char* name) {

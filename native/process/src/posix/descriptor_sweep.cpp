@@ -5,20 +5,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "../descriptor_action.hpp"
+
 namespace ipybox::process::detail {
 namespace {
 
 // Numbers asked of poll(2) at once: at most the soft open-file limit, which bounds nfds.
 constexpr int batch_size = 256;
-
-void act_on(int fd, sweep_action action) {
-    if (action == sweep_action::close) {
-        ::close(fd);
-        return;
-    }
-    const int flags = ::fcntl(fd, F_GETFD);
-    if (flags >= 0 && (flags & FD_CLOEXEC) == 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-}
 
 long last_number() {
     rlimit limit{};
