@@ -47,7 +47,7 @@ LINUX_ONLY = [
     (r"\bst_mtim\b|\bst_atim\b|\bst_ctim\b", "struct stat's Linux field names"),
     (r"\bsched_(get|set)affinity\b|\bcpu_set_t\b|\bioprio\w*", "CPU affinity and I/O priority"),
     (r"\bunshare\s*\(|\bsetns\s*\(|\bCLONE_[A-Z]+\b", "namespaces"),
-    (r"\bRLIMIT_(NPROC|AS|SIGPENDING|RTTIME|RTPRIO|NICE|MSGQUEUE|LOCKS)\b", "a Linux rlimit"),
+    (r"\bRLIMIT_(AS|SIGPENDING|RTTIME|RTPRIO|NICE|MSGQUEUE|LOCKS)\b", "a Linux rlimit"),
     (r"\bsigabbrev_np\b|\bsigdescr_np\b", "glibc's signal names"),
     (r"#\s*include\s*<malloc\.h>|\bmallopt\s*\(|\bM_MMAP_THRESHOLD\b", "glibc's allocator"),
     (r"\"/proc/|'/proc/|\"/proc\"", "/proc"),

@@ -127,7 +127,9 @@ std::unique_ptr<kernel_instance> kernel_instance::start(
     if (s.child->exit_fd() >= 0) {
         s.connection->watch_fd(s.child->exit_fd(), [raw] { raw->on_exit(); });
     } else {
-        s.log->warn("this system has no pidfd; a dying kernel is noticed only by its heartbeat");
+        s.log->warn(
+            "this system gives no exit descriptor; a dying kernel is noticed only by its "
+            "heartbeat");
     }
     s.request_kernel_info();
     return created;

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,9 +12,9 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <thread>
+
+#include "adopted_status.hpp"
 
 namespace ipybox::process {
 namespace {
@@ -184,13 +183,13 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
     request.interfaces = options.interfaces;
     auto spawned = process::spawn(request);
     self->pid_ = spawned.pid;
-    self->pidfd_ = std::move(spawned.pidfd);
-    if (!self->pidfd_) {
+    self->exit_fd_ = std::move(spawned.exit_fd);
+    if (!self->exit_fd_) {
         // No exit descriptor here (the portable build, Linux before 5.3): a pipe ended by a
         // thread that waits for the exit without reaping (WNOWAIT), so that the status stays
         // for poll_exit. A reap by poll_exit first ends the wait too (ECHILD).
         auto exited = make_pipe();
-        self->pidfd_ = std::move(exited.read);
+        self->exit_fd_ = std::move(exited.read);
         self->exit_waiter_ = std::thread([pid = self->pid_, end = exited.write.release()] {
             siginfo_t info{};
             while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 &&
@@ -208,13 +207,13 @@ std::unique_ptr<child_process> child_process::spawn(spawn_options options) {
 }
 
 std::unique_ptr<child_process> child_process::adopt(adopted_process process) {
-    if (!process.pidfd) {
+    if (!process.exit_fd) {
         throw process_error("cannot watch process " + std::to_string(process.pid) +
-                            " without a pidfd");
+                            " without an exit descriptor");
     }
     std::unique_ptr<child_process> self(new child_process());
     self->pid_ = process.pid;
-    self->pidfd_ = std::move(process.pidfd);
+    self->exit_fd_ = std::move(process.exit_fd);
     self->lifeline_ = std::move(process.lifeline);
     self->adopted_ = true;
     self->on_status_read_ = std::move(process.on_status_read);
@@ -222,31 +221,6 @@ std::unique_ptr<child_process> child_process::adopt(adopted_process process) {
         std::make_shared<reader>(process.output.release(), std::move(process.on_output_line));
     self->reader_->start(process.io);
     return self;
-}
-
-// The exit status of an adopted process, once it has exited: field 52 of /proc/<pid>/stat
-// (exit_code, in waitpid's form) while it is a zombie. The pidfd says whether it has exited, and
-// afterwards whether it is still unreaped (a signal to a reaped process fails): only then was
-// the field read from our process and not from another that got its pid.
-std::optional<exit_status> child_process::poll_adopted() {
-    pollfd item{pidfd_.get(), POLLIN, 0};
-    if (::poll(&item, 1, 0) <= 0 || (item.revents & POLLIN) == 0) return std::nullopt;
-    std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    exit_status status;
-    const auto comm_end = text.rfind(')');
-    if (comm_end != std::string::npos) {
-        std::istringstream fields(text.substr(comm_end + 1));
-        std::string field;
-        int number = 2;
-        long long code = -1;
-        while (fields >> field) {
-            if (++number == 52) code = std::atoll(field.c_str());
-        }
-        const bool still_ours = ::syscall(SYS_pidfd_send_signal, pidfd_.get(), 0, nullptr, 0) == 0;
-        if (code >= 0 && still_ours) status = exit_status::from_wait_status(static_cast<int>(code));
-    }
-    return status;
 }
 
 child_process::~child_process() {
@@ -259,7 +233,7 @@ std::optional<exit_status> child_process::poll_exit() {
     std::unique_lock lock(mutex_);
     if (status_) return status_;
     if (adopted_) {
-        status_ = poll_adopted();
+        status_ = detail::adopted_exit_status(pid_, exit_fd_.get());
         if (!status_) return std::nullopt;
         const auto status = status_;
         auto release = std::move(on_status_read_);
@@ -285,8 +259,8 @@ std::optional<exit_status> child_process::wait_for(std::chrono::milliseconds tim
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) return std::nullopt;
-        if (pidfd_) {
-            pollfd item{pidfd_.get(), POLLIN, 0};
+        if (exit_fd_) {
+            pollfd item{exit_fd_.get(), POLLIN, 0};
             ::poll(&item, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
         } else {
             std::this_thread::sleep_for(std::min(left, std::chrono::milliseconds(5)));

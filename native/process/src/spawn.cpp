@@ -12,6 +12,7 @@
 
 #include "ipybox/process/detail/descriptor_sweep.hpp"
 #include "ipybox/process/exit_fd.hpp"
+#include "spawn_platform.hpp"
 
 namespace ipybox::process {
 namespace {
@@ -66,12 +67,6 @@ struct exec_image {
     ::_exit(127);
 }
 
-bool apply_limit(int resource, const std::optional<std::uint64_t>& value) {
-    if (!value) return true;
-    const rlimit limit{static_cast<rlim_t>(*value), static_cast<rlim_t>(*value)};
-    return ::setrlimit(resource, &limit) == 0;
-}
-
 // Runs in the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void become_child(const spawn_request& request, const exec_image& image,
                                const std::vector<descriptor_handover>& moved, int report_fd,
@@ -96,26 +91,25 @@ bool apply_limit(int resource, const std::optional<std::uint64_t>& value) {
     // handed-over ones were copied above every target number (close-on-exec), so the dup2 calls
     // cannot overwrite one another's source; dup2 clears the flag on exactly the targets.
     detail::sweep_descriptors_from(3, detail::sweep_action::mark_close_on_exec,
-                                   request.interfaces.close_range);
+                                   request.interfaces.bulk_close);
     for (const auto& handover : moved) {
         if (::dup2(handover.parent_fd, handover.child_fd) < 0) {
             fail_in_child(report_fd, child_step::descriptors);
         }
     }
-    const auto& limits = request.limits;
-    if (!apply_limit(RLIMIT_AS, limits.address_space_bytes) ||
-        !apply_limit(RLIMIT_FSIZE, limits.file_size_bytes) ||
-        !apply_limit(RLIMIT_NOFILE, limits.open_files) ||
-        !apply_limit(RLIMIT_NPROC, limits.processes) ||
-        !apply_limit(RLIMIT_CPU, limits.cpu_seconds)) {
-        fail_in_child(report_fd, child_step::limits);
-    }
+    if (!detail::apply_limits(request.limits)) fail_in_child(report_fd, child_step::limits);
     if (::chdir(directory) != 0) fail_in_child(report_fd, child_step::directory);
     ::execve(image.argv[0], image.argv.data(), image.envp.data());
     fail_in_child(report_fd, child_step::exec);
 }
 
 }  // namespace
+
+bool detail::set_limit(int resource, const std::optional<std::uint64_t>& value) {
+    if (!value) return true;
+    const rlimit limit{static_cast<rlim_t>(*value), static_cast<rlim_t>(*value)};
+    return ::setrlimit(resource, &limit) == 0;
+}
 
 void unique_fd::reset(int fd) {
     if (fd_ >= 0) ::close(fd_);
@@ -124,7 +118,7 @@ void unique_fd::reset(int fd) {
 
 pipe_ends make_pipe() {
     int ends[2] = {-1, -1};
-    if (::pipe2(ends, O_CLOEXEC) != 0) {
+    if (!detail::open_pipe(ends)) {
         throw process_error(std::string("cannot create a pipe: ") + std::strerror(errno));
     }
     return {unique_fd(ends[0]), unique_fd(ends[1])};
@@ -190,9 +184,7 @@ spawned_process spawn(const spawn_request& request) {
     }
     spawned_process spawned;
     spawned.pid = pid;
-    if (request.interfaces.pidfd) {
-        spawned.pidfd = open_exit_fd(pid);
-    }
+    if (request.interfaces.exit_descriptor) spawned.exit_fd = open_exit_fd(pid);
     return spawned;
 }
 

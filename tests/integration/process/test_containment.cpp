@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <thread>
 
@@ -111,15 +112,43 @@ TEST_CASE("the memory limit stops a tree that exceeds it, and the breach is repo
     auto child = process::child_process::spawn(std::move(options));
     const auto status = child->wait_for(std::chrono::seconds(30));
     REQUIRE(status);
-    if (host.mechanism().kind == process::containment_kind::rlimits) {
+    if (host.mechanism().kind == process::containment_kind::rlimits &&
+        !host.mechanism().memory_watchdog) {
         CHECK(status->code == 1);  // MemoryError under RLIMIT_AS
-    } else {
+    } else {                       // a cgroup's OOM kill, or the watchdog's SIGKILL
         CHECK(status->signal == SIGKILL);
         const auto breach = tree->take_breach();
         REQUIRE(breach);
         CHECK(breach->limit == "memory");
         CHECK(breach->detail == "its memory limit of 128 MiB");
     }
+}
+
+TEST_CASE("without a cgroup, a process that cleared its environment is found by its group") {
+    // A layout with no cgroup at all: the tree is found by its tag and its process groups.
+    const auto root = ipybox::testing::fresh_directory("no-cgroup");
+    std::filesystem::create_directories(root / "fs");
+    std::ofstream(root / "self") << "";
+    process::containment_host host({root / "fs", root / "self"});
+    REQUIRE(host.mechanism().kind == process::containment_kind::rlimits);
+    auto tree = host.contain({});
+    const auto files = ipybox::testing::fresh_directory("cleared");
+    process::spawn_options options = escaping_tree(files / "unused", *tree);
+    // One child keeps the group and clears its environment; the other also leaves the group.
+    options.arguments = {"-c", "env -i /bin/sleep 300 & echo $! > " + (files / "grouped").string() +
+                                   "; setsid env -i /bin/sleep 300 & echo $! > " +
+                                   (files / "away").string() + "; wait"};
+    auto child = process::child_process::spawn(options);
+    const int grouped = read_pid(files / "grouped");
+    const int away = read_pid(files / "away");
+    const auto members = tree->members();
+    CHECK(std::find(members.begin(), members.end(), grouped) != members.end());
+    // The control, and the limit of this way of finding a tree (containment.hpp says so).
+    CHECK(std::find(members.begin(), members.end(), away) == members.end());
+    tree->kill_all();
+    CHECK(eventually([&] { return !process_alive(grouped); }));
+    CHECK(process_alive(away));
+    ::kill(away, SIGKILL);
 }
 
 TEST_CASE("the process limit refuses forks beyond it (cgroup), and the breach is reported") {

@@ -77,7 +77,7 @@ TEST_CASE("descriptors that cannot be handed over fail the spawn at that step") 
     for (const bool close_range : {true, false}) {
         CAPTURE(close_range);
         auto options = true_program();
-        options.interfaces.close_range = close_range;
+        options.interfaces.bulk_close = close_range;
         // In the child: dup2 to no descriptor number at all.
         const auto in_child = failure_of(
             options, {{0, null_in.get()}, {1, null_out.get()}, {2, null_out.get()}, {-1, 0}});

@@ -82,7 +82,7 @@ TEST_CASE(
         CAPTURE(close_range);
         process::spawn_options options;
         options.limits.open_files = open_files_in_child;
-        options.interfaces.close_range = close_range;
+        options.interfaces.bulk_close = close_range;
         const auto seen = run_to_end(list_descriptors, std::move(options)).output;
         // sh's own descriptor for the directory read may appear as the lowest free number: 3.
         CHECK((seen == "0 1 2\n" || seen == "0 1 2 3\n"));
@@ -101,7 +101,7 @@ TEST_CASE("descriptors are handed over before the limits: one above the open-fil
     request.descriptors = {
         {0, null_in.get()}, {1, out.write.get()}, {2, out.write.get()}, {above_that, extra.get()}};
     request.limits.open_files = open_files_in_child;
-    request.interfaces.close_range = false;
+    request.interfaces.bulk_close = false;
     const auto child = process::spawn(request);
     out.write.reset();
     char listing[256] = {};
@@ -120,7 +120,7 @@ TEST_CASE("without pidfds, a waiter's pipe says when the child exits and the sta
     options.arguments = {"-c", "read line; exit 7"};
     options.working_directory = "/";
     options.stdin_descriptor = input.read.get();
-    options.interfaces.pidfd = false;
+    options.interfaces.exit_descriptor = false;
     auto child = process::child_process::spawn(std::move(options));
     input.read.reset();
     REQUIRE(child->exit_fd() >= 0);
@@ -142,7 +142,7 @@ TEST_CASE("without pidfds, the shutdown ladder and signals still end the child")
         options.executable = "/bin/sleep";
         options.arguments = {"600"};
         options.working_directory = "/";
-        options.interfaces.pidfd = false;
+        options.interfaces.exit_descriptor = false;
         auto child = process::child_process::spawn(std::move(options));
         REQUIRE(child->exit_fd() >= 0);  // the waiter's pipe
         const int pid = child->pid();

@@ -1,6 +1,5 @@
 #include "child_connection.hpp"
 
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +24,7 @@ using namespace std::chrono_literals;
 constexpr std::size_t stderr_line_limit = 64 * 1024;
 constexpr std::size_t stderr_tail_lines = 5;
 constexpr auto drain_after_exit = 500ms;    // output still in the pipes when the exit is seen
-constexpr auto exit_poll_interval = 100ms;  // only without pidfd support
+constexpr auto exit_poll_interval = 100ms;  // only without an exit descriptor
 
 // The kept stderr lines as they go into an error shown to people: one indented line each,
 // rendered and cut to 400 characters. Redacted as one text before it is split, indented and
@@ -65,7 +64,7 @@ child_connection::child_connection(asio::io_context& io, stdio_client_options op
 }
 
 child_connection::~child_connection() {
-    if (pidfd_ >= 0) ::close(pidfd_);
+    if (exit_fd_ >= 0) ::close(exit_fd_);
     const int pid = pid_.load();
     if (pid <= 0 || reaped_) return;
     log_->warn("{}: still running at teardown; killing it", describe());
@@ -141,7 +140,7 @@ void child_connection::start(callbacks report) {
     stdout_ = std::make_unique<asio::posix::stream_descriptor>(io_, output.read.release());
     stderr_ = std::make_unique<asio::posix::stream_descriptor>(io_, errors.read.release());
     pid_ = child.pid;
-    pidfd_ = child.pidfd.release();
+    exit_fd_ = child.exit_fd.release();
     log_->debug("{}: started {}", describe(), executable->string());
     asio::post(on_strand([](child_connection& self) {
         self.read_stdout();
@@ -286,7 +285,7 @@ void child_connection::on_stdout_end() {
 }
 
 void child_connection::watch_exit() {
-    const int fd = std::exchange(pidfd_, -1);
+    const int fd = std::exchange(exit_fd_, -1);
     if (fd >= 0) {
         exit_watch_ = std::make_unique<asio::posix::stream_descriptor>(strand_, fd);
         exit_watch_->async_wait(
@@ -362,7 +361,7 @@ void child_connection::finish() {
     stdout_->close(ignored);
     stderr_->close(ignored);
     stdin_->close(ignored);
-    if (exit_watch_) exit_watch_->close(ignored);  // also closes the pidfd
+    if (exit_watch_) exit_watch_->close(ignored);  // also closes the exit descriptor
     close_info info;
     info.requested = close_requested_;
     std::string outcome = "ended";

@@ -78,7 +78,7 @@ class child_connection : public std::enable_shared_from_this<child_connection> {
     stdio_client_options options_;
     std::shared_ptr<spdlog::logger> log_;
     std::atomic<int> pid_{-1};
-    int pidfd_ = -1;  // from spawn until watch_exit() hands it to exit_watch_
+    int exit_fd_ = -1;  // from spawn until watch_exit() hands it to exit_watch_
     std::atomic<bool> close_called_{false};
 
     // Everything below is touched on the strand only (or before start() returns).

@@ -52,13 +52,14 @@ struct spawn_options {
     kernel_interfaces interfaces;  // see spawn_request: for tests of older kernels' paths
 };
 
-// A process started for us by another one (a kernel forked by the kernel template), whose exit
-// this process watches through a pidfd and whose exit status it reads from /proc while the
-// process is a zombie: its parent reaps it only when `on_status_read` says so. The pidfd must
-// have been opened while the process was known to be alive (so that the pid names it).
+// A process started for us by another one (a kernel forked by the kernel template, on Linux
+// only), whose exit this process watches through its exit descriptor and whose exit status it
+// reads while the process is a zombie (src/adopted_status.hpp): its parent reaps it only when
+// `on_status_read` says so. The descriptor must have been opened while the process was known to
+// be alive (so that the pid names it).
 struct adopted_process {
     int pid = -1;
-    unique_fd pidfd;
+    unique_fd exit_fd;
     unique_fd lifeline;  // the write end of its stdin pipe (see spawn_options::stdin_lifeline)
     unique_fd output;    // the read end of its merged stdout/stderr
     std::function<void(std::string_view line)> on_output_line;
@@ -74,7 +75,8 @@ class child_process {
     // message names the executable and the reason).
     static std::unique_ptr<child_process> spawn(spawn_options options);
     // Takes charge of a process another one started: everything below works as for a spawned
-    // child (the shutdown ladder, output, exit status). Throws process_error without a pidfd.
+    // child (the shutdown ladder, output, exit status). Throws process_error without an exit
+    // descriptor.
     static std::unique_ptr<child_process> adopt(adopted_process process);
     ~child_process();
 
@@ -86,7 +88,7 @@ class child_process {
     // the system gives none, a spawned child's is a pipe that a thread of this object closes
     // once waitid(2) says the child exited, without reaping it), or -1 for an adopted process
     // without one.
-    int exit_fd() const { return pidfd_.get(); }
+    int exit_fd() const { return exit_fd_.get(); }
 
     // The exit status if the child has exited (reaps it), otherwise nullopt. Non-blocking.
     std::optional<exit_status> poll_exit();
@@ -107,10 +109,9 @@ class child_process {
   private:
     child_process() = default;
     struct reader;
-    std::optional<exit_status> poll_adopted();  // mutex_ held
 
     int pid_ = -1;
-    unique_fd pidfd_;
+    unique_fd exit_fd_;
     unique_fd lifeline_;  // write end of the child's stdin pipe (stdin_lifeline)
     std::optional<exit_status> status_;
     bool adopted_ = false;

@@ -9,9 +9,13 @@
 //   - cgroup v1: a group per tree in the memory and pids hierarchies under ipybox's own
 //     (needs write access there: root, or a delegated hierarchy); memory.limit_in_bytes (and
 //     memsw), pids.max; the tree is ended by a kill loop over cgroup.procs.
-//   - rlimits only: RLIMIT_AS stands in for the memory limit and RLIMIT_NPROC (counted per user,
+//   - rlimits only: RLIMIT_AS stands in for the memory limit on Linux (Darwin does not enforce
+//     it: there a watchdog thread ends a tree whose resident memory is above the limit, see
+//     src/memory_watchdog.hpp for what that does not cover) and RLIMIT_NPROC (counted per user,
 //     ignored for root) for the process limit; the tree is found by a tag in its environment
-//     (IPYBOX_TREE=<tag>, inherited by every descendant that does not clear its environment).
+//     (IPYBOX_TREE=<tag>, inherited by every descendant that does not clear its environment)
+//     and by the process groups of the tagged processes.
+// Control groups are Linux's; on Darwin (and in the portable build) only rlimits apply.
 // In every mechanism RLIMIT_FSIZE (largest file) and RLIMIT_NOFILE (open files) are set, and
 // RLIMIT_CPU when a CPU limit is asked for.
 //
@@ -21,6 +25,7 @@
 // the groups.
 //
 // Thread-safety: containment_host is safe to share; a containment is used by one owner.
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -34,6 +39,9 @@
 namespace ipybox::process {
 
 class keeper;
+namespace detail {
+class memory_watchdog;
+}
 
 struct resource_limits {
     std::optional<std::uint64_t> memory_bytes;
@@ -56,14 +64,16 @@ struct containment_mechanism {
     containment_kind kind = containment_kind::rlimits;
     std::string summary;              // "cgroup v2 (/sys/fs/cgroup/user.slice/...)", "rlimits only"
     std::string why;                  // why not a better one, or "" when the best applies
+    bool memory_watchdog = false;     // rlimits: memory held by the watchdog, not RLIMIT_AS
     std::filesystem::path v2_parent;  // where groups are made (cgroup_v2)
     std::filesystem::path v1_memory_parent, v1_pids_parent;  // (cgroup_v1)
 };
 
-// Where the cgroup filesystems are: the real ones by default; tests point these at fakes.
+// Where the cgroup filesystems are (Linux): empty means the system's, /sys/fs/cgroup and
+// /proc/self/cgroup; tests point these at fakes.
 struct cgroup_layout {
-    std::filesystem::path mount_root = "/sys/fs/cgroup";
-    std::filesystem::path self_cgroup_file = "/proc/self/cgroup";
+    std::filesystem::path mount_root;
+    std::filesystem::path self_cgroup_file;
 };
 
 // Finds the best mechanism (creates and removes a probe group to check write access).
@@ -112,7 +122,10 @@ class containment {
     std::string tag_;
     std::uint64_t seen_oom_kills_ = 0;
     std::uint64_t seen_pid_refusals_ = 0;
+    bool address_space_limit_ = false;  // RLIMIT_AS holds the memory limit (rlimits only)
+    std::shared_ptr<std::atomic<bool>> watchdog_breach_;  // set by the memory watchdog
     keeper* keeper_ = nullptr;
+    detail::memory_watchdog* watchdog_ = nullptr;
 };
 
 class containment_host {
@@ -132,6 +145,7 @@ class containment_host {
   private:
     containment_mechanism mechanism_;
     std::unique_ptr<keeper> keeper_;
+    std::unique_ptr<detail::memory_watchdog> watchdog_;  // with mechanism_.memory_watchdog
 };
 
 }  // namespace ipybox::process

@@ -7,7 +7,9 @@
 // this way; a spare whose limits a sibling lowered would be killed by them once handed over.
 //
 // Read with syscalls on our own PIDs (prlimit, getpriority, sched_getscheduler,
-// sched_getaffinity, ioprio_get) and /proc (threads, oom_score_adj). Thread-safe: no state.
+// sched_getaffinity, ioprio_get) and /proc (threads, oom_score_adj) on Linux
+// (src/linux/process_attributes.cpp). Off Linux no kernel is forked, so nothing needs them:
+// attributes_of gives nullopt there (src/posix/process_attributes.cpp). Thread-safe: no state.
 #include <sys/resource.h>
 
 #include <array>

@@ -46,6 +46,7 @@ struct descriptor_handover {
 };
 
 // Per-process limits applied with setrlimit in the child (soft = hard). Unset: inherited.
+// address_space_bytes is applied on Linux only (src/spawn_platform.hpp says why).
 struct process_rlimits {
     std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS
     std::optional<std::uint64_t> file_size_bytes;      // RLIMIT_FSIZE: largest file written
@@ -59,8 +60,11 @@ struct process_rlimits {
 // (A field rather than an environment variable: modules take configuration as structs, and the
 // tests then exercise the very binary that ships.)
 struct kernel_interfaces {
-    bool close_range = true;  // Linux 5.11; without: /proc/self/fd is listed (descriptor_sweep)
-    bool pidfd = true;        // Linux 5.3; without: no pidfd, an exit is learned by waitpid
+    // Linux 5.11's close_range; without: /proc/self/fd is listed (descriptor_sweep.hpp).
+    bool bulk_close = true;
+    // The system's exit descriptor (exit_fd.hpp: Linux 5.3's pidfd, Darwin's kqueue); without:
+    // an exit is learned by waiting.
+    bool exit_descriptor = true;
 };
 
 struct spawn_request {
@@ -77,7 +81,7 @@ struct spawn_request {
 
 struct spawned_process {
     pid_t pid = -1;
-    unique_fd pidfd;  // readable when the child exits; invalid where the kernel has no pidfd
+    unique_fd exit_fd;  // readable when the child exits (exit_fd.hpp); invalid where there is none
 };
 
 // Throws process_error; the message names the executable and what failed.

@@ -1,4 +1,4 @@
-#include "kernel_template.hpp"
+#include "../kernel_template.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,12 +11,12 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "../kernel_command.hpp"
+#include "../path_stamps.hpp"
 #include "ipybox/core/json_decode.hpp"
 #include "ipybox/core/log.hpp"
 #include "ipybox/core/private_directory.hpp"
 #include "ipybox/process/signal_state.hpp"
-#include "kernel_command.hpp"
-#include "path_stamps.hpp"
 
 namespace ipybox::kernel {
 namespace {
@@ -316,7 +316,7 @@ std::unique_ptr<process::child_process> kernel_template::fork(
     }
     process::adopted_process adopted;
     adopted.pid = pid;
-    adopted.pidfd = std::move(pidfd);
+    adopted.exit_fd = std::move(pidfd);
     adopted.lifeline = std::move(lifeline.write);
     adopted.output = std::move(output.read);
     adopted.on_output_line = std::move(options.on_output_line);

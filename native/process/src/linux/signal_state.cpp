@@ -1,23 +1,12 @@
 #include "ipybox/process/signal_state.hpp"
 
-#include <csignal>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 
+#include "../pending_signals.hpp"
+
 namespace ipybox::process {
-namespace {
-
-// The signals whose default action is to do nothing; a pending one is harmless.
-std::uint64_t harmless_mask() {
-    std::uint64_t mask = 0;
-    for (const int signal : {SIGCHLD, SIGCONT, SIGURG, SIGWINCH}) {
-        mask |= std::uint64_t{1} << (signal - 1);
-    }
-    return mask;
-}
-
-}  // namespace
 
 std::string signal_trouble(int pid) {
     std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -39,13 +28,7 @@ std::string signal_trouble(int pid) {
     }
     if (state == 'Z' || state == 'X' || state == 'x' || state == '?') return "it has exited";
     if (state == 'T' || state == 't') return "it was stopped by a signal";
-    pending &= ~harmless_mask();
-    if (pending != 0) {
-        std::ostringstream text;
-        text << "a signal is pending for it (mask 0x" << std::hex << pending << ")";
-        return text.str();
-    }
-    return {};
+    return detail::pending_signal_trouble(pending);
 }
 
 }  // namespace ipybox::process

@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "../kernel_template.hpp"
 #include "ipybox/core/quiet_sockets.hpp"
-#include "kernel_template.hpp"
 
 namespace ipybox::kernel {
 
