@@ -3,6 +3,7 @@
 // fork, so that a kernel forked from it gets the sandbox a cold kernel would get now.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "kernel_sandboxing.hpp"
@@ -78,4 +79,47 @@ TEST_CASE(
     CHECK(nlohmann::json::parse(written).dump() == computed);
     CHECK(wrapping.environment.at("TMPDIR") == (f.kernel_dir / "tmp").string());
     CHECK(std::filesystem::is_directory(f.kernel_dir / "tmp"));
+}
+
+namespace {
+
+// The settings of `f` with its root folder written <root>, so that they compare across runs.
+nlohmann::json portable_settings(const sandbox_fixture& f) {
+    auto text = app::srt_kernel_settings(f.sandbox, f.context)(f.kernel_dir);
+    const auto root = f.root.string();
+    for (auto at = text.find(root); at != std::string::npos; at = text.find(root, at)) {
+        text.replace(at, root.size(), "<root>");
+    }
+    return nlohmann::json::parse(text);
+}
+
+// A fixture with something in each list: a user config, a credential folder, a state folder,
+// a configuration file, a nested repository, a folder read back in, a PATH.
+void furnish(sandbox_fixture& f) {
+    std::filesystem::create_directories(f.home / ".aws");
+    std::filesystem::create_directories(f.root / "state");
+    std::filesystem::create_directories(f.workspace / "vendor" / ".git");
+    std::filesystem::create_directories(f.root / "runtime");
+    f.context.state_directories = {f.root / "state"};
+    f.context.visible = {f.root / "runtime"};
+    f.context.wrapper_environment["PATH"] = (f.root / "bin").string() + ":/usr/bin";
+    f.sandbox.settings = {{"network", {{"allowedDomains", {"pypi.org"}}}},
+                          {"filesystem", {{"denyRead", {"~/secrets"}}}}};
+    f.sandbox.unwritable = {f.root / "policy.json"};
+}
+
+}  // namespace
+
+TEST_CASE("on Linux the settings are those pinned in tests/golden/sandbox/linux_kernel.json") {
+    sandbox_fixture f;
+    furnish(f);
+    const auto settings = portable_settings(f);
+    const auto golden = testing::source_dir() / "tests/golden/sandbox/linux_kernel.json";
+    if (std::getenv("IPYBOX_UPDATE_GOLDEN") != nullptr) {
+        std::filesystem::create_directories(golden.parent_path());
+        std::ofstream(golden) << settings.dump(2) << "\n";
+    }
+    std::ifstream expected(golden);
+    REQUIRE_MESSAGE(expected.good(), golden.string() << " is missing (IPYBOX_UPDATE_GOLDEN=1)");
+    CHECK(settings == nlohmann::json::parse(expected));
 }
