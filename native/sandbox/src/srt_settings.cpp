@@ -36,20 +36,37 @@ void append_paths(json& list, const std::vector<std::filesystem::path>& paths) {
     }
 }
 
+// What only bubblewrap reads: on darwin srt ignores them, and the file says what applies.
+constexpr const char* bubblewrap_settings[] = {"bwrapPath",
+                                               "socatPath",
+                                               "seccomp",
+                                               "ripgrep",
+                                               "mandatoryDenySearchDepth",
+                                               "enableWeakerNestedSandbox",
+                                               "allowNestedUserNamespaces"};
+
 }  // namespace
 
-json srt_settings(const json& user, const sandbox_paths& paths) {
+json srt_settings(const json& user, const sandbox_paths& paths, sandbox_platform platform) {
     if (!user.is_null() && !user.is_object()) {
         throw std::invalid_argument(
             "the sandbox config must be a JSON object like "
             "{\"network\": {...}, \"filesystem\": {...}}");
     }
     json settings = user.is_null() ? json::object() : user;
+    if (platform == sandbox_platform::darwin) {
+        for (const char* name : bubblewrap_settings) settings.erase(name);
+    }
 
     auto& network = object_field(settings, "network", "");
     string_list(network, "allowedDomains", "network.");
     string_list(network, "deniedDomains", "network.");
-    network["allowAllUnixSockets"] = true;
+    if (platform == sandbox_platform::darwin) {
+        network["allowAllUnixSockets"] = false;
+        append_paths(string_list(network, "allowUnixSockets", "network."), paths.unix_sockets);
+    } else {
+        network["allowAllUnixSockets"] = true;
+    }
 
     auto& filesystem = object_field(settings, "filesystem", "");
     append_paths(string_list(filesystem, "allowWrite", "filesystem."), paths.writable);

@@ -292,12 +292,13 @@ void code_executor::impl::sandbox_kernel_launch(kernel::kernel_launch& launch) {
         if (std::filesystem::exists(root)) context.visible.push_back(root);
     }
     context.user_site_packages = app::user_site_packages(options.library_roots);
-#ifdef __linux__
-    // Shared with every other ipybox process that runs sandboxed kernels in this workspace, by
-    // way of ipybox's state directory; a private one when there is none.
-    context.placeholders = std::make_shared<sandbox::placeholder_hold>(
-        options.workspace, (states.empty() ? sandbox_dir->path() : states.front()) / "holds");
-#endif
+    context.unix_sockets = {tool_server->socket_path()};
+    if (context.platform == sandbox::sandbox_platform::linux) {
+        // Shared with every other ipybox process that runs sandboxed kernels in this workspace,
+        // by way of ipybox's state directory; a private one when there is none.
+        context.placeholders = std::make_shared<sandbox::placeholder_hold>(
+            options.workspace, (states.empty() ? sandbox_dir->path() : states.front()) / "holds");
+    }
     launch.wrap = app::srt_kernel_wrapper(*options.sandbox, context);
     launch.sandbox_settings = app::srt_kernel_settings(*options.sandbox, context);
     launch.sandbox_scratch = app::sandbox_scratch();

@@ -220,17 +220,15 @@ process::environment_map make_scratch(const std::filesystem::path& kernel_dir) {
     return environment;
 }
 
-// What exists is made before the paths are read: placeholders for the protected paths that do
-// not exist yet, and the user site. See paths_of for why.
-void prepare(const sandbox_rules& rules) {
+// bubblewrap denies writes only to what exists. What does not exist yet is held by ipybox's own
+// placeholders, made before this kernel starts and kept until no sandboxed kernel of the
+// workspace runs (placeholder_hold.hpp): srt's would go with the first kernel that ends. A
+// missing .claude or .git becomes an empty folder, protected whole like an existing one; inside
+// each, only the entries srt denies itself (sandbox::runtime_entries_inside) need to exist, or
+// srt would try to make their mount points inside a read-only folder and fail to start. Nothing
+// else is made there (an empty settings.json would not parse).
+void hold_missing_paths(const sandbox_rules& rules) {
     const auto& context = rules.context;
-    // What does not exist yet is held by ipybox's own placeholders, made before this kernel
-    // starts and kept until no sandboxed kernel of the workspace runs (placeholder_hold.hpp):
-    // srt's would go with the first kernel that ends. A missing .claude or .git becomes an
-    // empty folder, protected whole like an existing one; inside each, only the entries srt
-    // denies itself (sandbox::runtime_entries_inside) need to exist, or srt would try to make
-    // their mount points inside a read-only folder and fail to start. Nothing else is made
-    // there (an empty settings.json would not parse).
     std::set<std::filesystem::path> directories;
     for (const auto& name : sandbox::workspace_configuration_directories()) {
         directories.insert(name);
@@ -261,8 +259,16 @@ void prepare(const sandbox_rules& rules) {
             }
         }
     }
-    // srt denies writes only to what exists: the folder is made, if missing, before each kernel
-    // starts (settings that widen allowWrite must not let a kernel create it).
+}
+
+// What exists is made before the paths are read: on linux placeholders for the protected paths
+// that do not exist yet (on darwin Seatbelt denies a path by its name, and the workspace is left
+// as it is), and the user site. See paths_of for why.
+void prepare(const sandbox_rules& rules) {
+    const auto& context = rules.context;
+    if (context.platform == sandbox::sandbox_platform::linux) hold_missing_paths(rules);
+    // srt on Linux denies writes only to what exists: the folder is made, if missing, before
+    // each kernel starts (settings that widen allowWrite must not let a kernel create it).
     if (!context.user_site_packages.empty()) {
         std::error_code ignored;
         std::filesystem::create_directories(context.user_site_packages, ignored);
@@ -276,12 +282,17 @@ sandbox::sandbox_paths paths_of(const sandbox_rules& rules,
     const auto& context = rules.context;
     sandbox::sandbox_paths paths;
     paths.writable = {context.workspace, kernel_dir};
-    // srt (on Linux) can hide only what exists when the kernel starts; a credential folder made
-    // later is hidden from the next kernel on. Checked here, at each kernel's start.
+    // srt on Linux can hide only what exists when the kernel starts; a credential folder made
+    // later is hidden from the next kernel on. Checked here, at each kernel's start. Seatbelt
+    // denies by name what is not there yet: every path, as written and with its links resolved
+    // (srt resolves only what exists, and Seatbelt compares resolved paths).
+    const bool seatbelt = context.platform == sandbox::sandbox_platform::darwin;
     for (const auto& path : rules.unreadable) {
         std::error_code ignored;
-        if (std::filesystem::symlink_status(path, ignored).type() !=
-            std::filesystem::file_type::not_found) {
+        if (seatbelt) {
+            for (auto& form : forms_of(path)) paths.unreadable.push_back(std::move(form));
+        } else if (std::filesystem::symlink_status(path, ignored).type() !=
+                   std::filesystem::file_type::not_found) {
             paths.unreadable.push_back(path);
         }
     }
@@ -295,7 +306,8 @@ sandbox::sandbox_paths paths_of(const sandbox_rules& rules,
     for (auto& entry : sandbox::nested_git_entries(context.workspace)) {
         paths.unwritable.push_back(std::move(entry));
     }
-    if (!context.user_site_packages.empty() && is_folder(context.user_site_packages)) {
+    if (!context.user_site_packages.empty() &&
+        (seatbelt || is_folder(context.user_site_packages))) {
         paths.unwritable.push_back(context.user_site_packages);
     }
     for (auto& path : host_paths_in_workspace(context).paths) {
@@ -303,11 +315,13 @@ sandbox::sandbox_paths paths_of(const sandbox_rules& rules,
     }
     // srt keeps its own scratch folder writable whatever is hidden around it; it is shared by
     // every srt sandbox on the host, so a kernel could leave things there for others.
-#ifdef __APPLE__
-    paths.unwritable.emplace_back("/private/tmp/claude");
-#else
-    paths.unwritable.emplace_back("/tmp/claude");
-#endif
+    paths.unwritable.emplace_back(seatbelt ? "/private/tmp/claude" : "/tmp/claude");
+    if (seatbelt) {
+        paths.unwritable = all_forms(paths.unwritable);
+        paths.unix_sockets = {kernel_dir};
+        paths.unix_sockets.insert(paths.unix_sockets.end(), context.unix_sockets.begin(),
+                                  context.unix_sockets.end());
+    }
     // Checked at each start, as the filesystem is now: a grant that was harmless when ipybox
     // started may lead elsewhere through a link the last kernel made.
     check_grants(rules.settings, context,
@@ -326,7 +340,8 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
         const auto file =
             rules.context.settings_directory / (kernel_dir.filename().string() + ".json");
         sandbox::write_settings(file,
-                                sandbox::srt_settings(rules.settings, paths_of(rules, kernel_dir)));
+                                sandbox::srt_settings(rules.settings, paths_of(rules, kernel_dir),
+                                                      rules.context.platform));
         wrapping.command_prefix = sandbox::command_prefix(rules.context.srt, file);
         wrapping.wrapper_environment = rules.context.wrapper_environment;
         return wrapping;
@@ -336,7 +351,9 @@ std::function<kernel::kernel_wrapping(const std::filesystem::path&)> srt_kernel_
 std::function<std::string(const std::filesystem::path&)> srt_kernel_settings(
     const kernel_sandbox& sandbox, const kernel_sandbox_context& context) {
     return [rules = rules_of(sandbox, context)](const std::filesystem::path& kernel_dir) {
-        return sandbox::srt_settings(rules.settings, paths_of(rules, kernel_dir)).dump();
+        return sandbox::srt_settings(rules.settings, paths_of(rules, kernel_dir),
+                                     rules.context.platform)
+            .dump();
     };
 }
 

@@ -20,6 +20,7 @@
 #include "ipybox/code_executor.hpp"
 #include "ipybox/kernel/kernel_instance.hpp"
 #include "ipybox/sandbox/placeholder_hold.hpp"
+#include "ipybox/sandbox/sandbox_platform.hpp"
 
 namespace ipybox::app {
 
@@ -36,9 +37,15 @@ struct kernel_sandbox_context {
     // (read back in like `visible`) and none writes it, whatever the srt settings allow: what a
     // kernel left there would run in the kernels of every other project. pip fills it on the host.
     std::filesystem::path user_site_packages;
-    // Placeholders for the protected paths that do not exist (Linux; null on macOS, where
+    // Placeholders for the protected paths that do not exist (linux; unused on darwin, where
     // Seatbelt denies a path by name and needs none). Shared by every kernel of the executor.
     std::shared_ptr<sandbox::placeholder_hold> placeholders;
+    // The back end the settings are written for (sandbox_platform.hpp). On darwin nothing is
+    // made in the workspace, and what must stay unreadable is denied whether or not it exists.
+    sandbox::sandbox_platform platform = sandbox::host_sandbox_platform();
+    // Unix sockets on the host the kernel connects to (the tool server's); with the kernel's
+    // own directory, the only ones a darwin sandbox lets it reach.
+    std::vector<std::filesystem::path> unix_sockets;
     // srt's own environment: it runs on the host, so nothing meant for the kernel may configure
     // it (kernel_wrapping::wrapper_environment).
     process::environment_map wrapper_environment;

@@ -25,6 +25,9 @@
 // else an empty file. Nothing is made through a link or below a file: srt binds an existing
 // link or file as it is, which needs no mount point of ours.
 //
+// Only for bubblewrap (sandbox_platform::linux): Seatbelt denies a path by its name, and on
+// darwin the executor makes no hold.
+//
 // Thread-safety: ensure() may be called from several threads. Throws protection_unavailable
 // when a placeholder cannot be made (the kernel must then not start: fails closed).
 #include <filesystem>
