@@ -27,7 +27,8 @@ def module_name(target: str) -> str:
 def module_dependencies() -> dict[str, list[str]]:
     graph: dict[str, list[str]] = {}
     for cmake in sorted((ROOT / "native").glob("**/CMakeLists.txt")):
-        text = cmake.read_text()
+        # Comments left out: a ")" in one would end the call early.
+        text = re.sub(r"#[^\n]*", "", cmake.read_text())
         for call in re.finditer(r"ipybox_add_module\((.*?)\)", text, re.S):
             words = call.group(1).split()
             name = words[0]
