@@ -13,6 +13,14 @@
 #   URL  the base the plugins download from (GitHub: https://github.com/<owner>/<repo>/releases/download);
 #        kept from the previous release when not given.
 #
+# macOS: no Mac runs this script. The tag's workflow builds the macOS wheels and tarballs
+# (ipybox-<version>-macos-<arch>.tar.gz, arch arm64 or x86_64, made from the tested wheel by
+# packaging/make-macos-tarball.sh) on GitHub's macOS runners; their checksums reach the plugins with
+# `plugins/sync-version.py --release-sums SHA256SUMS` run on the release's SHA256SUMS (which lists
+# every platform's files), then commit plugins/*/release.txt. Until then the launchers say on a Mac
+# that this release has no macOS build. This script rewrites release.txt from its own SHA256SUMS
+# (this machine's Linux tarball only), so run sync-version.py on the release's SHA256SUMS last.
+#
 # On a fresh Debian 12 / Ubuntu it installs what it needs first (root or sudo): the build
 # dependencies (./install.sh --deps-only), patchelf, binutils and python3-venv from apt, and the
 # pinned Python packaging tools (scikit-build-core, build, auditwheel, twine) from PyPI into

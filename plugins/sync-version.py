@@ -13,7 +13,9 @@ The plugins that run the native binary also carry ``release.txt``: the release U
 fetches the portable tarball from and the SHA-256 it must have. ``release.sh`` passes the
 checksums it wrote (``--release-sums dist/SHA256SUMS``, and ``--release-url URL`` to move the
 releases); ``--check`` also reports release files that differ from each other or list checksums
-for another version than the project's.
+for another version than the project's. The Linux (``ipybox-<version>-linux-<arch>.tar.gz``) and
+macOS (``ipybox-<version>-macos-<arch>.tar.gz``) tarballs in the sums are listed: the macOS ones
+come from the release workflow's SHA256SUMS on GitHub, as no Mac runs release.sh here.
 """
 
 from __future__ import annotations
@@ -80,7 +82,9 @@ def release_text(old: str, version: str, sums: Path | None, url: str | None) -> 
         for line in sums.read_text(encoding="utf-8").splitlines():
             digest, name = line.split(maxsplit=1)
             name = name.lstrip("*")
-            if name.startswith(f"ipybox-{version}-linux-") and name.endswith(".tar.gz"):
+            if name.startswith(
+                (f"ipybox-{version}-linux-", f"ipybox-{version}-macos-")
+            ) and name.endswith(".tar.gz"):
                 lines.append(f"sha256 {name} {digest}")
     return "\n".join(lines) + "\n"
 

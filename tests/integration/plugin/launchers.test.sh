@@ -206,6 +206,51 @@ launch "$FETCHING" CLAUDE_PLUGIN_DATA="$SCRATCH/data-offline" IPYBOX_RELEASE_URL
 check "an unreachable release URL (IPYBOX_RELEASE_URL) gives the install hint, exit 127" \
     eval 'status_is 127 && contains "$SCRATCH/err" "could not download http://127.0.0.1:1/nothing/v$VERSION/$TARBALL" && contains "$SCRATCH/err" "sudo apt-get install ./ipybox_${VERSION}_" && contains "$SCRATCH/err" "install.sh"'
 
+# --- macOS: the launcher picks the macOS tarball ---------------------------------------------
+# A fake uname says Darwin arm64 (or another system); the same loopback server serves the release.
+MAC_TARBALL="ipybox-$VERSION-macos-arm64.tar.gz"
+fake_uname() {  # fake_uname <dir> <system> <machine>
+    mkdir -p "$1"
+    printf '#!/bin/sh\ncase "$1" in -s) echo %s ;; -m) echo %s ;; *) echo %s ;; esac\n' "$2" "$3" "$2" > "$1/uname"
+    chmod +x "$1/uname"
+}
+fake_uname "$SCRATCH/darwinbin" Darwin arm64
+fake_uname "$SCRATCH/freebsdbin" FreeBSD amd64
+mac_downloads() { grep -c "GET /v$VERSION/$MAC_TARBALL" "$SCRATCH/http.log"; }
+
+launch "$FETCHING" PATH="$SCRATCH/darwinbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-mac-none" --
+check "macOS, release.txt without a macOS checksum: says this release has no macOS build, fetches nothing, exit 127" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "this release ($VERSION) has no macOS build for arm64" && contains "$SCRATCH/err" "no checksum for $MAC_TARBALL" && lacks "$SCRATCH/err" "downloading" && contains "$SCRATCH/err" "pip install --user uv" && [ ! -e "$SCRATCH/data-mac-none/ipybox" ]'
+
+make_release_tarball "$VERSION" "$SCRATCH/good/$MAC_TARBALL"
+cp "$SCRATCH/good/$MAC_TARBALL" "$SCRATCH/releases/v$VERSION/"
+cp -r "$ROOT/plugins/codeact-default" "$SCRATCH/fetching-mac"
+{
+    grep '^#' "$ROOT/plugins/codeact-default/release.txt"
+    echo "url http://127.0.0.1:$port"
+    echo "sha256 $TARBALL $(sha256sum "$SCRATCH/good/$TARBALL" | cut -d ' ' -f 1)"
+    echo "sha256 $MAC_TARBALL $(sha256sum "$SCRATCH/good/$MAC_TARBALL" | cut -d ' ' -f 1)"
+} > "$SCRATCH/fetching-mac/release.txt"
+FETCHING_MAC="$SCRATCH/fetching-mac/bin/ipybox-mcp"
+launch "$FETCHING_MAC" PATH="$SCRATCH/darwinbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-mac" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "macOS arm64: downloads ipybox-<version>-macos-arm64.tar.gz (not the Linux one), unpacks and runs it" \
+    eval 'status_is 0 && contains "$SCRATCH/err" "downloading ipybox $VERSION from http://127.0.0.1:$port/v$VERSION/$MAC_TARBALL" && [ -x "$SCRATCH/data-mac/ipybox/bin/ipybox" ] && [ ! -e "$SCRATCH/data-mac/ipybox/tree" ] && contains "$SCRATCH/record" "arg=$SCRATCH/project" && [ "$(mac_downloads)" = 1 ]'
+make_fake_ipybox "$SCRATCH/data-mac/ipybox/bin/ipybox" "0.0.1"
+launch "$FETCHING_MAC" PATH="$SCRATCH/darwinbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-mac" CLAUDE_PROJECT_DIR="$SCRATCH/project" --
+check "macOS: a copy of another version is replaced on the same path (without GNU mv -T)" \
+    eval 'status_is 0 && [ "$(mac_downloads)" = 2 ] && [ "$("$SCRATCH/data-mac/ipybox/bin/ipybox" --version)" = "ipybox $VERSION" ] && [ ! -e "$SCRATCH/data-mac/ipybox/tree" ] && [ ! -e "$SCRATCH/data-mac/.previous" ]'
+make_release_tarball "$VERSION" "$SCRATCH/releases/v$VERSION/$MAC_TARBALL" "touch $SCRATCH/tampered-mac-ran"
+launch "$FETCHING_MAC" PATH="$SCRATCH/darwinbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-mac-tampered" --
+check "macOS: a tarball other than the listed one is refused, nothing from it run" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "refusing http://127.0.0.1:$port/v$VERSION/$MAC_TARBALL" && [ ! -e "$SCRATCH/tampered-mac-ran" ] && [ ! -e "$SCRATCH/data-mac-tampered/ipybox" ]'
+cp "$SCRATCH/good/$MAC_TARBALL" "$SCRATCH/releases/v$VERSION/$MAC_TARBALL"
+launch "$FETCHING_MAC" CLAUDE_PLUGIN_DATA="$SCRATCH/data-linux-beside-mac" --
+check "control: on Linux the same release.txt gives the Linux tarball" \
+    eval 'status_is 0 && contains "$SCRATCH/err" "/v$VERSION/$TARBALL" && lacks "$SCRATCH/err" "$MAC_TARBALL"'
+launch "$FETCHING_MAC" PATH="$SCRATCH/freebsdbin:/usr/bin:/bin" CLAUDE_PLUGIN_DATA="$SCRATCH/data-freebsd" --
+check "another system: no prebuilt ipybox, only Linux and macOS binaries are released, exit 127" \
+    eval 'status_is 127 && contains "$SCRATCH/err" "no prebuilt ipybox for FreeBSD amd64; only Linux and macOS binaries are released" && lacks "$SCRATCH/err" "downloading"'
+
 # --- uv: the wheel of the plugin's version through uvx ----------------------------------------
 # Fake uv tools record how they were run; none of them reaches a network.
 make_fake_runner() {  # make_fake_runner <path>
