@@ -103,9 +103,13 @@ TEST_CASE("the memory limit stops a tree that exceeds it, and the breach is repo
     auto tree = host.contain(limits);
     process::spawn_options options;
     options.executable = "/usr/bin/python3";
+    // It stays, holding the memory: a watchdog that looks now and then sees it however fast
+    // the allocation was.
     options.arguments = {"-c",
-                         "x = bytearray(600 * 1024 * 1024); x[::4096] = b'y' * len(x[::4096])"};
+                         "x = bytearray(600 * 1024 * 1024); x[::4096] = b'y' * len(x[::4096]); "
+                         "import time; time.sleep(60)"};
     options.environment = {{"PATH", "/usr/bin:/bin"}};
+    for (const auto& [name, value] : tree->environment()) options.environment[name] = value;
     options.working_directory = "/";
     options.cgroup_procs = tree->cgroup_procs();
     options.limits = tree->rlimits();
@@ -135,9 +139,12 @@ TEST_CASE("without a cgroup, a process that cleared its environment is found by 
     const auto files = ipybox::testing::fresh_directory("cleared");
     process::spawn_options options = escaping_tree(files / "unused", *tree);
     // One child keeps the group and clears its environment; the other also leaves the group.
-    options.arguments = {"-c", "env -i /bin/sleep 300 & echo $! > " + (files / "grouped").string() +
-                                   "; setsid env -i /bin/sleep 300 & echo $! > " +
-                                   (files / "away").string() + "; wait"};
+    // Each writes its pid only once it runs so (a shell started by env -i, then exec'd to sleep).
+    const auto started_so = [&](const std::string& file) {
+        return "env -i /bin/sh -c 'echo $$ > " + (files / file).string() + "; exec /bin/sleep 300'";
+    };
+    options.arguments = {"-c",
+                         started_so("grouped") + " & setsid " + started_so("away") + " & wait"};
     auto child = process::child_process::spawn(options);
     const int grouped = read_pid(files / "grouped");
     const int away = read_pid(files / "away");
