@@ -10,8 +10,9 @@
 #
 #   packaging/make-wheel.sh <sdist> <output dir>     prints the wheel's path
 #
-#   MACOSX_DEPLOYMENT_TARGET  macOS only: the oldest macOS the wheel is for (default 11.0 on arm64,
-#                    10.15 on x86_64: the tags macosx_11_0_arm64 and macosx_10_15_x86_64)
+#   MACOSX_DEPLOYMENT_TARGET  macOS only: the oldest macOS the wheel is for (default 11.0, the tags
+#                    macosx_11_0_arm64 and macosx_11_0_x86_64: the workspace's link-refusing
+#                    opens need O_NOFOLLOW_ANY, which macOS honours from 11 on)
 #   WHEEL_BUILD_DIR  where the source is unpacked and built (default build-wheel/ in the project,
 #                    kept between runs so that ccache and CMake reuse what did not change)
 #   JOBS             parallel compile jobs (default: all cores)
@@ -26,10 +27,7 @@ export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=
 export CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-$(nproc 2> /dev/null || sysctl -n hw.ncpu)}"
 system="$(uname -s)"
 if [ "$system" = Darwin ]; then
-    case "$(uname -m)" in
-        arm64) export MACOSX_DEPLOYMENT_TARGET="${MACOSX_DEPLOYMENT_TARGET:-11.0}" ;;
-        *) export MACOSX_DEPLOYMENT_TARGET="${MACOSX_DEPLOYMENT_TARGET:-10.15}" ;;
-    esac
+    export MACOSX_DEPLOYMENT_TARGET="${MACOSX_DEPLOYMENT_TARGET:-11.0}"
 fi
 
 work="${WHEEL_BUILD_DIR:-$ROOT/build-wheel}"

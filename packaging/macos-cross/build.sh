@@ -8,9 +8,6 @@
 #   probe   (default) probe/: Asio on kqueue, Beast, OpenSSL, spdlog, nlohmann_json and CLI11,
 #           the toolchain alone, whatever state ipybox's own sources are in
 #   ipybox  the real `ipybox` target of this repository (IPYBOX_PORTABLE, no tests, no bench)
-#   tests   the test programs the release workflow runs on its macOS runners (the kernel and
-#           sandbox integration tests and the fake kernel they use), compiled and linked: they
-#           cannot run here, but a Linux-only call in them fails here and not on a runner
 #
 # Everything it makes is kept under .cache/macos-cross/ (git-ignored), so that a second run only
 # rebuilds what changed:
@@ -33,7 +30,7 @@ ZIG_VERSION=0.17.1
 OPENSSL_SRC_VERSION=300.5.5+3.5.5
 
 usage() {
-    echo "usage: build.sh aarch64|x86_64 [probe|ipybox|tests]" >&2
+    echo "usage: build.sh aarch64|x86_64 [probe|ipybox]" >&2
     exit 2
 }
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
@@ -44,7 +41,7 @@ aarch64) OPENSSL_TARGET=darwin64-arm64-cc ;;
 x86_64) OPENSSL_TARGET=darwin64-x86_64-cc ;;
 *) usage ;;
 esac
-case "$WHAT" in probe | ipybox | tests) ;; *) usage ;; esac
+case "$WHAT" in probe | ipybox) ;; *) usage ;; esac
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -114,8 +111,7 @@ EOF
 # The header-only dependencies, from the Debian packages install.sh installs: each package's own
 # folders under /usr/include, and the CMake package files of those that have one, laid out as a
 # prefix of its own that toolchain.cmake makes the only place find_package looks.
-DEB_HEADER_PACKAGES=(libboost1.74-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-    doctest-dev)
+DEB_HEADER_PACKAGES=(libboost1.74-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev)
 ensure_headers() {
     local deps="$CACHE/deps"
     local stamp="$deps/.packages"
@@ -134,16 +130,15 @@ ensure_headers() {
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$versions" ]; then return; fi
     step "copying the header-only dependencies from ${DEB_HEADER_PACKAGES[*]} into $deps"
     rm -rf "$deps"
-    mkdir -p "$deps/include" "$deps/share/cmake" "$deps/lib/cmake"
+    mkdir -p "$deps/include" "$deps/share/cmake"
     local package path
     for package in "${DEB_HEADER_PACKAGES[@]}"; do
         while read -r path; do
             case "$path" in
             /usr/include/*) cp -a "$path" "$deps/include/" ;;
             /usr/share/cmake/*) cp -a "$path" "$deps/share/cmake/" ;;
-            /usr/lib/cmake/*) cp -a "$path" "$deps/lib/cmake/" ;;
             esac
-        done < <(dpkg -L "$package" | grep -E '^/usr/(include|share/cmake|lib/cmake)/[^/]+$')
+        done < <(dpkg -L "$package" | grep -E '^/usr/(include|share/cmake)/[^/]+$')
     done
     echo "$versions" > "$stamp"
 }
@@ -243,13 +238,6 @@ ipybox)
     BINARY="$BUILD/native/cli/ipybox"
     TARGET_NAME=ipybox
     ;;
-tests)
-    SOURCE="$ROOT"
-    CMAKE_ARGS+=(-DIPYBOX_PORTABLE=ON -DIPYBOX_BUILD_TESTS=ON -DIPYBOX_BUILD_BENCH=OFF)
-    TARGET_NAME="test_kernel_integration test_sandbox ipybox_fake_kernel"
-    BINARY="$BUILD/tests/integration/kernel/test_kernel_integration"
-    BINARY+=" $BUILD/tests/integration/sandbox/test_sandbox"
-    ;;
 esac
 # The toolchain's flags reach a build folder's cache only when it is made: a changed toolchain
 # file starts the configuration over.
@@ -257,7 +245,6 @@ if [ "$HERE/toolchain.cmake" -nt "$BUILD/CMakeCache.txt" ]; then rm -f "$BUILD/C
 step "configuring $SOURCE in $BUILD"
 cmake -S "$SOURCE" -B "$BUILD" "${CMAKE_ARGS[@]}" > /dev/null
 step "building $TARGET_NAME"
-# shellcheck disable=SC2086 # the names are words
-cmake --build "$BUILD" -j "$JOBS" --target $TARGET_NAME
-for binary in $BINARY; do python3 "$HERE/check_macho.py" --arch "$ARCH" "$binary"; done
+cmake --build "$BUILD" -j "$JOBS" --target "$TARGET_NAME"
+python3 "$HERE/check_macho.py" --arch "$ARCH" "$BINARY"
 step "done"

@@ -45,7 +45,7 @@ check "README.txt names macOS 11.0 and Apple silicon" \
 SOURCE_DATE_EPOCH=1700000000 "$MAKE" "$SCRATCH/$wheel" "$SCRATCH/two" > /dev/null 2> "$SCRATCH/last"
 check "reproducible: the same wheel gives the same bytes" cmp "$made" "$SCRATCH/two/$(basename "$made")"
 
-intel="ipybox_native-$VERSION-py3-none-macosx_10_15_x86_64.whl"
+intel="ipybox_native-$VERSION-py3-none-macosx_11_0_x86_64.whl"
 stand_in_wheel "$intel"
 check "an Intel wheel gives ipybox-<version>-macos-x86_64.tar.gz" \
     eval '[ "$("$MAKE" "$SCRATCH/$intel" "$SCRATCH/intel" 2> "$SCRATCH/last")" = "$SCRATCH/intel/ipybox-$VERSION-macos-x86_64.tar.gz" ]'
