@@ -208,6 +208,22 @@ void directory::rename(const fs::path& from, const fs::path& to) const {
     }
 }
 
+bool directory::rename_no_replace(const fs::path& from, const fs::path& to) const {
+    const auto [from_parent, from_name] = split_parent(from);
+    const auto [to_parent, to_name] = split_parent(to);
+    const auto a = open(from_parent);
+    const auto b = open(to_parent);
+    int result = detail::rename_no_replace(a.descriptor(), from_name.c_str(), b.descriptor(),
+                                           to_name.c_str());
+    if (result != 0 && (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP)) {
+        result = detail::rename_by_link(a.descriptor(), from_name.c_str(), b.descriptor(),
+                                        to_name.c_str());
+    }
+    if (result == 0) return true;
+    if (errno == EEXIST) return false;
+    fail(errno, "cannot rename " + (a.path() / from_name).string() + " to", b.path() / to_name);
+}
+
 bool directory::exchange(const fs::path& first, const fs::path& second) const {
     const auto [a_parent, a_name] = split_parent(first);
     const auto [b_parent, b_name] = split_parent(second);

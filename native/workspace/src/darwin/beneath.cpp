@@ -1,7 +1,7 @@
 #include "../beneath.hpp"
 
 #include <fcntl.h>
-#include <stdio.h>  // renameatx_np, RENAME_SWAP
+#include <stdio.h>  // renameatx_np, RENAME_SWAP, RENAME_EXCL
 
 #include <cerrno>
 
@@ -20,6 +20,10 @@ int open_directory_beneath(int dirfd, const char* relative) {
 
 int exchange_entries(int a_dirfd, const char* a_name, int b_dirfd, const char* b_name) {
     return ::renameatx_np(a_dirfd, a_name, b_dirfd, b_name, RENAME_SWAP);
+}
+
+int rename_no_replace(int from_dirfd, const char* from_name, int to_dirfd, const char* to_name) {
+    return ::renameatx_np(from_dirfd, from_name, to_dirfd, to_name, RENAME_EXCL);
 }
 
 }  // namespace ipybox::workspace::detail

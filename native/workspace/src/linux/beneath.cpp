@@ -31,4 +31,8 @@ int exchange_entries(int a_dirfd, const char* a_name, int b_dirfd, const char* b
     return ::renameat2(a_dirfd, a_name, b_dirfd, b_name, RENAME_EXCHANGE);
 }
 
+int rename_no_replace(int from_dirfd, const char* from_name, int to_dirfd, const char* to_name) {
+    return ::renameat2(from_dirfd, from_name, to_dirfd, to_name, RENAME_NOREPLACE);
+}
+
 }  // namespace ipybox::workspace::detail

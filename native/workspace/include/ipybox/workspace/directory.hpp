@@ -67,6 +67,12 @@ class directory {
     // Renames `from` to `to`, both relative to this directory (replacing an empty directory or
     // a file at `to`, as renameat does).
     void rename(const std::filesystem::path& from, const std::filesystem::path& to) const;
+    // Renames `from` to `to` unless an entry (a link included) is at `to`: then returns false
+    // and leaves both as they are. Follows no link at either name. Atomic where the system can
+    // rename without replacing (Linux: renameat2 RENAME_NOREPLACE; macOS: renameatx_np
+    // RENAME_EXCL); elsewhere a link and an unlink, which cannot move a directory.
+    bool rename_no_replace(const std::filesystem::path& from,
+                           const std::filesystem::path& to) const;
     // Swaps two entries atomically; false where the system or the file system cannot (Linux:
     // renameat2 RENAME_EXCHANGE; macOS: renameatx_np RENAME_SWAP; never elsewhere).
     bool exchange(const std::filesystem::path& a, const std::filesystem::path& b) const;
