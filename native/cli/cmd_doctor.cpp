@@ -2,26 +2,27 @@
 
 #include <iostream>
 
+#include "doctor_platform.hpp"
 #include "doctor_policy.hpp"
 #include "host_context.hpp"
 #include "ipybox/core/version.hpp"
 #include "ipybox/kernel/interpreter.hpp"
 #include "ipybox/process/containment.hpp"
-#include "ipybox/process/executables.hpp"
 #include "ipybox/sandbox/srt_launcher.hpp"
 #include "ipybox/workspace/dotenv.hpp"
 #include "ipybox/workspace/secret_strength.hpp"
 #include "python_install_hints.hpp"
 
 namespace ipybox::cli {
-namespace {
 
 void print_row(const std::string& what, const std::string& value) {
     std::cout << "  " << what << std::string(what.size() < 14 ? 14 - what.size() : 1, ' ') << value
               << "\n";
 }
 
-// The optional sandbox (--sandbox): srt and, on Linux, the programs it runs.
+namespace {
+
+// The optional sandbox (--sandbox): srt and the programs it runs.
 void report_sandbox(const process::environment_map& environment,
                     const std::filesystem::path& workspace, std::vector<std::string>& notes) {
     std::cout << "\nSandbox (--sandbox, optional):\n";
@@ -31,18 +32,7 @@ void report_sandbox(const process::environment_map& environment,
         print_row("srt", "not found");
         notes.push_back("--sandbox needs srt: " + sandbox::install_hint());
     }
-#ifdef __linux__
-    for (const char* tool : {"bwrap", "socat", "rg"}) {
-        const auto path = environment.find("PATH");
-        const auto found =
-            process::find_executable(tool, path != environment.end() ? path->second : "");
-        print_row(tool, found ? found->string() : "not found");
-        if (!found) {
-            notes.push_back(std::string("--sandbox needs ") + tool +
-                            ": sudo apt-get install bubblewrap socat ripgrep");
-        }
-    }
-#endif
+    report_sandbox_programs(environment, notes);
     // Redaction tells a sandboxed kernel which guess was a secret: say which values of the
     // workspace's .env ipybox would not fill in.
     std::string guessable;
@@ -66,31 +56,17 @@ void report_sandbox(const process::environment_map& environment,
     }
 }
 
-// Containment of each kernel's process tree: which cgroup version the machine runs, which
-// mechanism ipybox uses, and why not a better one.
+// Containment of each kernel's process tree: how this platform holds it, which limits apply, and
+// what is weaker than the best (doctor_platform.hpp).
 void report_containment(std::vector<std::string>& notes) {
     std::cout << "\nContainment (resource limits, process-tree ownership):\n";
-    const bool v2 = std::filesystem::exists("/sys/fs/cgroup/cgroup.controllers");
-    const bool hybrid = !v2 && std::filesystem::exists("/sys/fs/cgroup/unified");
-    print_row("cgroups", v2       ? "v2 (unified)"
-                         : hybrid ? "v1 (hybrid: v1 controllers, v2 mounted "
-                                    "at /sys/fs/cgroup/unified)"
-                                  : "v1");
-    const auto mechanism = process::detect_containment();
-    print_row("in force", mechanism.summary);
     const auto limits = process::default_resource_limits();
-    print_row("defaults", "memory " + process::describe_bytes(*limits.memory_bytes) + ", " +
-                              std::to_string(*limits.processes) + " processes, files up to " +
-                              process::describe_bytes(*limits.file_size_bytes) + ", " +
-                              std::to_string(*limits.open_files) + " open files");
-    if (!mechanism.why.empty()) {
-        print_row("why", mechanism.why);
-        notes.push_back(
-            "without a cgroup, the memory limit is an address-space limit (RLIMIT_AS) and the "
-            "process limit counts all of the user's processes (RLIMIT_NPROC; not for root); "
-            "processes a kernel starts are still ended with it, found by a tag in their "
-            "environment");
-    }
+    report_containment_mechanism("memory " + process::describe_bytes(*limits.memory_bytes) + ", " +
+                                     std::to_string(*limits.processes) +
+                                     " processes, files up to " +
+                                     process::describe_bytes(*limits.file_size_bytes) + ", " +
+                                     std::to_string(*limits.open_files) + " open files",
+                                 notes);
 }
 
 }  // namespace
@@ -146,6 +122,9 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
     std::cout << "\nKernel:\n";
     if (chosen) {
         print_row("interpreter", chosen->path.string());
+        if (const auto origin = interpreter_origin(chosen->path); !origin.empty()) {
+            print_row("python from", origin);
+        }
         print_row("ipykernel", chosen->ipykernel_version);
         print_row("pydantic",
                   chosen->pydantic_version.empty() ? "MISSING" : chosen->pydantic_version);
@@ -162,14 +141,12 @@ int run_doctor(const doctor_options& options, const process::environment_map& en
                       ? "forked from a kernel template (under --sandbox: inside the sandbox)"
                       : "cold, with a spare kernel started ahead: " + obstacle);
         if (chosen->pydantic_version.empty()) {
-            problems.push_back(
-                "pydantic is needed by generated MCP tool modules: "
-                "sudo apt-get install python3-pydantic");
+            problems.push_back("pydantic is needed by generated MCP tool modules: " +
+                               python_package_hint("pydantic", chosen->path));
         }
         if (chosen->matplotlib_version.empty()) {
-            problems.push_back(
-                "matplotlib is optional, for plots: "
-                "sudo apt-get install python3-matplotlib");
+            problems.push_back("matplotlib is optional, for plots: " +
+                               python_package_hint("matplotlib", chosen->path));
         }
     } else {
         print_row("interpreter", "NONE FOUND");

@@ -1,12 +1,9 @@
 #include "cmd_sdk.hpp"
 
-#include <sys/prctl.h>
-#include <unistd.h>
-
-#include <csignal>
 #include <iostream>
 
 #include "ipybox/sdk_server.hpp"
+#include "parent_watch.hpp"
 
 namespace ipybox::cli {
 namespace {
@@ -53,15 +50,12 @@ int run_sdk(const sdk_options& options, const process::environment_map& environm
     if (options.require_shell_escape && !options.approve_shell_commands) {
         throw CLI::ValidationError("--require-shell-escape", "needs --approve-shell-commands");
     }
-    if (options.parent_pid) {
-        // SIGTERM (an orderly end) when the parent goes, even if something it forked keeps our
-        // stdin open; a parent already gone before this call shows as a changed parent.
-        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (::getppid() != *options.parent_pid) {
-            std::cerr << "ipybox sdk: the parent process " << *options.parent_pid
-                      << " is gone; exiting\n";
-            return exit_ok;
-        }
+    // SIGTERM (an orderly end) when the parent goes, even if something it forked keeps our
+    // stdin open.
+    if (options.parent_pid && !end_with_parent(*options.parent_pid)) {
+        std::cerr << "ipybox sdk: the parent process " << *options.parent_pid
+                  << " is gone; exiting\n";
+        return exit_ok;
     }
     auto config = executor_options(options.kernel, environment);
     config.mcp_servers = collect_servers(options.servers);

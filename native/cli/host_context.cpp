@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ipybox/core/log.hpp"
+#include "ipybox/core/own_executable.hpp"
 #include "ipybox/core/redactor.hpp"
 #include "ipybox/core/untrusted_text.hpp"
 #include "server_flags.hpp"
@@ -113,11 +114,9 @@ std::optional<kernel_sandbox> sandbox_from_flags(
 }
 
 std::optional<std::filesystem::path> installed_share_directory() {
-    char buffer[4096];
-    const ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
-    if (length <= 0) return std::nullopt;
-    const std::filesystem::path exe(std::string(buffer, static_cast<std::size_t>(length)));
-    return exe.parent_path().parent_path() / "share" / "ipybox";
+    const auto exe = core::own_executable();
+    if (!exe) return std::nullopt;
+    return exe->parent_path().parent_path() / "share" / "ipybox";
 }
 
 std::vector<std::filesystem::path> installed_srt() {

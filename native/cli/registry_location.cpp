@@ -1,10 +1,5 @@
 #include "registry_location.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>  // renameat2
 #include <functional>
 #include <sstream>
 
@@ -40,19 +35,10 @@ bool migrate_registry_file(const std::filesystem::path& directory, const std::st
         // Only a file ipybox wrote: the registry is replaced by renaming, never through a link,
         // so a link or a FIFO at the old name is not one of its files.
         if (folder.kind(legacy_name) != workspace::directory::entry::regular_file) return false;
-        const int fd = folder.descriptor();
         // Swapped for a link after the check, the old name would move all the same; the reader
         // refuses a link at the new name (workspace::read_regular_file) and the next write
         // replaces it, so no link is followed either way.
-        if (::renameat2(fd, legacy_name.c_str(), fd, name.c_str(), RENAME_NOREPLACE) == 0) {
-            return true;
-        }
-        if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return false;
-        // A file system without RENAME_NOREPLACE: linkat refuses an existing name as well, and
-        // follows no link (no AT_SYMLINK_FOLLOW).
-        if (::linkat(fd, legacy_name.c_str(), fd, name.c_str(), 0) != 0) return false;
-        ::unlinkat(fd, legacy_name.c_str(), 0);
-        return true;
+        return folder.rename_no_replace(legacy_name, name);
     } catch (const std::exception&) {
         return false;  // no directory yet: nothing to move
     }

@@ -24,8 +24,8 @@ std::string registry_file_name(const std::filesystem::path& workspace);
 std::string legacy_registry_file_name(const std::filesystem::path& workspace);
 
 // Moves `directory`/`legacy_name` to `directory`/`name` when the first is a regular file and
-// the second does not exist, atomically (renameat2 RENAME_NOREPLACE, or link and unlink where
-// the file system has no such rename): a registry written meanwhile under the new name is never
+// the second does not exist (workspace::directory::rename_no_replace: atomic where the system
+// can, else a link and an unlink): a registry written meanwhile under the new name is never
 // replaced. Follows no link at either name: a link or anything else that is not a regular file
 // at the legacy name stays where it is. Both names are looked up in one opened directory.
 // Returns whether the file moved; failures (no such directory, no permission) are `false`,

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fork_support.hpp"
+#include "ipybox/core/own_executable.hpp"
 #include "ipybox/process/child_process.hpp"
 #include "ipybox/process/environment.hpp"
 #include "ipybox/process/host_python.hpp"
@@ -126,10 +127,9 @@ std::optional<std::filesystem::path> environment_interpreter(
 }
 
 std::optional<std::filesystem::path> own_environment_interpreter() {
-    std::error_code error;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-    if (error) return std::nullopt;
-    return environment_interpreter(self);
+    const auto self = core::own_executable();
+    if (!self) return std::nullopt;
+    return environment_interpreter(*self);
 }
 
 std::vector<std::filesystem::path> interpreter_candidates(const interpreter_search& search) {

@@ -2,19 +2,17 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <cstdio>  // renameat2
 #include <optional>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "beneath.hpp"
+#include "component_walk.hpp"
 #include "ipybox/core/random.hpp"
 
 namespace ipybox::workspace {
@@ -22,19 +20,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int directory_flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 // Deeper trees are not something ipybox writes; a kernel could build one to exhaust the stack.
 constexpr int max_tree_depth = 256;
 
-[[noreturn]] void fail(int error, const std::string& what, const fs::path& path) {
-    throw std::system_error(error, std::generic_category(), what + " " + path.string());
-}
-
-[[noreturn]] void refuse(const fs::path& path, const char* why) {
-    throw unsafe_workspace_path("refusing " + path.string() + ": " + why +
-                                " (ipybox never writes or deletes through a link in the "
-                                "workspace; remove it or replace it with a real directory)");
-}
+using detail::directory_flags;
+using detail::fail;
+using detail::fail_open;
+using detail::refuse;
 
 // Closes a descriptor at scope end.
 struct fd_guard {
@@ -44,78 +36,8 @@ struct fd_guard {
     }
 };
 
-std::vector<std::string> components(const fs::path& relative) {
-    if (relative.is_absolute()) {
-        throw unsafe_workspace_path("refusing " + relative.string() +
-                                    ": expected a path relative to the workspace");
-    }
-    std::vector<std::string> parts;
-    for (const auto& part : relative) {
-        const auto text = part.string();
-        if (text.empty() || text == ".") continue;
-        if (text == "..") refuse(relative, "it contains '..'");
-        parts.push_back(text);
-    }
-    return parts;
-}
-
-// Tells apart why opening `name` in `dirfd` as a directory failed.
-[[noreturn]] void fail_open(int dirfd, const std::string& name, int error, const fs::path& shown) {
-    struct stat info {};
-    if (::fstatat(dirfd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0) {
-        if (S_ISLNK(info.st_mode)) refuse(shown, "it is a symbolic link");
-        if (!S_ISDIR(info.st_mode)) refuse(shown, "it is not a directory");
-    }
-    fail(error, "cannot open", shown);
-}
-
-// openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: -1 with errno set, or -2 when the kernel
-// (or a seccomp filter) does not offer it.
-int open_beneath(int dirfd, const fs::path& relative) {
-    static std::atomic<bool> unavailable{false};
-    if (unavailable.load(std::memory_order_relaxed)) return -2;
-    open_how how{};
-    how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    const long fd = ::syscall(SYS_openat2, dirfd, relative.c_str(), &how, sizeof how);
-    if (fd >= 0) return static_cast<int>(fd);
-    if (errno == ENOSYS || errno == EINVAL || errno == E2BIG || errno == EPERM) {
-        unavailable.store(true, std::memory_order_relaxed);
-        return -2;
-    }
-    return -1;
-}
-
-// Opens the directory `parts` below `dirfd`, one component at a time, never following a link.
-// With `create`, makes missing components. Returns an owned descriptor.
-int walk(int dirfd, const std::vector<std::string>& parts, const fs::path& base, bool create) {
-    int current = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-    if (current < 0) fail(errno, "cannot open", base);
-    fs::path shown = base;
-    for (const auto& part : parts) {
-        shown /= part;
-        int next = ::openat(current, part.c_str(), directory_flags);
-        if (next < 0 && errno == ENOENT && create) {
-            if (::mkdirat(current, part.c_str(), 0755) != 0 && errno != EEXIST) {
-                const int error = errno;
-                ::close(current);
-                fail(error, "cannot create", shown);
-            }
-            next = ::openat(current, part.c_str(), directory_flags);
-        }
-        if (next < 0) {
-            const int error = errno;
-            fd_guard closing{current};
-            fail_open(current, part, error, shown);
-        }
-        ::close(current);
-        current = next;
-    }
-    return current;
-}
-
 std::pair<fs::path, std::string> split_parent(const fs::path& relative) {
-    auto parts = components(relative);
+    auto parts = detail::components(relative);
     if (parts.empty()) refuse(relative, "it names the directory itself");
     std::string name = std::move(parts.back());
     parts.pop_back();
@@ -190,15 +112,15 @@ directory::~directory() {
 }
 
 directory directory::resolve(const fs::path& relative, bool create) const {
-    const auto parts = components(relative);
+    const auto parts = detail::components(relative);
     fs::path clean;
     for (const auto& part : parts) clean /= part;
     if (!parts.empty()) {
-        const int fd = open_beneath(fd_, clean);
+        const int fd = detail::open_directory_beneath(fd_, clean.c_str());
         if (fd >= 0) return directory(fd, path_ / clean);
         // On any refusal the walk below finds the component to blame for the message.
     }
-    return directory(walk(fd_, parts, path_, create), path_ / clean);
+    return directory(detail::walk_beneath(fd_, parts, path_, create), path_ / clean);
 }
 
 directory directory::open(const fs::path& relative) const {
@@ -286,13 +208,29 @@ void directory::rename(const fs::path& from, const fs::path& to) const {
     }
 }
 
+bool directory::rename_no_replace(const fs::path& from, const fs::path& to) const {
+    const auto [from_parent, from_name] = split_parent(from);
+    const auto [to_parent, to_name] = split_parent(to);
+    const auto a = open(from_parent);
+    const auto b = open(to_parent);
+    int result = detail::rename_no_replace(a.descriptor(), from_name.c_str(), b.descriptor(),
+                                           to_name.c_str());
+    if (result != 0 && (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP)) {
+        result = detail::rename_by_link(a.descriptor(), from_name.c_str(), b.descriptor(),
+                                        to_name.c_str());
+    }
+    if (result == 0) return true;
+    if (errno == EEXIST) return false;
+    fail(errno, "cannot rename " + (a.path() / from_name).string() + " to", b.path() / to_name);
+}
+
 bool directory::exchange(const fs::path& first, const fs::path& second) const {
     const auto [a_parent, a_name] = split_parent(first);
     const auto [b_parent, b_name] = split_parent(second);
     const auto a = open(a_parent);
     const auto b = open(b_parent);
-    if (::renameat2(a.descriptor(), a_name.c_str(), b.descriptor(), b_name.c_str(),
-                    RENAME_EXCHANGE) == 0) {
+    if (detail::exchange_entries(a.descriptor(), a_name.c_str(), b.descriptor(), b_name.c_str()) ==
+        0) {
         return true;
     }
     if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) return false;

@@ -5,9 +5,9 @@ the handler the owner gave.
 
 The process is ours alone: it reads only what we write, ends when its stdin closes (``close()``,
 or this process ending in any way, which closes the pipe), and is also told to end when this
-process ends (``--parent-pid``, the kernel's PR_SET_PDEATHSIG, for a pipe held open by a fork
-of ours). It runs in a session of its own, so that a Ctrl-C at the terminal reaches this
-process only, which then decides (``cancel()``, ``stop()``).
+process ends (``--parent-pid``: PR_SET_PDEATHSIG on Linux, a kqueue watch on macOS, for a pipe
+held open by a fork of ours). It runs in a session of its own, so that a Ctrl-C at the terminal
+reaches this process only, which then decides (``cancel()``, ``stop()``).
 
 Not thread-safe: every method belongs to the event loop that called ``open()``.
 """

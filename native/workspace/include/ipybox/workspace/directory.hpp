@@ -4,8 +4,9 @@
 // Kernel code (sandboxed or not) can plant links anywhere in the workspace; ipybox itself runs
 // outside the sandbox, so a path it writes through such a link would reach outside. A
 // `directory` holds a descriptor of a directory ipybox trusts (the workspace, opened once) and
-// resolves every path below it with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the
-// kernel has it, else component by component with openat(O_NOFOLLOW | O_DIRECTORY). A link, a
+// resolves every path below it in one call where the system can refuse links on the whole path
+// (Linux: openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; macOS: O_NOFOLLOW_ANY), else component
+// by component with openat(O_NOFOLLOW | O_DIRECTORY), as every POSIX system can. A link, a
 // non-directory or `..` anywhere on the way is refused with unsafe_workspace_path naming the
 // path; nothing is written or removed through it. The directory's own path (the root) is taken
 // as given: it is the user's choice, not the kernel's.
@@ -66,7 +67,14 @@ class directory {
     // Renames `from` to `to`, both relative to this directory (replacing an empty directory or
     // a file at `to`, as renameat does).
     void rename(const std::filesystem::path& from, const std::filesystem::path& to) const;
-    // Swaps two entries atomically; false where the file system cannot (no RENAME_EXCHANGE).
+    // Renames `from` to `to` unless an entry (a link included) is at `to`: then returns false
+    // and leaves both as they are. Follows no link at either name. Atomic where the system can
+    // rename without replacing (Linux: renameat2 RENAME_NOREPLACE; macOS: renameatx_np
+    // RENAME_EXCL); elsewhere a link and an unlink, which cannot move a directory.
+    bool rename_no_replace(const std::filesystem::path& from,
+                           const std::filesystem::path& to) const;
+    // Swaps two entries atomically; false where the system or the file system cannot (Linux:
+    // renameat2 RENAME_EXCHANGE; macOS: renameatx_np RENAME_SWAP; never elsewhere).
     bool exchange(const std::filesystem::path& a, const std::filesystem::path& b) const;
 
     // Removes `relative` and everything below it without following any link: links inside
