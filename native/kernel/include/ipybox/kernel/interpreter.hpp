@@ -44,7 +44,7 @@ interpreter_probe probe_interpreter(const std::filesystem::path& path,
 std::optional<std::filesystem::path> environment_interpreter(
     const std::filesystem::path& executable);
 
-// environment_interpreter of the running program (/proc/self/exe).
+// environment_interpreter of the running program (core::own_executable).
 std::optional<std::filesystem::path> own_environment_interpreter();
 
 struct interpreter_search {
