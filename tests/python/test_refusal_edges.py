@@ -3,7 +3,8 @@ on seeds it had never run (issue 25), each shrunk to a minimal schema in the gol
 ``refusal_edges``: enums of floats, constraints of union members, list items and map values,
 item counts on a forward reference, closed objects without properties, allOf compositions,
 enums mixing true and 1, JSON null where the schema admits none, a model beside a map of
-constrained values, an allOf no value satisfies, bounds and steps of numbers near 2**60.
+constrained values, an allOf no value satisfies, bounds and steps of numbers near 2**60, object
+alternatives told apart by a null only.
 Every invalid set is confirmed invalid by
 jsonschema (when installed; the fuzz tier always has it) and refused with a
 ``pydantic.ValidationError`` located at the property; every valid set goes out exactly.
@@ -89,6 +90,11 @@ INVALID: Dict[str, List[Tuple[Dict[str, Any], str]]] = {
         ({"p": ["a"]}, "p"),
         ({"p": {"a": "1"}}, "p"),
     ],
+    "null_alternatives": [
+        ({"date": {"label": 3}}, "date"),
+        ({"date": "3"}, "date"),
+        ({"date": 1, "dates": [{"label": 3}]}, "dates"),
+    ],
 }
 
 VALID: Dict[str, List[Dict[str, Any]]] = {
@@ -107,6 +113,12 @@ VALID: Dict[str, List[Dict[str, Any]]] = {
     "contradictory_all_of": [{"p": "s"}],
     "exact_bounds": [{"n": 2**60 - 1, "f": 2**60 - 1, "m": 2**60 + 4}, {"n": 0, "f": 2.5}],
     "map_or_list": [{"p": []}, {"p": {"a": 1}}],
+    "null_alternatives": [
+        {"date": {"label": None}},
+        {"date": {"label": "x"}, "dates": [{"label": None}, {"label": "a"}, {}]},
+        {"date": None},
+        {"date": 3, "dates": []},
+    ],
 }
 
 
@@ -173,6 +185,23 @@ class RefusalEdgesTest(unittest.TestCase):
 
     def test_none_as_a_keyword_still_means_not_given(self):
         self.assertEqual(self.module("json_nulls").Params(x=None).to_arguments(), {})
+
+    def test_none_inside_a_keywords_value_is_null(self):
+        # The fuzz tier's seed 1838934166: {"label": None} went to the first alternative, whose
+        # label admits no null, and was sent as {}.
+        module = self.module("null_alternatives")
+        params = module.Params(date={"label": None}, dates=[{"label": None}, {"label": "a"}])
+        self.assertEqual(type(params.date_).__name__, "Unnamed")
+        self.assertEqual([type(item).__name__ for item in params.dates], ["Unnamed", "Named"])
+        self.assertEqual(
+            json.dumps(params.to_arguments()),
+            json.dumps({"date": {"label": None}, "dates": [{"label": None}, {"label": "a"}]}),
+        )
+        # With no alternative admitting it, the null is refused where it is, not dropped.
+        with self.assertRaises(pydantic.ValidationError) as caught:
+            self.module("json_nulls").Params(z={"a": None})
+        self.assertEqual(caught.exception.errors()[0]["loc"][0], "z")
+        self.assertIn("null", str(caught.exception))
 
     def test_no_module_leaves_these_keywords_to_the_server(self):
         for name in INVALID:

@@ -50,6 +50,11 @@ else:
 # Set while from_arguments() reads JSON, down through nested models: keys are property names.
 _READING_JSON: contextvars.ContextVar[bool] = contextvars.ContextVar("_READING_JSON", default=False)
 
+# Set while a model validates what it was given, so that the models validated inside it (the
+# dicts of a keyword's value, union alternatives tried) know they are values, not keywords: a
+# None there is JSON null, never "not given".
+_INSIDE_MODEL: contextvars.ContextVar[bool] = contextvars.ContextVar("_INSIDE_MODEL", default=False)
+
 # Markers that Field() records on a field for to_arguments().
 _FLAG_PREFIX = "ipybox_"
 
@@ -234,14 +239,19 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         @classmethod
         def _keep_written_values(cls, data: Any, handler: Any) -> Any:
             hidden: Dict[str, Any] = {}
-            if isinstance(data, Mapping):
-                _refuse_wrong_kinds(cls, data)
-                if _is_open(cls):
-                    # A key equal to a field's Python name is an extra. Pydantic counts extras
-                    # in model_fields_set, where it would stand for the field: it goes into the
-                    # extras after validation instead.
-                    data, hidden = _split_python_names(cls, data)
-            model = handler(data)
+            none_is_null = _READING_JSON.get() or _INSIDE_MODEL.get()
+            token = _INSIDE_MODEL.set(True)
+            try:
+                if isinstance(data, Mapping):
+                    _refuse_wrong_kinds(cls, data, none_is_null)
+                    if _is_open(cls):
+                        # A key equal to a field's Python name is an extra. Pydantic counts
+                        # extras in model_fields_set, where it would stand for the field: it
+                        # goes into the extras after validation instead.
+                        data, hidden = _split_python_names(cls, data)
+                model = handler(data)
+            finally:
+                _INSIDE_MODEL.reset(token)
             if hidden and isinstance(model, ToolModel) and model.__pydantic_extra__ is not None:
                 model.__pydantic_extra__.update(hidden)
             if isinstance(data, Mapping) and isinstance(model, ToolModel):
@@ -287,7 +297,10 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         Keys are the original (aliased) property names. A field is sent when the caller set it,
         or when it is a constant the schema requires (``Field(..., constant=True)``). ``None``
         on a field that is not required is sent only when the schema admits null (the field is
-        ``Any``, ``None`` or declared ``nullable``); elsewhere it counts as "not given". Values
+        ``Any``, ``None`` or declared ``nullable``); elsewhere it counts as "not given". That
+        holds for keywords of a model being built (``Params(limit=None)``); inside a value given
+        to it (``Params(date={"label": None})``), ``None`` is JSON null, refused where the schema
+        admits none, so it never picks an alternative that would drop it. Values
         are plain JSON: nested models become dicts by the same rules, enums their values, and
         whole-number floats integers (``3`` stays ``3``, never ``3.0``).
         """
@@ -474,18 +487,20 @@ def _numeric_bounds(field: Any) -> Dict[str, Any]:
     return dict(bounds) if isinstance(bounds, dict) else {}
 
 
-def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
+def _refuse_wrong_kinds(model: type, data: Mapping[str, Any], none_is_null: bool) -> None:
     """Raises pydantic's ValidationError, located at the property name, for every value whose
     JSON kind (or constraint) the field's annotation does not admit; pydantic would convert
-    some of them. In JSON being read, a null where the schema admits none is refused too: only
-    a keyword argument's ``None`` means "not given"."""
+    some of them. Where ``none_is_null`` (JSON being read, or a value inside what a model was
+    given), a null where the schema admits none is refused too: only the ``None`` of a keyword
+    argument of the model being built means "not given". Inside a value, ``None`` is null, so
+    that of two object alternatives differing in whether a property admits null, the one that
+    admits it is the one that takes ``{"label": None}``."""
     failures = []
-    reading_json = _READING_JSON.get()
     for _, key, check, null_allowed in _kind_checks(model):
         if key not in data:
             continue
         value = data[key]
-        if value is None and not null_allowed and reading_json:
+        if value is None and not null_allowed and none_is_null:
             failure: Any = (
                 (),
                 f"expected a value, got {describe(None)}: the schema admits no null",
@@ -512,10 +527,19 @@ def _refuse_wrong_kinds(model: type, data: Mapping[str, Any]) -> None:
 
 def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     """Pydantic 1 construction without keyword arguments, extras kept apart from methods."""
+    none_is_null = from_json or _READING_JSON.get() or _INSIDE_MODEL.get()
+    token = _INSIDE_MODEL.set(True)
+    try:
+        _validate_v1(model, data, from_json, none_is_null)
+    finally:
+        _INSIDE_MODEL.reset(token)
+
+
+def _validate_v1(model: Any, data: Dict[str, Any], from_json: bool, none_is_null: bool) -> None:
     cls = type(model)
     fields = cls.__fields__
     if not from_json:
-        data = _keywords_to_properties(cls, data, stacklevel=4)
+        data = _keywords_to_properties(cls, data, stacklevel=5)
     # Only property names reach pydantic; every other key is an extra, kept apart below (named
     # like a method or a field's Python name it would otherwise hide or replace it) or refused.
     aliases = {_json_name(name, field) for name, field in fields.items()}
@@ -529,7 +553,7 @@ def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
         if invalid is not None:
             errors.extend(invalid.raw_errors)
         raise pydantic.ValidationError(errors, cls)
-    _refuse_wrong_kinds(cls, known)
+    _refuse_wrong_kinds(cls, known, none_is_null)
     values, fields_set, error = validate_model(cls, known)
     if error is not None:
         raise error

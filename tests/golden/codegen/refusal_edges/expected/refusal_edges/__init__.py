@@ -21,6 +21,7 @@ TOOLS = {
     'contradictory_all_of': 'contradictory_all_of',
     'exact_bounds': 'exact_bounds',
     'map_or_list': 'map_or_list',
+    'null_alternatives': 'null_alternatives',
 }
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     'contradictory_all_of',
     'exact_bounds',
     'map_or_list',
+    'null_alternatives',
 ]
