@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "process_table.hpp"
@@ -44,20 +46,34 @@ void memory_watchdog::run() {
 }
 
 void memory_watchdog::look_once() {
-    std::map<std::string, watched_tree> trees;
+    std::vector<std::pair<std::string, watched_tree>> trees;
     {
         std::lock_guard lock(mutex_);
-        trees = trees_;
+        trees.assign(trees_.begin(), trees_.end());
     }
-    for (const auto& [tag, tree] : trees) {
-        std::vector<int> pids(1024);
-        const int count = tagged_members(tag.c_str(), pids.data(), static_cast<int>(pids.size()));
-        std::uint64_t resident = 0;
-        for (int i = 0; i < count; ++i)
-            resident += resident_bytes(pids[static_cast<std::size_t>(i)]);
-        if (resident <= tree.limit_bytes) continue;
-        tree.breached->store(true);
-        end_tagged(tag.c_str());
+    // One pass over the process table for up to max_scan_trees trees, not one per tree: the
+    // table is every process of the user, each read through a system call (Darwin's sysctl).
+    constexpr int per_tree = 1024;
+    for (std::size_t first = 0; first < trees.size(); first += max_scan_trees) {
+        const std::size_t last = std::min(trees.size(), first + max_scan_trees);
+        std::vector<const char*> tags;
+        for (std::size_t i = first; i < last; ++i) tags.push_back(trees[i].first.c_str());
+        const auto capacity = per_tree * tags.size();
+        std::vector<int> pids(capacity);
+        std::vector<int> owners(capacity);
+        const int count = tagged_members_of(tags.data(), static_cast<int>(tags.size()), per_tree,
+                                            pids.data(), owners.data(), static_cast<int>(capacity));
+        std::vector<std::uint64_t> resident(tags.size(), 0);
+        for (int i = 0; i < count; ++i) {
+            const auto at = static_cast<std::size_t>(i);
+            resident[static_cast<std::size_t>(owners[at])] += resident_bytes(pids[at]);
+        }
+        for (std::size_t k = 0; k < tags.size(); ++k) {
+            const auto& tree = trees[first + k].second;
+            if (resident[k] <= tree.limit_bytes) continue;
+            tree.breached->store(true);
+            end_tagged(tags[k]);
+        }
     }
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The memory limit where nothing in the system holds it (private to the process module): Darwin
 // has no control groups and does not enforce RLIMIT_AS. A thread sums the resident memory of
-// each watched tree (its tagged processes, tree_kill.hpp) every `interval`; a tree found above
-// its limit is sent SIGKILL, every process of it, and its breach is recorded.
+// each watched tree (its tagged processes, tree_kill.hpp) every `interval`, all trees from one
+// pass over the process table (per 64 trees); a tree found above its limit is sent SIGKILL,
+// every process of it, and its breach is recorded.
 //
 // What this does not cover, next to a cgroup's memory.max: a tree can exceed its limit between
 // two looks (one interval); memory shared by several processes counts once per process; the

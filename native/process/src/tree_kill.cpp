@@ -13,26 +13,34 @@ namespace {
 
 constexpr int max_members = 1024;
 
-// What a scan of the process table collects for one tag, on the stack.
+// What a scan of the process table collects for its tags, on the stack.
 struct tree_scan {
-    const char* tag = nullptr;
+    const char* const* tags = nullptr;
+    int tag_count = 0;
+    int per_tree = 0;
     int* out = nullptr;
+    int* owner = nullptr;
     int capacity = 0;
     int count = 0;
+    int counts[max_scan_trees] = {};  // members found per tag
     int groups[max_members];
+    int group_owner[max_members];
     int group_count = 0;
 };
 
-bool listed(const int* values, int count, int value) {
+int index_of(const int* values, int count, int value) {
     for (int i = 0; i < count; ++i) {
-        if (values[i] == value) return true;
+        if (values[i] == value) return i;
     }
-    return false;
+    return -1;
 }
 
-void add_member(tree_scan& scan, int pid) {
-    if (scan.count < scan.capacity && !listed(scan.out, scan.count, pid)) {
-        scan.out[scan.count++] = pid;
+void add_member(tree_scan& scan, int pid, int tree) {
+    if (scan.count < scan.capacity && scan.counts[tree] < scan.per_tree &&
+        index_of(scan.out, scan.count, pid) < 0) {
+        scan.out[scan.count] = pid;
+        scan.owner[scan.count++] = tree;
+        ++scan.counts[tree];
     }
 }
 
@@ -40,12 +48,15 @@ void visit_tagged(int pid, void* context) {
     auto& scan = *static_cast<tree_scan*>(context);
     char value[128];
     if (!environment_value(pid, "IPYBOX_TREE", value, sizeof value)) return;
-    if (std::strcmp(value, scan.tag) != 0) return;
-    add_member(scan, pid);
+    int tree = 0;
+    while (tree < scan.tag_count && std::strcmp(value, scan.tags[tree]) != 0) ++tree;
+    if (tree == scan.tag_count) return;
+    add_member(scan, pid, tree);
     const int group = static_cast<int>(::getpgid(pid));
     // Never our own group: a tagged process there (none is spawned so) must not take us along.
     if (group > 1 && group != static_cast<int>(::getpgrp()) && scan.group_count < max_members &&
-        !listed(scan.groups, scan.group_count, group)) {
+        index_of(scan.groups, scan.group_count, group) < 0) {
+        scan.group_owner[scan.group_count] = tree;
         scan.groups[scan.group_count++] = group;
     }
 }
@@ -53,7 +64,8 @@ void visit_tagged(int pid, void* context) {
 void visit_grouped(int pid, void* context) {
     auto& scan = *static_cast<tree_scan*>(context);
     const int group = static_cast<int>(::getpgid(pid));
-    if (group > 1 && listed(scan.groups, scan.group_count, group)) add_member(scan, pid);
+    const int found = group > 1 ? index_of(scan.groups, scan.group_count, group) : -1;
+    if (found >= 0) add_member(scan, pid, scan.group_owner[found]);
 }
 
 }  // namespace
@@ -63,15 +75,25 @@ void pause_between_rounds() {
     ::nanosleep(&wait, nullptr);
 }
 
-int tagged_members(const char* tag, int* out, int capacity) {
+int tagged_members_of(const char* const* tags, int tag_count, int per_tree, int* out, int* owner,
+                      int capacity) {
     tree_scan scan;
-    scan.tag = tag;
+    scan.tags = tags;
+    scan.tag_count = tag_count < max_scan_trees ? tag_count : max_scan_trees;
+    scan.per_tree = per_tree;
     scan.out = out;
+    scan.owner = owner;
     scan.capacity = capacity;
     for_each_process(visit_tagged, &scan);
     // A group is the tree's only while a tagged process is in it: its id cannot be another's.
     if (scan.group_count > 0) for_each_process(visit_grouped, &scan);
     return scan.count;
+}
+
+int tagged_members(const char* tag, int* out, int capacity) {
+    int owners[max_members];
+    const int bounded = capacity < max_members ? capacity : max_members;
+    return tagged_members_of(&tag, 1, bounded, out, owners, bounded);
 }
 
 void signal_tagged(const char* tag, int signal) {

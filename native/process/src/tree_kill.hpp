@@ -32,4 +32,12 @@ int cgroup_members(const char* group, int* out, int capacity);
 // Likewise for the processes of the tagged tree.
 int tagged_members(const char* tag, int* out, int capacity);
 
+// Several tagged trees in one pass over the process table (two where a tree has process groups),
+// for a caller that watches many trees every interval (memory_watchdog). For each i < the count
+// returned, out[i] is a process of the tree tags[owner[i]]; at most `per_tree` of each tree, so
+// that one tree full of processes cannot crowd out another. At most max_scan_trees tags.
+constexpr int max_scan_trees = 64;
+int tagged_members_of(const char* const* tags, int tag_count, int per_tree, int* out, int* owner,
+                      int capacity);
+
 }  // namespace ipybox::process::detail
