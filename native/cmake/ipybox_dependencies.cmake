@@ -14,4 +14,9 @@ if(IPYBOX_BUILD_TESTS)
     find_package(cppzmq REQUIRED)  # the tests' fake kernel; ipybox speaks ZMTP itself
     find_package(doctest REQUIRED)
     include(doctest)
+elseif(IPYBOX_TEST_OBJECTS_ONLY)
+    # Only doctest's header: nothing is linked, so neither ZeroMQ nor doctest's CMake package.
+    find_path(IPYBOX_DOCTEST_INCLUDE_DIR doctest/doctest.h REQUIRED)
+    add_library(doctest::doctest INTERFACE IMPORTED)
+    target_include_directories(doctest::doctest INTERFACE ${IPYBOX_DOCTEST_INCLUDE_DIR})
 endif()

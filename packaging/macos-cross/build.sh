@@ -2,12 +2,15 @@
 # Cross-compiles and links a program for macOS from Linux with Zig's C/C++ toolchain, then checks
 # the result with check_macho.py (a Mach-O executable of the right CPU, no Linux-only import).
 #
-#   packaging/macos-cross/build.sh <arch> [probe|ipybox]
+#   packaging/macos-cross/build.sh <arch> [probe|ipybox|tests]
 #
 #   arch    aarch64 or x86_64 (the macOS targets aarch64-macos and x86_64-macos)
 #   probe   (default) probe/: Asio on kqueue, Beast, OpenSSL, spdlog, nlohmann_json and CLI11,
 #           the toolchain alone, whatever state ipybox's own sources are in
 #   ipybox  the real `ipybox` target of this repository (IPYBOX_PORTABLE, no tests, no bench)
+#   tests   the tests the macOS release job builds (the kernel and sandbox integration tests and
+#           tests/support), compiled for the target but not linked (IPYBOX_TEST_OBJECTS_ONLY:
+#           there is no ZeroMQ for it here), so that what only Linux has fails here first
 #
 # Everything it makes is kept under .cache/macos-cross/ (git-ignored), so that a second run only
 # rebuilds what changed:
@@ -30,7 +33,7 @@ ZIG_VERSION=0.17.1
 OPENSSL_SRC_VERSION=300.5.5+3.5.5
 
 usage() {
-    echo "usage: build.sh aarch64|x86_64 [probe|ipybox]" >&2
+    echo "usage: build.sh aarch64|x86_64 [probe|ipybox|tests]" >&2
     exit 2
 }
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
@@ -41,7 +44,7 @@ aarch64) OPENSSL_TARGET=darwin64-arm64-cc ;;
 x86_64) OPENSSL_TARGET=darwin64-x86_64-cc ;;
 *) usage ;;
 esac
-case "$WHAT" in probe | ipybox) ;; *) usage ;; esac
+case "$WHAT" in probe | ipybox | tests) ;; *) usage ;; esac
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -111,7 +114,8 @@ EOF
 # The header-only dependencies, from the Debian packages install.sh installs: each package's own
 # folders under /usr/include, and the CMake package files of those that have one, laid out as a
 # prefix of its own that toolchain.cmake makes the only place find_package looks.
-DEB_HEADER_PACKAGES=(libboost1.74-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev)
+DEB_HEADER_PACKAGES=(libboost1.74-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+    doctest-dev)
 ensure_headers() {
     local deps="$CACHE/deps"
     local stamp="$deps/.packages"
@@ -238,6 +242,13 @@ ipybox)
     BINARY="$BUILD/native/cli/ipybox"
     TARGET_NAME=ipybox
     ;;
+tests)
+    SOURCE="$ROOT"
+    CMAKE_ARGS+=(-DIPYBOX_PORTABLE=ON -DIPYBOX_BUILD_TESTS=OFF -DIPYBOX_BUILD_BENCH=OFF
+        -DIPYBOX_TEST_OBJECTS_ONLY=ON)
+    BINARY=""
+    TARGET_NAME=ipybox_darwin_test_objects
+    ;;
 esac
 # The toolchain's flags reach a build folder's cache only when it is made: a changed toolchain
 # file starts the configuration over.
@@ -246,5 +257,10 @@ step "configuring $SOURCE in $BUILD"
 cmake -S "$SOURCE" -B "$BUILD" "${CMAKE_ARGS[@]}" > /dev/null
 step "building $TARGET_NAME"
 cmake --build "$BUILD" -j "$JOBS" --target "$TARGET_NAME"
-python3 "$HERE/check_macho.py" --arch "$ARCH" "$BINARY"
+if [ -n "$BINARY" ]; then
+    python3 "$HERE/check_macho.py" --arch "$ARCH" "$BINARY"
+else
+    objects="$(find "$BUILD/tests" -name '*.o' | wc -l)"
+    step "$objects test objects compiled for $TARGET"
+fi
 step "done"

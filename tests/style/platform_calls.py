@@ -9,6 +9,11 @@ is a use) and fails on a use outside a `linux/` folder, unless the file is liste
 platform-pending.txt: the files not moved yet, each with its concern. A listed file with no use
 left fails too, so the list only shrinks.
 
+The tests the macOS release job builds (DARWIN_TESTS: the kernel and sandbox integration tests
+and tests/support) are read too: there a use must sit under ``#if IPYBOX_TEST_LINUX`` or
+``#if IPYBOX_TEST_FORKING`` (tests/CMakeLists.txt), or in a file their CMakeLists.txt builds only
+for IPYBOX_PLATFORM linux, or in a ``linux/`` folder.
+
     python3 tests/style/platform_calls.py [--root DIR] [--list]
 """
 
@@ -50,7 +55,7 @@ LINUX_ONLY = [
     (r"\bRLIMIT_(AS|SIGPENDING|RTTIME|RTPRIO|NICE|MSGQUEUE|LOCKS)\b", "a Linux rlimit"),
     (r"\bsigabbrev_np\b|\bsigdescr_np\b", "glibc's signal names"),
     (r"#\s*include\s*<malloc\.h>|\bmallopt\s*\(|\bM_MMAP_THRESHOLD\b", "glibc's allocator"),
-    (r"\"/proc/|'/proc/|\"/proc\"", "/proc"),
+    (r"\"/proc/|'/proc/|\"/proc\"|'/proc'", "/proc"),
     (r"/sys/fs/cgroup|cgroup\.(procs|kill|events)|memory\.(max|limit_in_bytes)", "cgroups"),
 ]
 PATTERNS = [(re.compile(pattern), what) for pattern, what in LINUX_ONLY]
@@ -97,6 +102,73 @@ def in_linux_implementation(relative: Path) -> bool:
     return "linux" in relative.parts[:-1]
 
 
+# The folders of the tests the macOS release job builds (.github/workflows/release.yml).
+DARWIN_TESTS = ["tests/integration/kernel", "tests/integration/sandbox", "tests/support"]
+DARWIN_TEST_FILES = ["tests/integration/tools/tool_fixture.cpp"]
+LINUX_GUARDS = re.compile(r"^\s*#\s*if\s+(IPYBOX_TEST_LINUX|IPYBOX_TEST_FORKING)\b")
+LINUX_BRANCH = re.compile(
+    r'if\(IPYBOX_PLATFORM STREQUAL "linux"\)(.*?)(?:else\(\)|endif\(\))', re.S
+)
+
+
+def linux_only_sources(folder: Path) -> set[str]:
+    """The sources a folder's CMakeLists.txt names only in an ``if(IPYBOX_PLATFORM STREQUAL
+    "linux")`` branch."""
+    cmake = folder / "CMakeLists.txt"
+    if not cmake.is_file():
+        return set()
+    names: set[str] = set()
+    for branch in LINUX_BRANCH.findall(cmake.read_text(encoding="utf-8")):
+        names.update(re.findall(r"[\w./-]+\.cpp", branch))
+    return names
+
+
+def unguarded_uses(path: Path) -> list[tuple[int, str, str]]:
+    """The uses outside an ``#if IPYBOX_TEST_LINUX`` or ``#if IPYBOX_TEST_FORKING`` block (its
+    #else branch counts as outside)."""
+    found = []
+    guards: list[bool] = []  # one per open #if: whether this branch is Linux-only
+    code = without_comments(path.read_text(encoding="utf-8", errors="replace"))
+    for number, line in enumerate(code.splitlines(), 1):
+        directive = re.match(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b", line)
+        if directive:
+            kind = directive.group(1)
+            if kind in ("if", "ifdef", "ifndef"):
+                guards.append(bool(LINUX_GUARDS.match(line)))
+            elif kind in ("elif", "else") and guards:
+                guards[-1] = False
+            elif kind == "endif" and guards:
+                guards.pop()
+            continue
+        if any(guards):
+            continue
+        for pattern, what in PATTERNS:
+            match = pattern.search(line)
+            if match:
+                found.append((number, what, match.group(0)))
+    return found
+
+
+def darwin_test_failures(root: Path) -> list[str]:
+    paths = [root / name for name in DARWIN_TEST_FILES]
+    for folder in DARWIN_TESTS:
+        linux_only = linux_only_sources(root / folder)
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in SOURCES and path.name not in linux_only:
+                paths.append(path)
+    failures = []
+    for path in paths:
+        if not path.is_file() or in_linux_implementation(path.relative_to(root)):
+            continue
+        for number, what, text in unguarded_uses(path):
+            failures.append(
+                f"{path.relative_to(root).as_posix()}:{number}: {what} ({text}) in a test the "
+                f"macOS release job builds; put it under #if IPYBOX_TEST_LINUX (or "
+                f"IPYBOX_TEST_FORKING), or in a file built for Linux only"
+            )
+    return failures
+
+
 def read_pending(path: Path) -> dict[str, str]:
     pending = {}
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -120,6 +192,24 @@ def self_test() -> int:
         ({"native/m/src/a.cpp": 'auto p = "/proc/self/fd";'}, "native/m/src/a.cpp why", 0),
         ({"native/m/src/a.cpp": "int y;"}, "native/m/src/a.cpp why", 1),
         ({"native/m/include/x.hpp": "send(f, b, n, MSG_NOSIGNAL);"}, "", 1),
+        ({"tests/support/a.cpp": 'auto p = "/proc/self/stat";'}, "", 1),
+        ({"tests/integration/kernel/t.cpp": "auto c = \"os.listdir('/proc')\";"}, "", 1),
+        ({"tests/support/a.cpp": '#if IPYBOX_TEST_LINUX\nauto p = "/proc/1";\n#endif'}, "", 0),
+        (
+            {"tests/support/a.cpp": '#if IPYBOX_TEST_FORKING\n#else\nauto p = "/proc/1";\n#endif'},
+            "",
+            1,
+        ),
+        ({"tests/support/linux/a.cpp": 'auto p = "/proc/1";'}, "", 0),
+        (
+            {
+                "tests/integration/sandbox/s.cpp": 'auto p = "/proc/1";',
+                "tests/integration/sandbox/CMakeLists.txt": 'if(IPYBOX_PLATFORM STREQUAL "linux")\n'
+                "    set(x s.cpp)\nendif()",
+            },
+            "",
+            0,
+        ),
     ]
     failed = 0
     for number, (files, pending, expected) in enumerate(cases, 1):
@@ -172,6 +262,7 @@ def main() -> int:
                 f"behind the platform layer (issue 39), or list the file in "
                 f"{args.pending.name} with its concern"
             )
+    failures += darwin_test_failures(args.root)
     for name in sorted(set(pending) - seen):
         failures.append(
             f"{args.pending.name}: {name} has no Linux-only use left (or is gone): take it off"

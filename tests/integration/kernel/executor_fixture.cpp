@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "ipybox/process/environment.hpp"
@@ -38,19 +37,6 @@ const char* const ignores_interrupts =
     "        time.sleep(10)\n"
     "    except KeyboardInterrupt:\n"
     "        pass";
-
-long resident_kib() {
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);) {
-        if (line.rfind("VmRSS:", 0) == 0) {
-            std::istringstream fields(line.substr(6));
-            long kib = 0;
-            fields >> kib;
-            return kib;
-        }
-    }
-    return 0;
-}
 
 std::filesystem::path write_script(const std::filesystem::path& dir, const std::string& name,
                                    const std::string& body) {

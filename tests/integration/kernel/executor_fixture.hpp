@@ -20,9 +20,6 @@ code_execution_error expect_error(code_executor& executor, const std::string& co
 // ends it.
 extern const char* const ignores_interrupts;
 
-// Resident set size of this process in KiB.
-long resident_kib();
-
 // Starts, from kernel code, a grandchild in its own session that ignores SIGTERM; returns its
 // pid (as the host sees it), or 0 if it did not say it within 5 s.
 int start_escaping_child(code_executor& executor, const std::filesystem::path& pid_file);

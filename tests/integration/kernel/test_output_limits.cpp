@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "executor_fixture.hpp"
+#include "process_inspection.hpp"
 
 using namespace ipybox;
 using ipybox::testing::executor_options_for;
@@ -34,10 +35,10 @@ TEST_SUITE("kernel.output") {
         options.max_output_bytes = 1024 * 1024;
         code_executor executor(options);
         executor.execute("1");
-        const long before = testing::resident_kib();
+        const long before = testing::own_resident_kib();
         const auto result = executor.execute(
             "import sys\nline = 'x' * 1023\nfor i in range(50 * 1024): print(line)\nprint('END')");
-        const long growth_mib = (testing::resident_kib() - before) / 1024;
+        const long growth_mib = (testing::own_resident_kib() - before) / 1024;
         CHECK(result.omitted_output_bytes > 48 * 1024 * 1024);
         CHECK(result.text.size() < 2 * 1024 * 1024);
         CHECK(result.text.find("bytes of output omitted") != std::string::npos);

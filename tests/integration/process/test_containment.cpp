@@ -37,6 +37,41 @@ process::spawn_options escaping_tree(const std::filesystem::path& pid_file,
     return options;
 }
 
+// /usr/bin/python3 running `code` in `tree`.
+process::spawn_options python_in(process::containment& tree, const std::string& code) {
+    process::spawn_options options;
+    options.executable = "/usr/bin/python3";
+    options.arguments = {"-c", code};
+    options.environment = {{"PATH", "/usr/bin:/bin"}};
+    for (const auto& [name, value] : tree.environment()) options.environment[name] = value;
+    options.working_directory = "/";
+    options.cgroup_procs = tree.cgroup_procs();
+    options.limits = tree.rlimits();
+    return options;
+}
+
+// Allocates 600 MiB, touches every page and holds it: a watchdog that looks now and then sees it
+// however fast the allocation was.
+constexpr const char* memory_hog =
+    "x = bytearray(600 * 1024 * 1024); x[::4096] = b'y' * len(x[::4096]); "
+    "import time; time.sleep(60)";
+
+// The hog's end: MemoryError under RLIMIT_AS, else a cgroup's OOM kill or the watchdog's SIGKILL
+// with the breach reported.
+void check_stopped_for_memory(const process::containment_host& host, process::containment& tree,
+                              const process::exit_status& status) {
+    if (host.mechanism().kind == process::containment_kind::rlimits &&
+        !host.mechanism().memory_watchdog) {
+        CHECK(status.code == 1);
+        return;
+    }
+    CHECK(status.signal == SIGKILL);
+    const auto breach = tree.take_breach();
+    REQUIRE(breach);
+    CHECK(breach->limit == "memory");
+    CHECK(breach->detail == "its memory limit of 128 MiB");
+}
+
 int read_pid(const std::filesystem::path& file) {
     int pid = 0;
     eventually([&] {
@@ -101,31 +136,27 @@ TEST_CASE("the memory limit stops a tree that exceeds it, and the breach is repo
     process::resource_limits limits;
     limits.memory_bytes = 128ULL << 20;
     auto tree = host.contain(limits);
-    process::spawn_options options;
-    options.executable = "/usr/bin/python3";
-    // It stays, holding the memory: a watchdog that looks now and then sees it however fast
-    // the allocation was.
-    options.arguments = {"-c",
-                         "x = bytearray(600 * 1024 * 1024); x[::4096] = b'y' * len(x[::4096]); "
-                         "import time; time.sleep(60)"};
-    options.environment = {{"PATH", "/usr/bin:/bin"}};
-    for (const auto& [name, value] : tree->environment()) options.environment[name] = value;
-    options.working_directory = "/";
-    options.cgroup_procs = tree->cgroup_procs();
-    options.limits = tree->rlimits();
-    auto child = process::child_process::spawn(std::move(options));
+    auto child = process::child_process::spawn(python_in(*tree, memory_hog));
     const auto status = child->wait_for(std::chrono::seconds(30));
     REQUIRE(status);
-    if (host.mechanism().kind == process::containment_kind::rlimits &&
-        !host.mechanism().memory_watchdog) {
-        CHECK(status->code == 1);  // MemoryError under RLIMIT_AS
-    } else {                       // a cgroup's OOM kill, or the watchdog's SIGKILL
-        CHECK(status->signal == SIGKILL);
-        const auto breach = tree->take_breach();
-        REQUIRE(breach);
-        CHECK(breach->limit == "memory");
-        CHECK(breach->detail == "its memory limit of 128 MiB");
-    }
+    check_stopped_for_memory(host, *tree, *status);
+}
+
+TEST_CASE("of two trees with a memory limit, only the one above it is stopped") {
+    process::containment_host host;
+    process::resource_limits limits;
+    limits.memory_bytes = 128ULL << 20;
+    auto quiet = host.contain(limits);
+    auto hungry = host.contain(limits);
+    auto sleeper = process::child_process::spawn(python_in(*quiet, "import time; time.sleep(60)"));
+    auto hog = process::child_process::spawn(python_in(*hungry, memory_hog));
+    const auto status = hog->wait_for(std::chrono::seconds(30));
+    REQUIRE(status);
+    check_stopped_for_memory(host, *hungry, *status);
+    // The other tree's process, well below its limit, still runs, and no breach is told of it.
+    CHECK_FALSE(sleeper->wait_for(std::chrono::milliseconds(500)));
+    CHECK_FALSE(quiet->take_breach());
+    quiet->kill_all();
 }
 
 TEST_CASE("without a cgroup, a process that cleared its environment is found by its group") {
