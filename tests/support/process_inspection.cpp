@@ -4,14 +4,13 @@
 
 namespace ipybox::testing {
 
-#if IPYBOX_TEST_LINUX
 std::set<std::string> shared_sockets_and_pipes(int a, int b) {
     const auto ours = descriptor_targets(a);
     std::set<std::string> shared;
     for (const int pid : tree_of(b)) {
         for (const auto& target : descriptor_targets(pid)) {
             // Files are shared by name, not by descriptor, and every eventfd or epoll instance
-            // reads "anon_inode:[...]" alike; sockets and pipes name their own inode.
+            // reads "anon_inode:[...]" alike; sockets and pipes name their own object.
             const bool identifies =
                 target.rfind("socket:", 0) == 0 || target.rfind("pipe:", 0) == 0;
             if (identifies && ours.count(target) != 0) shared.insert(target);
@@ -19,7 +18,6 @@ std::set<std::string> shared_sockets_and_pipes(int a, int b) {
     }
     return shared;
 }
-#endif
 
 bool eventually_gone(int pid, std::chrono::milliseconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;

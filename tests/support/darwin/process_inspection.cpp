@@ -6,8 +6,43 @@
 #include <sys/proc_info.h>
 #include <sys/types.h>
 
+#include <string>
+
 // Through libproc and Mach: Darwin has no /proc.
 namespace ipybox::testing {
+
+std::multiset<std::string> descriptor_targets(int pid) {
+    std::multiset<std::string> out;
+    std::vector<proc_fdinfo> descriptors(4096);
+    const int bytes = ::proc_pidinfo(pid, PROC_PIDLISTFDS, 0, descriptors.data(),
+                                     static_cast<int>(descriptors.size() * sizeof(proc_fdinfo)));
+    const auto count = bytes > 0 ? static_cast<std::size_t>(bytes) / sizeof(proc_fdinfo) : 0;
+    for (std::size_t i = 0; i < count && i < descriptors.size(); ++i) {
+        const int fd = descriptors[i].proc_fd;
+        std::string target = "other";
+        if (descriptors[i].proc_fdtype == PROX_FDTYPE_SOCKET) {
+            socket_fdinfo info{};
+            if (::proc_pidfdinfo(pid, fd, PROC_PIDFDSOCKETINFO, &info, sizeof info) ==
+                static_cast<int>(sizeof info)) {
+                target = "socket:[" + std::to_string(info.psi.soi_so) + "]";
+            }
+        } else if (descriptors[i].proc_fdtype == PROX_FDTYPE_PIPE) {
+            pipe_fdinfo info{};
+            if (::proc_pidfdinfo(pid, fd, PROC_PIDFDPIPEINFO, &info, sizeof info) ==
+                static_cast<int>(sizeof info)) {
+                target = "pipe:[" + std::to_string(info.pipeinfo.pipe_handle) + "]";
+            }
+        } else if (descriptors[i].proc_fdtype == PROX_FDTYPE_VNODE) {
+            vnode_fdinfowithpath info{};
+            if (::proc_pidfdinfo(pid, fd, PROC_PIDFDVNODEPATHINFO, &info, sizeof info) ==
+                static_cast<int>(sizeof info)) {
+                target = info.pvip.vip_path;
+            }
+        }
+        out.insert(std::move(target));
+    }
+    return out;
+}
 
 std::vector<int> tree_of(int pid) {
     std::vector<int> out{pid};
