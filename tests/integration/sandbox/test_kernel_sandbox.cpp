@@ -414,6 +414,39 @@ kernel_template.main()
 
 #endif  // IPYBOX_TEST_FORKING
 
+    TEST_CASE(
+        "a kernel can neither read nor list another session's folder or /var/run (control: a "
+        "kernel without the sandbox reads it)") {
+        char other[] = "/tmp/ipybox-other-XXXXXX";
+        REQUIRE(::mkdtemp(other) != nullptr);
+        const std::filesystem::path folder(other);
+        std::ofstream(folder / "secret") << "private";
+        REQUIRE_FALSE(std::filesystem::is_empty("/var/run"));  // the host's service sockets
+        code_executor executor(sandboxed("isolation-read"));
+        // Bubblewrap shows an empty /tmp and /run (/var/run leads there); Seatbelt refuses to read
+        // or list them (/private/tmp, /private/var/run).
+        const auto read = executor.execute(read_code(folder / "secret")).text;
+        const auto listed =
+            executor
+                .execute(
+                    "import os\n"
+                    "def listing(path):\n"
+                    "    try:\n"
+                    "        return os.listdir(path)\n"
+                    "    except OSError:\n"
+                    "        return []\n"
+                    "print(listing(" +
+                    nlohmann::json(folder.string()).dump() + "), listing('/var/run'))")
+                .text;
+        // The control: a kernel without the sandbox reads the file.
+        code_executor plain(tool_executor_options("isolation-read-control"));
+        const auto control = plain.execute(read_code(folder / "secret")).text;
+        std::filesystem::remove_all(folder);
+        CHECK(read.rfind("denied", 0) == 0);
+        CHECK(listed == "[] []");
+        CHECK(control == "private");
+    }
+
 #if IPYBOX_TEST_LINUX  // bubblewrap's view: /tmp and /run of the sandbox's own
     TEST_CASE(
         "a kernel sees neither other sessions' nor the spare kernel's files, its sandbox config or "
