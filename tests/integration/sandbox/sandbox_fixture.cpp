@@ -1,0 +1,45 @@
+#include "sandbox_fixture.hpp"
+
+#include "test_paths.hpp"
+#include "tool_fixture.hpp"
+
+namespace ipybox::testing {
+
+std::filesystem::path srt_executable() {
+    return node_module(".bin/srt");
+}
+
+kernel_sandbox sandbox_of(nlohmann::json settings, std::filesystem::path srt) {
+    kernel_sandbox sandbox;
+    sandbox.settings = std::move(settings);
+    sandbox.srt = std::move(srt);
+    return sandbox;
+}
+
+code_executor_options sandboxed(const std::string& name, nlohmann::json settings) {
+    auto options = tool_executor_options("sandbox-" + name);
+    options.sandbox = sandbox_of(std::move(settings), srt_executable());
+    return options;
+}
+
+std::string write_code(const std::filesystem::path& target) {
+    return "try:\n"
+           "    open(" +
+           nlohmann::json(target.string()).dump() +
+           ", 'w').write('x')\n"
+           "    print('written')\n"
+           "except OSError as e:\n"
+           "    print('denied', type(e).__name__)";
+}
+
+// Prints the file's text, or "denied <error>" when it cannot be read.
+std::string read_code(const std::filesystem::path& target) {
+    return "try:\n"
+           "    print(open(" +
+           nlohmann::json(target.string()).dump() +
+           ").read())\n"
+           "except OSError as e:\n"
+           "    print('denied', type(e).__name__)";
+}
+
+}  // namespace ipybox::testing
