@@ -21,14 +21,12 @@ using ipybox::testing::process_alive;
 
 namespace {
 
-// A shell that starts, in a new session, a grandchild that ignores SIGTERM and writes its pid to
-// `pid_file`, then waits forever itself.
-process::spawn_options escaping_tree(const std::filesystem::path& pid_file,
-                                     process::containment& tree) {
+// `executable` with `arguments`, started from / in `tree` with a plain PATH.
+process::spawn_options in_tree(process::containment& tree, std::string executable,
+                               std::vector<std::string> arguments) {
     process::spawn_options options;
-    options.executable = "/bin/sh";
-    options.arguments = {"-c", "setsid sh -c 'trap \"\" TERM; echo $$ > " + pid_file.string() +
-                                   "; exec sleep 300' & wait"};
+    options.executable = std::move(executable);
+    options.arguments = std::move(arguments);
     options.environment = {{"PATH", "/usr/bin:/bin"}};
     for (const auto& [name, value] : tree.environment()) options.environment[name] = value;
     options.working_directory = "/";
@@ -37,17 +35,18 @@ process::spawn_options escaping_tree(const std::filesystem::path& pid_file,
     return options;
 }
 
+// A shell that starts, in a new session, a grandchild that ignores SIGTERM and writes its pid to
+// `pid_file`, then waits forever itself.
+process::spawn_options escaping_tree(const std::filesystem::path& pid_file,
+                                     process::containment& tree) {
+    return in_tree(tree, "/bin/sh",
+                   {"-c", "setsid sh -c 'trap \"\" TERM; echo $$ > " + pid_file.string() +
+                              "; exec sleep 300' & wait"});
+}
+
 // /usr/bin/python3 running `code` in `tree`.
 process::spawn_options python_in(process::containment& tree, const std::string& code) {
-    process::spawn_options options;
-    options.executable = "/usr/bin/python3";
-    options.arguments = {"-c", code};
-    options.environment = {{"PATH", "/usr/bin:/bin"}};
-    for (const auto& [name, value] : tree.environment()) options.environment[name] = value;
-    options.working_directory = "/";
-    options.cgroup_procs = tree.cgroup_procs();
-    options.limits = tree.rlimits();
-    return options;
+    return in_tree(tree, "/usr/bin/python3", {"-c", code});
 }
 
 // Allocates 600 MiB, touches every page and holds it: a watchdog that looks now and then sees it

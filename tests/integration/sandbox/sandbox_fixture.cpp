@@ -22,24 +22,22 @@ code_executor_options sandboxed(const std::string& name, nlohmann::json settings
     return options;
 }
 
-std::string write_code(const std::filesystem::path& target) {
-    return "try:\n"
-           "    open(" +
-           nlohmann::json(target.string()).dump() +
-           ", 'w').write('x')\n"
-           "    print('written')\n"
-           "except OSError as e:\n"
-           "    print('denied', type(e).__name__)";
+namespace {
+
+// Cell code that runs `action` (Python) and prints "denied <error>" if it raises an OSError.
+std::string denied_unless(const std::string& action) {
+    return "try:\n    " + action + "\nexcept OSError as e:\n    print('denied', type(e).__name__)";
 }
 
-// Prints the file's text, or "denied <error>" when it cannot be read.
+}  // namespace
+
+std::string write_code(const std::filesystem::path& target) {
+    return denied_unless("open(" + nlohmann::json(target.string()).dump() +
+                         ", 'w').write('x'); print('written')");
+}
+
 std::string read_code(const std::filesystem::path& target) {
-    return "try:\n"
-           "    print(open(" +
-           nlohmann::json(target.string()).dump() +
-           ").read())\n"
-           "except OSError as e:\n"
-           "    print('denied', type(e).__name__)";
+    return denied_unless("print(open(" + nlohmann::json(target.string()).dump() + ").read())");
 }
 
 }  // namespace ipybox::testing
