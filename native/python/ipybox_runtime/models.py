@@ -22,13 +22,14 @@ generated files work on both:
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import re
 import sys
 import typing
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, TypeVar
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Type, TypeVar
 
 import pydantic
 
@@ -54,6 +55,20 @@ _READING_JSON: contextvars.ContextVar[bool] = contextvars.ContextVar("_READING_J
 # dicts of a keyword's value, union alternatives tried) know they are values, not keywords: a
 # None there is JSON null, never "not given".
 _INSIDE_MODEL: contextvars.ContextVar[bool] = contextvars.ContextVar("_INSIDE_MODEL", default=False)
+
+
+@contextlib.contextmanager
+def _inside_model() -> Iterator[bool]:
+    """Marks what is validated from here on as values inside a model (_INSIDE_MODEL), and yields
+    whether a ``None`` given to the model validated now is JSON null: in JSON being read, or in
+    a model that is itself a value; not for the keywords of the model being built."""
+    none_is_null = _READING_JSON.get() or _INSIDE_MODEL.get()
+    token = _INSIDE_MODEL.set(True)
+    try:
+        yield none_is_null
+    finally:
+        _INSIDE_MODEL.reset(token)
+
 
 # Markers that Field() records on a field for to_arguments().
 _FLAG_PREFIX = "ipybox_"
@@ -239,9 +254,7 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
         @classmethod
         def _keep_written_values(cls, data: Any, handler: Any) -> Any:
             hidden: Dict[str, Any] = {}
-            none_is_null = _READING_JSON.get() or _INSIDE_MODEL.get()
-            token = _INSIDE_MODEL.set(True)
-            try:
+            with _inside_model() as none_is_null:
                 if isinstance(data, Mapping):
                     _refuse_wrong_kinds(cls, data, none_is_null)
                     if _is_open(cls):
@@ -250,8 +263,6 @@ class ToolModel(pydantic.BaseModel, metaclass=_ModelMetaclass):
                         # goes into the extras after validation instead.
                         data, hidden = _split_python_names(cls, data)
                 model = handler(data)
-            finally:
-                _INSIDE_MODEL.reset(token)
             if hidden and isinstance(model, ToolModel) and model.__pydantic_extra__ is not None:
                 model.__pydantic_extra__.update(hidden)
             if isinstance(data, Mapping) and isinstance(model, ToolModel):
@@ -527,12 +538,8 @@ def _refuse_wrong_kinds(model: type, data: Mapping[str, Any], none_is_null: bool
 
 def _init_v1(model: Any, data: Dict[str, Any], from_json: bool = False) -> None:
     """Pydantic 1 construction without keyword arguments, extras kept apart from methods."""
-    none_is_null = from_json or _READING_JSON.get() or _INSIDE_MODEL.get()
-    token = _INSIDE_MODEL.set(True)
-    try:
+    with _inside_model() as none_is_null:
         _validate_v1(model, data, from_json, none_is_null)
-    finally:
-        _INSIDE_MODEL.reset(token)
 
 
 def _validate_v1(model: Any, data: Dict[str, Any], from_json: bool, none_is_null: bool) -> None:
