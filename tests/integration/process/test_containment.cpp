@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "ipybox/process/containment.hpp"
@@ -156,6 +157,33 @@ TEST_CASE("of two trees with a memory limit, only the one above it is stopped") 
     CHECK_FALSE(sleeper->wait_for(std::chrono::milliseconds(500)));
     CHECK_FALSE(quiet->take_breach());
     quiet->kill_all();
+}
+
+TEST_CASE(
+    "memory is counted per tree: two trees each under their limit, above it together, run on") {
+    // Each holds 100 MiB under a limit of 192 MiB: a count that put one tree's processes in the
+    // other's (one pass over the process table serves every tree, memory_watchdog) stops one.
+    process::containment_host host;
+    process::resource_limits limits;
+    limits.memory_bytes = 192ULL << 20;
+    const auto dir = ipybox::testing::fresh_directory("per-tree");
+    std::vector<std::unique_ptr<process::containment>> trees;
+    std::vector<std::unique_ptr<process::child_process>> holders;
+    for (const char* name : {"a", "b"}) {
+        trees.push_back(host.contain(limits));
+        holders.push_back(process::child_process::spawn(python_in(
+            *trees.back(), "x = bytearray(100 << 20); x[::4096] = b'y' * len(x[::4096]); open(" +
+                               nlohmann::json((dir / name).string()).dump() +
+                               ", 'w').close(); import time; time.sleep(60)")));
+    }
+    REQUIRE(eventually(
+        [&] { return std::filesystem::exists(dir / "a") && std::filesystem::exists(dir / "b"); }));
+    // Ten looks of the watchdog (100 ms apart) after both hold their memory.
+    for (auto& holder : holders) CHECK_FALSE(holder->wait_for(std::chrono::seconds(1)));
+    for (auto& tree : trees) {
+        CHECK_FALSE(tree->take_breach());
+        tree->kill_all();
+    }
 }
 
 TEST_CASE("without a cgroup, a process that cleared its environment is found by its group") {
