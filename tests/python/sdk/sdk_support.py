@@ -63,3 +63,30 @@ def wait_until_gone(pids: Iterable[int], seconds: float = 15.0) -> list[int]:
         left = [pid for pid in left if alive(pid)]
         time.sleep(0.05)
     return left
+
+
+class Gate:
+    """A file a cell waits for, so that a test orders the kernel's steps by what it has seen
+    rather than by time: ``gate.wait_code(...)`` is kernel code that waits for ``gate.open()``
+    (at most `seconds`) and then runs what it was given; if the gate never opens it prints
+    ``gate.NEVER_OPENED`` instead."""
+
+    NEVER_OPENED = "[the gate never opened]"
+
+    def __init__(self, directory: Path) -> None:
+        self.path = Path(directory) / "gate"
+
+    def open(self) -> None:
+        self.path.touch()
+
+    def wait_code(self, then: str, seconds: float = 30.0) -> str:
+        return (
+            "import os as _os, time as _time\n"
+            f"_deadline = _time.monotonic() + {seconds}\n"
+            f"while not _os.path.exists({str(self.path)!r}) and _time.monotonic() < _deadline:\n"
+            "    _time.sleep(0.01)\n"
+            f"if _os.path.exists({str(self.path)!r}):\n"
+            + "".join(f"    {line}\n" for line in then.splitlines())
+            + "else:\n"
+            f"    print({self.NEVER_OPENED!r}, flush=True)\n"
+        )

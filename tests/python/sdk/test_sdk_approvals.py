@@ -69,9 +69,10 @@ class ToolCallTest(unittest.IsolatedAsyncioTestCase):
     async def test_the_timeout_excludes_the_approval_wait(self) -> None:
         await self.executor.execute(CALL)  # the server is up: only the wait is long
         result = None
-        async for item in self.executor.stream(CALL, timeout=1.0):
+        # The call itself gets 3 s, under load too; the approval waits a second longer than that.
+        async for item in self.executor.stream(CALL, timeout=3.0):
             if isinstance(item, ApprovalRequest):
-                await asyncio.sleep(1.5)
+                await asyncio.sleep(4.0)
                 await item.accept()
             elif isinstance(item, CodeExecutionResult):
                 result = item

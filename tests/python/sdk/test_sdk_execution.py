@@ -17,6 +17,7 @@ from ipybox_native import (
     CodeExecutionResult,
     CodeExecutor,
 )
+from sdk_support import Gate
 
 
 class ExecutionTest(unittest.IsolatedAsyncioTestCase):
@@ -49,21 +50,21 @@ class ExecutionTest(unittest.IsolatedAsyncioTestCase):
         self.assertNotIn("\x1b[", str(raised.exception))
 
     async def test_chunks_come_while_the_code_runs_and_the_result_holds_all(self) -> None:
-        code = (
-            "import time\n"
-            "for i in range(3):\n    print(f'part {i}', flush=True)\n    time.sleep(0.3)"
-        )
-        arrivals = []
-        started = time.monotonic()
+        # The cell prints its second part only once the test has seen the first as a chunk: a
+        # stream that held chunks back until the end would leave it waiting at the gate.
+        gate = Gate(Path(self.scratch.name))
+        code = "print('part 0', flush=True)\n" + gate.wait_code("print('part 1')\nprint('part 2')")
+        chunks = []
         result = None
         async for item in self.executor.stream(code, chunks=True):
             if isinstance(item, CodeExecutionChunk):
-                arrivals.append((time.monotonic() - started, item.text))
+                chunks.append(item.text)
+                gate.open()
             elif isinstance(item, CodeExecutionResult):
                 result = item
-        self.assertIn("part 0", arrivals[0][1])
-        self.assertLess(arrivals[0][0], 0.5, "the first chunk came only at the end")
-        self.assertEqual("".join(text for _, text in arrivals).strip(), result.text)
+        self.assertIn("part 0", chunks[0])
+        self.assertNotIn("part 1", chunks[0])
+        self.assertEqual("".join(chunks).strip(), result.text)
         self.assertEqual(result.text, "part 0\npart 1\npart 2")
 
     async def test_without_chunks_only_the_result_is_yielded(self) -> None:

@@ -9,24 +9,32 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import unittest
+from pathlib import Path
 
 from ipybox_native import CodeExecutionChunk, CodeExecutionError, CodeExecutor
-from sdk_support import HERE, descendants, wait_until_gone
+from sdk_support import HERE, Gate, descendants, wait_until_gone
 
 
 class FaultTest(unittest.IsolatedAsyncioTestCase):
     async def test_kernel_death_during_a_stream_fails_it_and_the_next_cell_runs(self) -> None:
+        # The kernel dies once the test has seen its output, which ipykernel may otherwise lose
+        # with the process (jupyter_client loses it too when a kernel exits right after a flush).
+        scratch = tempfile.TemporaryDirectory()
+        self.addCleanup(scratch.cleanup)
+        gate = Gate(Path(scratch.name))
         async with CodeExecutor(log_level="ERROR") as executor:
             await executor.execute("state = 1")
             chunks = []
             with self.assertRaises(CodeExecutionError) as raised:
-                code = "import os, time\nprint('before', flush=True)\ntime.sleep(0.3)\nos._exit(3)"
+                code = "print('before', flush=True)\n" + gate.wait_code("_os._exit(3)")
                 async for item in executor.stream(code, chunks=True):
                     if isinstance(item, CodeExecutionChunk):
                         chunks.append(item.text)
+                        gate.open()
             self.assertEqual(raised.exception.kind, "kernel_died")
             self.assertFalse(raised.exception.state_kept)
             self.assertIn("before", "".join(chunks))
