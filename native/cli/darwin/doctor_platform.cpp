@@ -41,7 +41,8 @@ void report_containment_mechanism(const std::string& defaults, std::vector<std::
     notes.push_back(
         "on macOS the memory limit is held by a watchdog on the resident size of each kernel's "
         "processes, checked at intervals (macOS enforces no address-space limit), and the "
-        "process limit counts all of the user's processes");
+        "process limit is room for that many processes beyond those the user has when a kernel "
+        "starts (RLIMIT_NPROC counts all of the user's)");
 }
 
 std::string interpreter_origin(const std::filesystem::path& interpreter) {

@@ -35,7 +35,8 @@ void report_containment_mechanism(const std::string& defaults, std::vector<std::
         print_row("why", mechanism.why);
         notes.push_back(
             "without a cgroup, the memory limit is an address-space limit (RLIMIT_AS) and the "
-            "process limit counts all of the user's processes (RLIMIT_NPROC; not for root); "
+            "process limit is room for that many processes and threads beyond those the user has "
+            "when a kernel starts (RLIMIT_NPROC counts all of the user's; not for root); "
             "processes a kernel starts are still ended with it, found by a tag in their "
             "environment");
     }

@@ -1,6 +1,7 @@
 #include "ipybox/process/containment.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "ipybox/core/random.hpp"
 #include "keeper.hpp"
 #include "memory_watchdog.hpp"
+#include "process_table.hpp"
 #include "tree_kill.hpp"
 
 namespace ipybox::process {
@@ -22,6 +24,20 @@ namespace {
 namespace fs = std::filesystem;
 constexpr std::uint64_t gib = 1024ULL * 1024 * 1024;
 constexpr auto watchdog_interval = std::chrono::milliseconds(100);
+
+// RLIMIT_NPROC counts every process of the real user (on Linux every thread too), not the
+// tree's: a user with more than `for_tree` of them already could start no thread or process at
+// all under the limit itself. So the value is what the user has now plus `for_tree`, the room
+// the tree gets, at most the hard limit in force (which only root could raise).
+std::uint64_t user_process_limit(std::uint64_t for_tree) {
+    const long used = detail::user_task_count(static_cast<unsigned>(::getuid()));
+    std::uint64_t value = for_tree + static_cast<std::uint64_t>(used > 0 ? used : 0);
+    rlimit in_force{};
+    if (::getrlimit(RLIMIT_NPROC, &in_force) == 0 && in_force.rlim_max != RLIM_INFINITY) {
+        value = std::min<std::uint64_t>(value, static_cast<std::uint64_t>(in_force.rlim_max));
+    }
+    return value;
+}
 
 }  // namespace
 
@@ -122,7 +138,7 @@ process_rlimits containment::rlimits() const {
     out.cpu_seconds = limits_.cpu_seconds;
     if (kind_ == containment_kind::rlimits) {
         if (address_space_limit_) out.address_space_bytes = limits_.memory_bytes;
-        out.processes = limits_.processes;
+        if (limits_.processes) out.processes = user_process_limit(*limits_.processes);
     }
     return out;
 }

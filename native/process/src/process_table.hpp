@@ -26,4 +26,9 @@ bool environment_value(int pid, const char* name, char* out, std::size_t capacit
 // The resident memory of `pid` in bytes; 0 when it cannot be read (it is gone, or not ours).
 std::uint64_t resident_bytes(int pid);
 
+// What RLIMIT_NPROC counts against the real user `uid` now, our own process included: on Linux
+// every thread of every process whose real uid it is (in child user namespaces too, as the
+// kernel charges them), on Darwin every such process. -1 when the table cannot be read.
+long user_task_count(unsigned uid);
+
 }  // namespace ipybox::process::detail

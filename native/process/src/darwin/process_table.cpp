@@ -57,4 +57,11 @@ std::uint64_t resident_bytes(int pid) {
     return got == static_cast<int>(sizeof info) ? info.pti_resident_size : 0;
 }
 
+long user_task_count(unsigned uid) {
+    // Darwin's RLIMIT_NPROC counts processes (not threads) by real uid, ours included.
+    int pids[16384];
+    const int bytes = ::proc_listpids(PROC_RUID_ONLY, uid, pids, static_cast<int>(sizeof pids));
+    return bytes < 0 ? -1 : bytes / static_cast<long>(sizeof(int));
+}
+
 }  // namespace ipybox::process::detail

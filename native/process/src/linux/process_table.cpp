@@ -24,6 +24,43 @@ void proc_path(char* out, int pid, const char* leaf) {
     std::strcpy(out + 7 + length, leaf);
 }
 
+// The number after `key` ("Uid:", "Threads:") at the start of a line of `status`; -1 if none.
+long status_field(const char* status, const char* key) {
+    const std::size_t key_length = std::strlen(key);
+    for (const char* line = status; *line != '\0';) {
+        if (std::strncmp(line, key, key_length) == 0) {
+            const char* c = line + key_length;
+            while (*c == ' ' || *c == '\t') ++c;
+            if (*c < '0' || *c > '9') return -1;
+            long value = 0;
+            for (; *c >= '0' && *c <= '9'; ++c) value = value * 10 + (*c - '0');
+            return value;
+        }
+        const char* end = std::strchr(line, '\n');
+        if (end == nullptr) break;
+        line = end + 1;
+    }
+    return -1;
+}
+
+struct task_count {
+    long uid;
+    long tasks;
+};
+
+// Adds the threads of `pid` to the count when its real uid (the first of "Uid:") is the one
+// counted. A process that is gone between the listing and the read counts for nothing.
+void count_tasks(int pid, void* context) {
+    auto& count = *static_cast<task_count*>(context);
+    char path[64];
+    proc_path(path, pid, "status");
+    char status[4096];
+    if (read_small_file(path, status, sizeof status) <= 0) return;
+    if (status_field(status, "Uid:") != count.uid) return;
+    const long threads = status_field(status, "Threads:");
+    count.tasks += threads > 0 ? threads : 1;
+}
+
 }  // namespace
 
 void for_each_process(process_visitor visit, void* context) {
@@ -86,6 +123,14 @@ std::uint64_t resident_bytes(int pid) {
     for (++c; *c >= '0' && *c <= '9'; ++c)
         pages = pages * 10 + static_cast<std::uint64_t>(*c - '0');
     return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+long user_task_count(unsigned uid) {
+    if (::access("/proc/self/status", R_OK) != 0) return -1;
+    task_count count{static_cast<long>(uid), 0};
+    for_each_process(count_tasks, &count);
+    count_tasks(static_cast<int>(::getpid()), &count);  // for_each_process leaves us out
+    return count.tasks;
 }
 
 }  // namespace ipybox::process::detail

@@ -11,8 +11,11 @@
 //     memsw), pids.max; the tree is ended by a kill loop over cgroup.procs.
 //   - rlimits only: RLIMIT_AS stands in for the memory limit on Linux (Darwin does not enforce
 //     it: there a watchdog thread ends a tree whose resident memory is above the limit, see
-//     src/memory_watchdog.hpp for what that does not cover) and RLIMIT_NPROC (counted per user,
-//     ignored for root) for the process limit; the tree is found by a tag in its environment
+//     src/memory_watchdog.hpp for what that does not cover) and RLIMIT_NPROC for the process
+//     limit. That one counts all of the user's processes (Linux: and threads) and is ignored for
+//     root, so the tree gets the user's count at its start plus its limit (rlimits()): room for
+//     that many more, shared with whatever else of the user's starts meanwhile, at most the hard
+//     limit in force. The tree is found by a tag in its environment
 //     (IPYBOX_TREE=<tag>, inherited by every descendant that does not clear its environment)
 //     and by the process groups of the tagged processes.
 // Control groups are Linux's; on Darwin (and in the portable build) only rlimits apply.
@@ -93,6 +96,8 @@ class containment {
 
     // For spawn_request / spawn_options.
     const std::vector<int>& cgroup_procs() const { return procs_fds_; }
+    // The rlimits for a child of the tree. Under rlimits only, RLIMIT_NPROC is worked out anew
+    // on each call from the user's processes now (above): call it for each child as it starts.
     process_rlimits rlimits() const;
     // Variables to add to the child's environment (the tree tag).
     std::vector<std::pair<std::string, std::string>> environment() const;

@@ -1,0 +1,111 @@
+// One pass over the process table for several tagged trees (native/process/src/tree_kill.hpp),
+// as the memory watchdog makes it every interval: each process goes to its own tree, and a tree
+// with more processes than the per-tree bound cannot crowd another out of the count.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tree_kill.hpp"
+
+using ipybox::process::detail::tagged_members_of;
+
+namespace {
+
+// `size` sleeping processes whose start environment holds IPYBOX_TREE=<tag>, in a process group
+// of their own (the first one's); killed and reaped when it goes.
+class tagged_tree {
+  public:
+    tagged_tree(const std::string& tag, int size) : tag_(tag) {
+        const std::string variable = "IPYBOX_TREE=" + tag;
+        char* envp[] = {const_cast<char*>(variable.c_str()), nullptr};
+        char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("60"), nullptr};
+        for (int i = 0; i < size; ++i) {
+            posix_spawnattr_t attributes;
+            ::posix_spawnattr_init(&attributes);
+            ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+            ::posix_spawnattr_setpgroup(&attributes, pids_.empty() ? 0 : pids_.front());
+            pid_t pid = -1;
+            const int failed = ::posix_spawn(&pid, "/bin/sleep", nullptr, &attributes, argv, envp);
+            ::posix_spawnattr_destroy(&attributes);
+            REQUIRE(failed == 0);
+            pids_.push_back(pid);
+        }
+    }
+    ~tagged_tree() {
+        for (const pid_t pid : pids_) ::kill(pid, SIGKILL);
+        for (const pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
+    }
+    tagged_tree(const tagged_tree&) = delete;
+    tagged_tree& operator=(const tagged_tree&) = delete;
+
+    const char* tag() const { return tag_.c_str(); }
+    bool has(int pid) const {
+        for (const pid_t each : pids_) {
+            if (each == pid) return true;
+        }
+        return false;
+    }
+
+  private:
+    std::string tag_;
+    std::vector<pid_t> pids_;
+};
+
+std::string unique_tag(const char* name) {
+    return std::string("scan-") + name + "-" + std::to_string(::getpid());
+}
+
+// The pass's answer as tree index -> the pids given to it, each checked to belong to that tree.
+std::map<int, std::vector<int>> scan(const std::vector<const tagged_tree*>& trees, int per_tree) {
+    std::vector<const char*> tags;
+    for (const auto* tree : trees) tags.push_back(tree->tag());
+    const int capacity = per_tree * static_cast<int>(trees.size());
+    std::vector<int> pids(capacity);
+    std::vector<int> owners(capacity);
+    const int count = tagged_members_of(tags.data(), static_cast<int>(tags.size()), per_tree,
+                                        pids.data(), owners.data(), capacity);
+    std::map<int, std::vector<int>> found;
+    for (int i = 0; i < count; ++i) {
+        REQUIRE(owners[i] >= 0);
+        REQUIRE(owners[i] < static_cast<int>(trees.size()));
+        CHECK_MESSAGE(trees[owners[i]]->has(pids[i]), "pid ", pids[i], " given to the wrong tree");
+        found[owners[i]].push_back(pids[i]);
+    }
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("one pass over the process table gives each tagged process to its own tree") {
+    const tagged_tree first(unique_tag("first"), 3);
+    const tagged_tree second(unique_tag("second"), 2);
+    const tagged_tree empty(unique_tag("empty"), 0);
+    auto found = scan({&first, &second, &empty}, 16);
+    CHECK(found[0].size() == 3);
+    CHECK(found[1].size() == 2);
+    CHECK(found[2].empty());
+}
+
+TEST_CASE("a tree with more processes than the per-tree bound cannot crowd another out") {
+    // The crowded tree is spawned first, so a scan in pid order meets all of it first: without
+    // the bound it would fill the whole capacity (2 trees x 2) and the small tree would count 0.
+    const tagged_tree crowded(unique_tag("crowded"), 6);
+    const tagged_tree small(unique_tag("small"), 2);
+    auto found = scan({&crowded, &small}, 2);
+    CHECK(found[0].size() == 2);
+    CHECK(found[1].size() == 2);
+}
+
+TEST_CASE("the control: with room for all, the crowded tree is counted whole") {
+    const tagged_tree crowded(unique_tag("crowded"), 6);
+    const tagged_tree small(unique_tag("small"), 2);
+    auto found = scan({&crowded, &small}, 8);
+    CHECK(found[0].size() == 6);
+    CHECK(found[1].size() == 2);
+}

@@ -1,0 +1,169 @@
+// The process limit without a cgroup: RLIMIT_NPROC counts every process and thread of the user,
+// so a tree is given the user's count at its start plus its limit. Run as root, the tests take
+// an unused uid so that nothing else of that user changes the counts; as another user they say
+// so and check nothing.
+#include <doctest/doctest.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "ipybox/process/containment.hpp"
+#include "process_helpers.hpp"
+#include "process_table.hpp"
+#include "test_paths.hpp"
+
+using namespace ipybox;
+using ipybox::process::detail::user_task_count;
+using ipybox::testing::run_to_end;
+
+namespace {
+
+// A uid no process runs as, for a user of the test's own.
+unsigned unused_uid() {
+    for (unsigned uid = 61000 + static_cast<unsigned>(::getpid() % 1000);; ++uid) {
+        if (user_task_count(uid) == 0) return uid;
+    }
+}
+
+void become(unsigned uid) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(120);
+}
+
+// /usr/bin/python3 as `uid` holding `threads` threads besides its main one, until it is killed.
+class thread_holder {
+  public:
+    thread_holder(unsigned uid, int threads) {
+        int ready[2];
+        REQUIRE(::pipe(ready) == 0);
+        pid_ = ::fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {
+            ::dup2(ready[1], 1);
+            become(uid);
+            const std::string code =
+                "import threading, time\n"
+                "for _ in range(" +
+                std::to_string(threads) +
+                "):\n"
+                "    threading.Thread(target=time.sleep, args=(300,), daemon=True).start()\n"
+                "print('holding', flush=True)\n"
+                "time.sleep(300)\n";
+            ::execl("/usr/bin/python3", "python3", "-c", code.c_str(), nullptr);
+            ::_exit(127);
+        }
+        ::close(ready[1]);
+        char line[16] = {};
+        const auto got = ::read(ready[0], line, sizeof line - 1);
+        ::close(ready[0]);
+        REQUIRE_MESSAGE(got > 0, "the holder did not start its threads");
+    }
+    ~thread_holder() {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, nullptr, 0);
+    }
+    thread_holder(const thread_holder&) = delete;
+    thread_holder& operator=(const thread_holder&) = delete;
+
+  private:
+    pid_t pid_ = -1;
+};
+
+// Runs `work` in a child process as `uid` and returns its exit code (-1: it did not exit).
+template <class Work>
+int as_user(unsigned uid, Work work) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        become(uid);
+        ::_exit(work());
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Starts 200 sleeping threads and prints how many it could: "started N".
+constexpr const char* thread_flood =
+    "import threading, time\n"
+    "started = 0\n"
+    "try:\n"
+    "    for _ in range(200):\n"
+    "        threading.Thread(target=time.sleep, args=(10,), daemon=True).start()\n"
+    "        started += 1\n"
+    "except RuntimeError:\n"
+    "    pass\n"
+    "print('started', started)\n";
+
+int started_threads(const std::string& output) {
+    const auto at = output.find("started ");
+    return at == std::string::npos ? -1 : std::stoi(output.substr(at + 8));
+}
+
+}  // namespace
+
+TEST_CASE("the tasks RLIMIT_NPROC counts for a user are every thread of its processes") {
+    if (::geteuid() != 0) {
+        MESSAGE("not root: no uid of the test's own; not checked");
+        return;
+    }
+    const unsigned uid = unused_uid();
+    CHECK(user_task_count(uid) == 0);
+    const thread_holder holder(uid, 40);
+    CHECK(user_task_count(uid) == 41);  // its main thread and 40 more
+}
+
+TEST_CASE(
+    "without a cgroup, a user with more processes than the limit can still start threads in a "
+    "tree, and the tree's limit still holds (control: the limit as an absolute count)") {
+    if (::geteuid() != 0) {
+        MESSAGE("not root: no uid of the test's own; not checked");
+        return;
+    }
+    const unsigned uid = unused_uid();
+    const thread_holder holder(uid, 600);  // a desktop's browser and editor, say
+    const auto root = ipybox::testing::fresh_directory("nproc");
+    std::filesystem::create_directories(root / "fs");
+    std::ofstream(root / "self") << "";
+    constexpr int may_start = 1, stopped_near_limit = 2, control_refused = 4;
+    const int outcome = as_user(uid, [&] {
+        process::containment_host host({root / "fs", root / "self"});
+        if (host.mechanism().kind != process::containment_kind::rlimits) return 100;
+        process::resource_limits limits;
+        limits.processes = 64;
+        auto tree = host.contain(limits);
+        process::spawn_options options;
+        options.limits = tree->rlimits();
+        for (const auto& [name, value] : tree->environment()) options.environment[name] = value;
+        options.environment["PATH"] = "/usr/bin:/bin";
+        int result = 0;
+        const auto some =
+            run_to_end({"/usr/bin/python3", "-c",
+                        "import subprocess, threading\n"
+                        "threads = [threading.Thread(target=print) for _ in range(8)]\n"
+                        "for t in threads: t.start()\n"
+                        "for t in threads: t.join()\n"
+                        "subprocess.run(['/bin/true'], check=True)\n"
+                        "print('threads and a process ran')\n"},
+                       options);
+        if (some.output.find("threads and a process ran") != std::string::npos) result |= may_start;
+        options.limits = tree->rlimits();
+        const int flooded =
+            started_threads(run_to_end({"/usr/bin/python3", "-c", thread_flood}, options).output);
+        if (flooded >= 8 && flooded < 64) result |= stopped_near_limit;
+        options.limits.processes = 64;  // the rule before: the user's 600 threads leave no room
+        if (started_threads(run_to_end({"/usr/bin/python3", "-c", thread_flood}, options).output) ==
+            0) {
+            result |= control_refused;
+        }
+        tree->kill_all();
+        return result;
+    });
+    REQUIRE(outcome != 100);
+    CHECK_MESSAGE((outcome & may_start) != 0, "a tree could not start 8 threads and a process");
+    CHECK_MESSAGE((outcome & stopped_near_limit) != 0, "a flood was not stopped by the limit");
+    CHECK_MESSAGE((outcome & control_refused) != 0, "the absolute limit did not refuse (control)");
+}
