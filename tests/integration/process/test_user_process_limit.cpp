@@ -22,9 +22,10 @@ using ipybox::testing::run_to_end;
 
 namespace {
 
-// A uid no process runs as, for a user of the test's own.
-unsigned unused_uid() {
-    for (unsigned uid = 61000 + static_cast<unsigned>(::getpid() % 1000);; ++uid) {
+// A uid no process runs as, for a user of the test's own; from `base` on, a range of each test's
+// own, so that two tests run at once never take the same.
+unsigned unused_uid(unsigned base) {
+    for (unsigned uid = base + static_cast<unsigned>(::getpid() % 500);; ++uid) {
         if (user_task_count(uid) == 0) return uid;
     }
 }
@@ -110,7 +111,7 @@ TEST_CASE("the tasks RLIMIT_NPROC counts for a user are every thread of its proc
         MESSAGE("not root: no uid of the test's own; not checked");
         return;
     }
-    const unsigned uid = unused_uid();
+    const unsigned uid = unused_uid(61000);
     CHECK(user_task_count(uid) == 0);
     const thread_holder holder(uid, 40);
     CHECK(user_task_count(uid) == 41);  // its main thread and 40 more
@@ -123,7 +124,7 @@ TEST_CASE(
         MESSAGE("not root: no uid of the test's own; not checked");
         return;
     }
-    const unsigned uid = unused_uid();
+    const unsigned uid = unused_uid(62000);
     const thread_holder holder(uid, 600);  // a desktop's browser and editor, say
     const auto root = ipybox::testing::fresh_directory("nproc");
     std::filesystem::create_directories(root / "fs");
