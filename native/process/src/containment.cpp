@@ -139,6 +139,7 @@ process_rlimits containment::rlimits() const {
     if (kind_ == containment_kind::rlimits) {
         if (address_space_limit_) out.address_space_bytes = limits_.memory_bytes;
         if (limits_.processes) out.processes = user_process_limit(*limits_.processes);
+        user_process_limit_ = out.processes;
     }
     return out;
 }
@@ -180,6 +181,15 @@ std::vector<int> containment::members() const {
     return out;
 }
 
+// Under rlimits nothing counts refusals: the user's processes are at the value the tree was
+// given (within a few that ended since the refusal). Root is never refused.
+bool containment::user_at_process_limit() const {
+    constexpr std::uint64_t slack = 4;
+    if (::geteuid() == 0) return false;
+    const long used = detail::user_task_count(static_cast<unsigned>(::getuid()));
+    return used >= 0 && static_cast<std::uint64_t>(used) + slack >= *user_process_limit_;
+}
+
 std::optional<limit_breach> containment::take_breach() {
     const auto memory_breach = [&] {
         return limit_breach{"memory",
@@ -198,6 +208,12 @@ std::optional<limit_breach> containment::take_breach() {
     }
     seen_oom_kills_ = counters.oom_kills;
     seen_pid_refusals_ = counters.pid_refusals;
+    if (!breach && user_process_limit_ && limits_.processes && user_at_process_limit()) {
+        breach = limit_breach{
+            "processes",
+            "its limit of " + std::to_string(*limits_.processes) +
+                (detail::user_task_count_has_threads() ? " processes and threads" : " processes")};
+    }
     return breach;
 }
 

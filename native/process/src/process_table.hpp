@@ -30,5 +30,7 @@ std::uint64_t resident_bytes(int pid);
 // every thread of every process whose real uid it is (in child user namespaces too, as the
 // kernel charges them), on Darwin every such process. -1 when the table cannot be read.
 long user_task_count(unsigned uid);
+// Whether that count (and so RLIMIT_NPROC) includes threads: Linux yes, Darwin no.
+bool user_task_count_has_threads();
 
 }  // namespace ipybox::process::detail

@@ -219,7 +219,7 @@ TEST_CASE("without a cgroup, a process that cleared its environment is found by 
 TEST_CASE("the process limit refuses forks beyond it (cgroup), and the breach is reported") {
     process::containment_host host;
     if (host.mechanism().kind == process::containment_kind::rlimits) {
-        MESSAGE("rlimits only here: RLIMIT_NPROC counts per user; not checked");
+        MESSAGE("rlimits only here: test_user_process_limit.cpp checks that limit");
         return;
     }
     process::resource_limits limits;

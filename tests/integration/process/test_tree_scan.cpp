@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "process_helpers.hpp"
+#include "process_table.hpp"
 #include "tree_kill.hpp"
 
+using ipybox::process::detail::environment_value;
 using ipybox::process::detail::tagged_members_of;
 
 namespace {
@@ -35,6 +38,15 @@ class tagged_tree {
             ::posix_spawnattr_destroy(&attributes);
             REQUIRE(failed == 0);
             pids_.push_back(pid);
+        }
+        // posix_spawn returns once exec has let go of our memory, before the new environment is
+        // in place: until then /proc (or sysctl) shows none, and a scan misses the process, as
+        // the watchdog's next pass would not. The tests are about sorting processes that run.
+        for (const pid_t pid : pids_) {
+            REQUIRE(ipybox::testing::eventually([pid] {
+                char value[128];
+                return environment_value(pid, "IPYBOX_TREE", value, sizeof value);
+            }));
         }
     }
     ~tagged_tree() {

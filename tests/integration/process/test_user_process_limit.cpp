@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "ipybox/process/containment.hpp"
@@ -97,7 +99,7 @@ constexpr const char* thread_flood =
     "        started += 1\n"
     "except RuntimeError:\n"
     "    pass\n"
-    "print('started', started)\n";
+    "print('started', started, flush=True)\n";
 
 int started_threads(const std::string& output) {
     const auto at = output.find("started ");
@@ -119,7 +121,8 @@ TEST_CASE("the tasks RLIMIT_NPROC counts for a user are every thread of its proc
 
 TEST_CASE(
     "without a cgroup, a user with more processes than the limit can still start threads in a "
-    "tree, and the tree's limit still holds (control: the limit as an absolute count)") {
+    "tree, the tree's limit still holds and its breach is reported (control: the limit as an "
+    "absolute count)") {
     if (::geteuid() != 0) {
         MESSAGE("not root: no uid of the test's own; not checked");
         return;
@@ -130,6 +133,7 @@ TEST_CASE(
     std::filesystem::create_directories(root / "fs");
     std::ofstream(root / "self") << "";
     constexpr int may_start = 1, stopped_near_limit = 2, control_refused = 4;
+    constexpr int no_breach_before = 8, breach_reported = 16;
     const int outcome = as_user(uid, [&] {
         process::containment_host host({root / "fs", root / "self"});
         if (host.mechanism().kind != process::containment_kind::rlimits) return 100;
@@ -152,9 +156,32 @@ TEST_CASE(
                        options);
         if (some.output.find("threads and a process ran") != std::string::npos) result |= may_start;
         options.limits = tree->rlimits();
-        const int flooded =
-            started_threads(run_to_end({"/usr/bin/python3", "-c", thread_flood}, options).output);
-        if (flooded >= 8 && flooded < 64) result |= stopped_near_limit;
+        if (!tree->take_breach()) result |= no_breach_before;
+        // The flood keeps its threads until it is killed: the breach is read while they live,
+        // as a kernel's are after a refused cell.
+        auto output = std::make_shared<std::string>();
+        auto mutex = std::make_shared<std::mutex>();
+        process::spawn_options flood_options = options;
+        flood_options.executable = "/usr/bin/python3";
+        flood_options.arguments = {"-c", std::string(thread_flood) + "time.sleep(60)\n"};
+        flood_options.working_directory = "/";
+        flood_options.on_output_line = [output, mutex](std::string_view line) {
+            std::lock_guard lock(*mutex);
+            output->append(line);
+        };
+        const auto flooded = [&] {
+            std::lock_guard lock(*mutex);
+            return started_threads(*output);
+        };
+        auto flood = process::child_process::spawn(std::move(flood_options));
+        ipybox::testing::eventually([&] { return flooded() >= 0; });
+        if (flooded() >= 8 && flooded() < 64) result |= stopped_near_limit;
+        const auto breach = tree->take_breach();
+        if (breach && breach->limit == "processes" &&
+            breach->detail == "its limit of 64 processes and threads") {
+            result |= breach_reported;
+        }
+        flood->terminate(std::chrono::milliseconds(100));
         options.limits.processes = 64;  // the rule before: the user's 600 threads leave no room
         if (started_threads(run_to_end({"/usr/bin/python3", "-c", thread_flood}, options).output) ==
             0) {
@@ -167,4 +194,6 @@ TEST_CASE(
     CHECK_MESSAGE((outcome & may_start) != 0, "a tree could not start 8 threads and a process");
     CHECK_MESSAGE((outcome & stopped_near_limit) != 0, "a flood was not stopped by the limit");
     CHECK_MESSAGE((outcome & control_refused) != 0, "the absolute limit did not refuse (control)");
+    CHECK_MESSAGE((outcome & no_breach_before) != 0, "a breach was reported before the flood");
+    CHECK_MESSAGE((outcome & breach_reported) != 0, "the flood's breach was not reported");
 }

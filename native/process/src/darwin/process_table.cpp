@@ -57,6 +57,10 @@ std::uint64_t resident_bytes(int pid) {
     return got == static_cast<int>(sizeof info) ? info.pti_resident_size : 0;
 }
 
+bool user_task_count_has_threads() {
+    return false;
+}
+
 long user_task_count(unsigned uid) {
     // Darwin's RLIMIT_NPROC counts processes (not threads) by real uid, ours included.
     int pids[16384];

@@ -125,6 +125,10 @@ std::uint64_t resident_bytes(int pid) {
     return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+bool user_task_count_has_threads() {
+    return true;
+}
+
 long user_task_count(unsigned uid) {
     if (::access("/proc/self/status", R_OK) != 0) return -1;
     task_count count{static_cast<long>(uid), 0};

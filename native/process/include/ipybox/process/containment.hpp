@@ -111,7 +111,9 @@ class containment {
     // Processes of the tree still alive (for tests and doctor).
     std::vector<int> members() const;
     // A limit the tree ran into since the last call (memory: an OOM kill; processes: a refused
-    // fork), or nullopt.
+    // fork), or nullopt. Under rlimits only a process breach is known only by its state: the
+    // user's processes (Linux: and threads) are at the value the latest child was given, as
+    // they are when the code that was refused keeps what it started; not for root.
     std::optional<limit_breach> take_breach();
 
     const resource_limits& limits() const { return limits_; }
@@ -119,6 +121,7 @@ class containment {
   private:
     friend class containment_host;
     containment() = default;
+    bool user_at_process_limit() const;
 
     resource_limits limits_;
     containment_kind kind_ = containment_kind::rlimits;
@@ -127,6 +130,8 @@ class containment {
     std::string tag_;
     std::uint64_t seen_oom_kills_ = 0;
     std::uint64_t seen_pid_refusals_ = 0;
+    // Under rlimits only: the RLIMIT_NPROC value rlimits() gave the latest child.
+    mutable std::optional<std::uint64_t> user_process_limit_;
     bool address_space_limit_ = false;  // RLIMIT_AS holds the memory limit (rlimits only)
     std::shared_ptr<std::atomic<bool>> watchdog_breach_;  // set by the memory watchdog
     keeper* keeper_ = nullptr;
