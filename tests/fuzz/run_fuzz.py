@@ -34,7 +34,6 @@ argument sets that failed. Exit status 1 on any failure.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import random
@@ -43,7 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import jsonschema
 
@@ -55,6 +54,7 @@ sys.path.insert(0, str(SOURCE_DIR / "tests" / "python"))
 import launch  # noqa: E402 - finds the interpreter of each pydantic major
 from invalid_values import Judge, closed_for_inputs, mutants  # noqa: E402
 from schema_fuzz import NameSetFuzzer, SchemaFuzzer, Unresolvable, ValueMaker  # noqa: E402
+from schema_shrink import shrink  # noqa: E402
 
 RUNTIME_DIR = SOURCE_DIR / "native" / "python"
 CODEGEN_TIMES: List[Tuple[int, float]] = []  # (tools, seconds) of every generator run
@@ -64,25 +64,6 @@ NAME_SEEDS = [1, 2, 3]  # the property-name tier's fixed seeds
 CODEGEN_SEEDS = [1838918328, 1838926247, 1838934166]
 VALUE_ATTEMPTS = 12
 INVALID_PER_TOOL = 6  # confirmed invalid argument sets per tool, one per keyword
-REMOVABLE_KEYWORDS = (
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "minLength",
-    "maxLength",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "default",
-    "title",
-    "description",
-    "additionalProperties",
-    "nullable",
-    "required",
-    "$defs",
-)
 
 
 def valid_value(root: Any, schema: Any, seed: int, is_input: bool) -> Tuple[bool, Any]:
@@ -198,104 +179,21 @@ def check_tools(
         return report
 
 
-def reductions(node: Any) -> Iterator[Callable[[Any], Any]]:
-    """Edits that make a schema smaller, each a function of a deep copy of `node`'s root."""
-    paths: List[List[Any]] = []
-
-    def walk(value: Any, path: List[Any]) -> None:
-        if isinstance(value, dict):
-            paths.append(path)
-            for key, child in value.items():
-                walk(child, path + [key])
-        elif isinstance(value, list):
-            for index, child in enumerate(value):
-                walk(child, path + [index])
-
-    walk(node, [])
-
-    def at(root: Any, path: List[Any]) -> Any:
-        for key in path:
-            root = root[key]
-        return root
-
-    def replace(path: List[Any], value_of: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        def edit(root: Any) -> Any:
-            if not path:
-                return value_of(root)
-            parent = at(root, path[:-1])
-            parent[path[-1]] = value_of(parent[path[-1]])
-            return root
-
-        return edit
-
-    for path in paths:
-        target = at(node, path)
-        for key in ("anyOf", "oneOf", "allOf"):
-            for index in range(
-                len(target.get(key, []) if isinstance(target.get(key), list) else [])
-            ):
-                yield replace(path, lambda t, k=key, i=index: t[k][i])
-        if isinstance(target.get("items"), dict):
-            yield replace(path, lambda t: t["items"])
-        for name in list(
-            target.get("properties", {}) if isinstance(target.get("properties"), dict) else []
-        ):
-
-            def drop(t: Any, n: str = name) -> Any:
-                t["properties"].pop(n)
-                if isinstance(t.get("required"), list):
-                    t["required"] = [r for r in t["required"] if r != n]
-                return t
-
-            yield replace(path, drop)
-        for keyword in REMOVABLE_KEYWORDS + ("outputSchema",):
-            if keyword in target:
-                yield replace(path, lambda t, k=keyword: {a: b for a, b in t.items() if a != k})
-        if isinstance(target.get("enum"), list) and len(target["enum"]) > 1:
-            yield replace(path, lambda t: {**t, "enum": t["enum"][: len(t["enum"]) // 2]})
-            yield replace(path, lambda t: {**t, "enum": t["enum"][len(t["enum"]) // 2 :]})
-
-
-def shrink(
+def shrink_failure(
     codegen: str, python: str, tool: Dict[str, Any], kind: str, where: Dict[str, Any], budget: int
 ) -> Tuple[Dict[str, Any], str]:
     """The smallest variant of `tool` found that still fails with `kind`, its values drawn as in
     the failing run (same seed, same index), and the failure it gives (the argument set)."""
-    details = {json.dumps(tool, sort_keys=True): where.get("detail", "")}
 
-    def fails(candidate: Dict[str, Any]) -> bool:
+    def fails(candidate: Dict[str, Any]) -> Optional[str]:
         try:
             report = check_tools(codegen, python, [candidate], where["seed"], first=where["index"])
         except (RuntimeError, ValueError):
-            return False
+            return None
         found = [f for f in report["failures"] if f["kind"] == kind]
-        if found:
-            details[json.dumps(candidate, sort_keys=True)] = found[0]["detail"]
-        return bool(found)
+        return found[0]["detail"] if found else None
 
-    current = tool
-    for name in ("description", "title"):
-        if name in current and budget > 0:
-            budget -= 1
-            smaller = {k: v for k, v in current.items() if k != name}
-            if fails(smaller):
-                current = smaller
-    progress = True
-    while progress and budget > 0:
-        progress = False
-        for edit in reductions(current):
-            if budget <= 0:
-                break
-            budget -= 1
-            try:
-                candidate = edit(copy.deepcopy(current))
-            except (KeyError, IndexError, TypeError):
-                continue
-            if isinstance(candidate, dict) and candidate != current and fails(candidate):
-                current = candidate
-                progress = True
-                break
-    return current, details.get(json.dumps(current, sort_keys=True), "")
+    return shrink(tool, fails, where.get("detail", ""), budget)
 
 
 def rotating_seeds(count: int) -> List[int]:
@@ -442,7 +340,7 @@ def main() -> int:
             file=sys.stderr,
         )
         if number < args.max_shrinks and where["tool"]:
-            minimal, detail = shrink(
+            minimal, detail = shrink_failure(
                 args.codegen,
                 python,
                 where["tool"],
