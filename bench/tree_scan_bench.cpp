@@ -84,13 +84,22 @@ int main(int argc, char** argv) {
         tags.push_back("bench-" + std::to_string(::getpid()) + "-" + std::to_string(tree));
         for (int i = 0; i < per_tree; ++i) sleepers.push_back(spawn_tagged(tags.back()));
     }
-    const bool all_started =
+    bool all_started =
         std::none_of(sleepers.begin(), sleepers.end(), [](pid_t pid) { return pid < 0; });
 
     std::vector<const char*> names;
     for (const auto& tag : tags) names.push_back(tag.c_str());
     std::vector<int> pids(static_cast<std::size_t>(1024) * max_scan_trees);
     std::vector<int> owners(pids.size());
+    // posix_spawn returns before exec has put the new environment in place: wait (at most 5 s)
+    // until one pass finds every sleeper, so that each row counts the same processes.
+    const auto all_found = [&] {
+        return tagged_members_of(names.data(), max_scan_trees, 1024, pids.data(), owners.data(),
+                                 static_cast<int>(pids.size())) == max_scan_trees * per_tree;
+    };
+    const auto deadline = clock_type::now() + std::chrono::seconds(5);
+    while (!all_found() && clock_type::now() < deadline) ::usleep(10000);
+    all_started = all_started && all_found();
     std::printf(
         "\nMemory watchdog: one look at the process table for N trees (%d processes "
         "listed, %d per tree, median of %d)\n\n",

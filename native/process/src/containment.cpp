@@ -131,7 +131,7 @@ containment::~containment() {
     if (keeper_ != nullptr) keeper_->remove_tag(tag_);
 }
 
-process_rlimits containment::rlimits() const {
+process_rlimits containment::rlimits() {
     process_rlimits out;
     out.file_size_bytes = limits_.file_size_bytes;
     out.open_files = limits_.open_files;

@@ -28,6 +28,19 @@ finished_child run_to_end(const std::vector<std::string>& argv, process::spawn_o
     return {*status, *output};
 }
 
+process::spawn_options in_tree(process::containment& tree, std::string executable,
+                               std::vector<std::string> arguments) {
+    process::spawn_options options;
+    options.executable = std::move(executable);
+    options.arguments = std::move(arguments);
+    options.environment = {{"PATH", "/usr/bin:/bin"}};
+    for (const auto& [name, value] : tree.environment()) options.environment[name] = value;
+    options.working_directory = "/";
+    options.cgroup_procs = tree.cgroup_procs();
+    options.limits = tree.rlimits();
+    return options;
+}
+
 bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < deadline) {

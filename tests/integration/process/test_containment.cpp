@@ -18,23 +18,10 @@
 
 using namespace ipybox;
 using ipybox::testing::eventually;
+using ipybox::testing::in_tree;
 using ipybox::testing::process_alive;
 
 namespace {
-
-// `executable` with `arguments`, started from / in `tree` with a plain PATH.
-process::spawn_options in_tree(process::containment& tree, std::string executable,
-                               std::vector<std::string> arguments) {
-    process::spawn_options options;
-    options.executable = std::move(executable);
-    options.arguments = std::move(arguments);
-    options.environment = {{"PATH", "/usr/bin:/bin"}};
-    for (const auto& [name, value] : tree.environment()) options.environment[name] = value;
-    options.working_directory = "/";
-    options.cgroup_procs = tree.cgroup_procs();
-    options.limits = tree.rlimits();
-    return options;
-}
 
 // A shell that starts, in a new session, a grandchild that ignores SIGTERM and writes its pid to
 // `pid_file`, then waits forever itself.

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "process_helpers.hpp"
@@ -104,20 +105,26 @@ TEST_CASE("one pass over the process table gives each tagged process to its own 
     CHECK(found[2].empty());
 }
 
-TEST_CASE("a tree with more processes than the per-tree bound cannot crowd another out") {
-    // The crowded tree is spawned first, so a scan in pid order meets all of it first: without
-    // the bound it would fill the whole capacity (2 trees x 2) and the small tree would count 0.
+namespace {
+
+// How many of a crowded tree (6 processes) and a small one (2) one pass counts, with room for
+// `per_tree` of each. The crowded tree is spawned first, so a scan in pid order meets all of it
+// first.
+std::pair<std::size_t, std::size_t> crowded_and_small(int per_tree) {
     const tagged_tree crowded(unique_tag("crowded"), 6);
     const tagged_tree small(unique_tag("small"), 2);
-    auto found = scan({&crowded, &small}, 2);
-    CHECK(found[0].size() == 2);
-    CHECK(found[1].size() == 2);
+    auto found = scan({&crowded, &small}, per_tree);
+    return {found[0].size(), found[1].size()};
+}
+
+}  // namespace
+
+TEST_CASE("a tree with more processes than the per-tree bound cannot crowd another out") {
+    // Without the bound the crowded tree would fill the whole capacity (2 trees x 2) and the
+    // small tree would count 0.
+    CHECK(crowded_and_small(2) == std::pair<std::size_t, std::size_t>{2, 2});
 }
 
 TEST_CASE("the control: with room for all, the crowded tree is counted whole") {
-    const tagged_tree crowded(unique_tag("crowded"), 6);
-    const tagged_tree small(unique_tag("small"), 2);
-    auto found = scan({&crowded, &small}, 8);
-    CHECK(found[0].size() == 6);
-    CHECK(found[1].size() == 2);
+    CHECK(crowded_and_small(8) == std::pair<std::size_t, std::size_t>{6, 2});
 }

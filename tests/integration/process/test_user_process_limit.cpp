@@ -20,6 +20,7 @@
 
 using namespace ipybox;
 using ipybox::process::detail::user_task_count;
+using ipybox::testing::in_tree;
 using ipybox::testing::run_to_end;
 
 namespace {
@@ -121,8 +122,8 @@ TEST_CASE("the tasks RLIMIT_NPROC counts for a user are every thread of its proc
 
 TEST_CASE(
     "without a cgroup, a user with more processes than the limit can still start threads in a "
-    "tree, the tree's limit still holds and its breach is reported (control: the limit as an "
-    "absolute count)") {
+    "tree, the tree's limit still holds and its breach is reported (controls: the limit as an "
+    "absolute count refuses the first thread, no limit lets the flood run whole)") {
     if (::geteuid() != 0) {
         MESSAGE("not root: no uid of the test's own; not checked");
         return;
@@ -133,38 +134,31 @@ TEST_CASE(
     std::filesystem::create_directories(root / "fs");
     std::ofstream(root / "self") << "";
     constexpr int may_start = 1, stopped_near_limit = 2, control_refused = 4;
-    constexpr int no_breach_before = 8, breach_reported = 16;
+    constexpr int no_breach_before = 8, breach_reported = 16, unlimited_floods = 32;
     const int outcome = as_user(uid, [&] {
         process::containment_host host({root / "fs", root / "self"});
         if (host.mechanism().kind != process::containment_kind::rlimits) return 100;
         process::resource_limits limits;
         limits.processes = 64;
         auto tree = host.contain(limits);
-        process::spawn_options options;
-        options.limits = tree->rlimits();
-        for (const auto& [name, value] : tree->environment()) options.environment[name] = value;
-        options.environment["PATH"] = "/usr/bin:/bin";
         int result = 0;
-        const auto some =
-            run_to_end({"/usr/bin/python3", "-c",
-                        "import subprocess, threading\n"
-                        "threads = [threading.Thread(target=print) for _ in range(8)]\n"
-                        "for t in threads: t.start()\n"
-                        "for t in threads: t.join()\n"
-                        "subprocess.run(['/bin/true'], check=True)\n"
-                        "print('threads and a process ran')\n"},
-                       options);
+        const auto python = [&](const std::string& code) {
+            return in_tree(*tree, "/usr/bin/python3", {"-c", code});
+        };
+        const auto some = run_to_end({}, python("import subprocess, threading\n"
+                                                "threads = [threading.Thread(target=print) for "
+                                                "_ in range(8)]\n"
+                                                "for t in threads: t.start()\n"
+                                                "for t in threads: t.join()\n"
+                                                "subprocess.run(['/bin/true'], check=True)\n"
+                                                "print('threads and a process ran')\n"));
         if (some.output.find("threads and a process ran") != std::string::npos) result |= may_start;
-        options.limits = tree->rlimits();
         if (!tree->take_breach()) result |= no_breach_before;
         // The flood keeps its threads until it is killed: the breach is read while they live,
         // as a kernel's are after a refused cell.
         auto output = std::make_shared<std::string>();
         auto mutex = std::make_shared<std::mutex>();
-        process::spawn_options flood_options = options;
-        flood_options.executable = "/usr/bin/python3";
-        flood_options.arguments = {"-c", std::string(thread_flood) + "time.sleep(60)\n"};
-        flood_options.working_directory = "/";
+        auto flood_options = python(std::string(thread_flood) + "time.sleep(60)\n");
         flood_options.on_output_line = [output, mutex](std::string_view line) {
             std::lock_guard lock(*mutex);
             output->append(line);
@@ -182,11 +176,14 @@ TEST_CASE(
             result |= breach_reported;
         }
         flood->terminate(std::chrono::milliseconds(100));
-        options.limits.processes = 64;  // the rule before: the user's 600 threads leave no room
-        if (started_threads(run_to_end({"/usr/bin/python3", "-c", thread_flood}, options).output) ==
-            0) {
-            result |= control_refused;
-        }
+        // The controls. The rule before: the user's 600 threads leave an absolute 64 no room.
+        auto absolute = python(thread_flood);
+        absolute.limits.processes = 64;
+        if (started_threads(run_to_end({}, absolute).output) == 0) result |= control_refused;
+        // Without a process limit the same flood starts every thread: the limit is what stops it.
+        auto unlimited = python(thread_flood);
+        unlimited.limits.processes.reset();
+        if (started_threads(run_to_end({}, unlimited).output) == 200) result |= unlimited_floods;
         tree->kill_all();
         return result;
     });
@@ -196,4 +193,5 @@ TEST_CASE(
     CHECK_MESSAGE((outcome & control_refused) != 0, "the absolute limit did not refuse (control)");
     CHECK_MESSAGE((outcome & no_breach_before) != 0, "a breach was reported before the flood");
     CHECK_MESSAGE((outcome & breach_reported) != 0, "the flood's breach was not reported");
+    CHECK_MESSAGE((outcome & unlimited_floods) != 0, "without a limit the flood did not run whole");
 }

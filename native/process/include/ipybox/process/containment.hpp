@@ -97,8 +97,9 @@ class containment {
     // For spawn_request / spawn_options.
     const std::vector<int>& cgroup_procs() const { return procs_fds_; }
     // The rlimits for a child of the tree. Under rlimits only, RLIMIT_NPROC is worked out anew
-    // on each call from the user's processes now (above): call it for each child as it starts.
-    process_rlimits rlimits() const;
+    // on each call from the user's processes now (above), and kept for take_breach(): call it
+    // for each child as it starts.
+    process_rlimits rlimits();
     // Variables to add to the child's environment (the tree tag).
     std::vector<std::pair<std::string, std::string>> environment() const;
 
@@ -131,7 +132,7 @@ class containment {
     std::uint64_t seen_oom_kills_ = 0;
     std::uint64_t seen_pid_refusals_ = 0;
     // Under rlimits only: the RLIMIT_NPROC value rlimits() gave the latest child.
-    mutable std::optional<std::uint64_t> user_process_limit_;
+    std::optional<std::uint64_t> user_process_limit_;
     bool address_space_limit_ = false;  // RLIMIT_AS holds the memory limit (rlimits only)
     std::shared_ptr<std::atomic<bool>> watchdog_breach_;  // set by the memory watchdog
     keeper* keeper_ = nullptr;
